@@ -1,0 +1,53 @@
+// lab/sim/memory_cost.h: what one warp-level memory instruction costs, in
+// Nsight Compute's units. Called on the interpreter's hot path for every
+// memory instruction, so these are plain functions over 32 lane addresses.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace lab::sim {
+
+constexpr uint32_t kSectorBytes = 32;   // Nsight Compute: a sector is 32 bytes
+constexpr uint32_t kLineBytes = 128;    // an L1/L2 line is 4 sectors
+constexpr uint32_t kSharedBanks = 32;   // 32 banks of 4 bytes (CC 5.0 and later)
+constexpr uint32_t kBankBytes = 4;
+
+// Distinct 32-byte sectors touched by the active lanes of `mask`, each lane
+// reading or writing `access_bytes` at lane_addr[lane]. If `sector_out` is not
+// null it receives the sector addresses (byte address / 32), at most 64.
+uint32_t global_sectors(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes,
+                        uint64_t* sector_out = nullptr);
+
+// Shared-memory wavefronts for one request. Lanes are served in phases of
+// 128 bytes (32 lanes for 4-byte accesses, 16 for 8-byte, 8 for 16-byte);
+// within a phase a bank serves one distinct 4-byte word per wavefront, and
+// lanes reading the same word are served together (broadcast). `ideal` is the
+// wavefront count the same data would need with no conflicts.
+struct SharedCost {
+  uint32_t wavefronts = 0;
+  uint32_t ideal = 0;
+  uint32_t conflicts() const { return wavefronts > ideal ? wavefronts - ideal : 0; }
+};
+SharedCost shared_wavefronts(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes);
+
+// The L2 cache between SMs and DRAM: sectored lines, set-associative, LRU.
+// Turns sector requests into DRAM traffic. Thread-safe: blocks run on
+// several worker threads and share one L2, as SMs do.
+class L2Model {
+ public:
+  explicit L2Model(uint64_t capacity_bytes, uint32_t ways = 16);
+  ~L2Model();
+  // Returns how many of the `n` sectors missed (each miss is 32 DRAM bytes).
+  uint32_t access(const uint64_t* sectors, uint32_t n, bool is_write);
+  uint64_t capacity_bytes() const { return capacity_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  uint64_t capacity_ = 0;
+};
+
+}  // namespace lab::sim
