@@ -1,0 +1,67 @@
+// lab/sim/arg_spec.h: the `--arg SPEC` language of `gpulab sim`, and turning a
+// list of specs into a kernel's param buffer plus filled global buffers.
+//
+//   scalars:  i32=5  u32=5  i64=-3  u64=9  f32=1.5  f64=2.0
+//   buffers:  TYPE[COUNT][=INIT]   TYPE in f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32 i64 u64
+//             INIT: zero (default) | iota | fill:V | rand | rand:SEED | uninit | @PATH
+//             f32[]=@x.bin takes COUNT from the file's length.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lab/ptx/module.h"
+#include "lab/sim/launch.h"
+
+namespace lab::sim {
+
+// A spec the user wrote wrong; the message says what and how to fix it.
+struct ArgSpecError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class ElemType : uint8_t { F32, F64, F16, BF16, I8, U8, I16, U16, I32, U32, I64, U64 };
+int elem_bytes(ElemType t);
+const char* elem_name(ElemType t);
+bool elem_is_float(ElemType t);
+
+struct ArgSpec {
+  std::string text;          // as written, for messages
+  bool is_buffer = false;
+  ElemType type = ElemType::I32;
+  // scalar: the value's bits (ints sign-extended, floats as their own bits)
+  uint64_t scalar_bits = 0;
+  // buffer
+  enum class Init : uint8_t { Zero, Iota, Fill, Rand, Uninit, File } init = Init::Zero;
+  uint64_t count = 0;
+  bool count_from_file = false;
+  double fill = 0;
+  uint64_t seed = 0;
+  bool seed_given = false;
+  std::string path;
+};
+
+// Parses one spec. Throws ArgSpecError naming the spec and what is wrong.
+ArgSpec parse_arg_spec(std::string_view text);
+
+// A launch's arguments made concrete: the param buffer and, per spec, the
+// device address of its buffer (0 for scalars).
+struct PreparedArgs {
+  std::vector<uint8_t> params;
+  std::vector<uint64_t> buffer_address;
+  std::vector<uint64_t> buffer_bytes;
+};
+
+// Checks specs against the kernel's parameters (count, size, float vs int,
+// pointer vs scalar) and allocates/fills the buffers in `memory`. Throws
+// ArgSpecError with a plain message on a mismatch.
+PreparedArgs prepare_args(const ptx::Kernel& kernel, const std::vector<ArgSpec>& specs, GlobalMemory& memory);
+
+// Fills `bytes` of element type `t` as `spec` says (used by prepare_args and
+// by lessons that build inputs themselves).
+void fill_elements(const ArgSpec& spec, uint8_t* dst, uint64_t count, uint64_t default_seed);
+
+}  // namespace lab::sim

@@ -1,0 +1,74 @@
+// lab/compile: NVRTC to PTX with line info, compile errors with file:line,
+// and ptxas resource usage through nvJitLink.
+#include <doctest/doctest.h>
+
+#include "lab/compile/nvrtc.h"
+
+using namespace lab::compile;
+
+static const char* kTiled = R"(
+#define TILE 16
+extern "C" __global__ void tiled(const float* A, float* B, int n) {
+  __shared__ float s[TILE][TILE + 1];
+  int i = blockIdx.x * TILE + threadIdx.x;
+  s[threadIdx.y][threadIdx.x] = i < n ? A[i] : 0.f;
+  __syncthreads();
+  if (i < n) B[i] = s[threadIdx.x][threadIdx.y];
+}
+)";
+
+TEST_CASE("NVRTC compiles CUDA C++ to PTX with .loc lines for the chosen architecture") {
+  CompileOptions o;
+  o.use_cache = false;
+  o.arch = "compute_90";
+  std::string ptx = compile_to_ptx(kTiled, "tiled.cu", o);
+  CHECK(ptx.find(".target sm_90") != std::string::npos);
+  CHECK(ptx.find(".entry tiled") != std::string::npos);
+  CHECK(ptx.find(".loc") != std::string::npos);
+  CHECK(ptx.find("tiled.cu") != std::string::npos);
+  o.arch = "compute_80";
+  CHECK(compile_to_ptx(kTiled, "tiled.cu", o).find(".target sm_80") != std::string::npos);
+}
+
+TEST_CASE("defines reach the source") {
+  CompileOptions o;
+  o.use_cache = false;
+  o.defines = {"VALUE=42"};
+  std::string ptx = compile_to_ptx("extern \"C\" __global__ void k(int* p) { *p = VALUE; }", "d.cu", o);
+  CHECK(ptx.find("42") != std::string::npos);
+}
+
+TEST_CASE("a compile error names the file and line") {
+  CompileOptions o;
+  o.use_cache = false;
+  const char* bad = "extern \"C\" __global__ void k(float* p) {\n  p[0] = undefined_name;\n}\n";
+  try {
+    compile_to_ptx(bad, "student.cu", o);
+    FAIL("expected a CompileError");
+  } catch (const CompileError& e) {
+    CHECK(e.file == "student.cu");
+    CHECK(e.log.find("student.cu(2)") != std::string::npos);
+    CHECK(e.log.find("undefined_name") != std::string::npos);
+  }
+}
+
+TEST_CASE("the PTX cache returns what a fresh compile returns") {
+  CompileOptions o;
+  std::string a = compile_to_ptx(kTiled, "cache.cu", o);
+  std::string b = compile_to_ptx(kTiled, "cache.cu", o);
+  o.use_cache = false;
+  CHECK(a == b);
+  CHECK(compile_to_ptx(kTiled, "cache.cu", o) == a);
+}
+
+TEST_CASE("ptxas reports registers and static shared memory per kernel") {
+  CompileOptions o;
+  o.arch = "compute_90";
+  auto usage = resource_usage(compile_to_ptx(kTiled, "tiled.cu", o), "sm_90");
+  REQUIRE(usage.size() == 1);
+  CHECK(usage[0].kernel == "tiled");
+  CHECK(usage[0].registers > 0);
+  CHECK(usage[0].registers <= 255);
+  CHECK(usage[0].static_shared_bytes == 16 * 17 * 4);
+  CHECK(usage[0].barriers == 1);
+}
