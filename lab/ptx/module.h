@@ -87,6 +87,7 @@ enum class Op : uint16_t {
   // synchronisation and warp-level (9.7.13)
   BarSync, BarArrive, BarRed, Membar, Fence, ShflSync, VoteSync, MatchSync,
   Activemask, ReduxSync, Nanosleep,
+  BarWarpSync,  // bar.warp.sync membermask (__syncwarp): ops[0] = membermask
   // async copy (9.7.9.25)
   CpAsync, CpAsyncCommitGroup, CpAsyncWaitGroup, CpAsyncWaitAll,
   // matrix (9.7.14 wmma, 9.7.15 mma, ldmatrix)
@@ -122,6 +123,9 @@ enum class AtomOp : uint8_t { None, Add, Min, Max, Exch, Cas, And, Or, Xor, Inc,
 enum class ShflMode : uint8_t { None, Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { None, All, Any, Uni, Ballot };
 enum class ReduxOp : uint8_t { None, Add, Min, Max, And, Or, Xor };
+// Instr::mode for the families whose variant is neither a type nor a rounding.
+enum class PrmtMode : uint8_t { None, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };  // prmt (9.7.8.7)
+enum class TestpMode : uint8_t { None, Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 
 // Flag bits on an instruction (Instr::flags)
 enum : uint16_t {
@@ -139,6 +143,7 @@ enum : uint16_t {
   kFlagRelu = 1 << 11,     // cvt .relu
   kFlagCarryOut = 1 << 12, // .cc
   kFlagNoFtzOnly = 1 << 13,
+  kFlagNaN = 1 << 14,      // min/max .NaN: a NaN input gives NaN
 };
 
 // Special registers (PTX ISA 10): read-only per-lane values.
@@ -211,6 +216,7 @@ struct Instr {
   ReduxOp redux = ReduxOp::None;
   bool cvta_to = false;         // cvta.to.<space> (else cvta.<space>)
   uint8_t vec = 1;              // .v2/.v4 on ld/st, ldmatrix .x1/.x2/.x4 count
+  uint8_t mode = 0;             // PrmtMode for prmt, TestpMode for testp
   uint8_t num_ops = 0;
   uint16_t flags = 0;           // kFlag* bits
   uint32_t guard = kNoReg;      // predicate slot of `@%p`, or kNoReg

@@ -1,0 +1,1061 @@
+// lab/ptx/parser.cpp: module structure of a PTX text.
+//
+// Index
+//   [ERRORS]     ParseError construction with origin/line/kernel
+//   [LITERALS]   integer and float literals
+//   [MODULE]     .version/.target/.file, module variables, .func, .entry
+//   [KERNEL]     params, .reg scopes, shared/local variables, labels, .loc
+//   [OPERANDS]   registers, addresses, vectors, symbols
+//   [FINISH]     shared layout, label targets, pointer hints
+//
+// Instruction families (modifiers, operand layout) live in decode.cpp.
+#include "lab/ptx/parser.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "lab/ptx/decode.h"
+#include "lab/ptx/lexer.h"
+
+namespace lab::ptx {
+namespace {
+
+using detail::RawOperand;
+using detail::Tok;
+using detail::Token;
+
+uint64_t align_up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+
+// PTX ISA 10: special registers the simulator provides.
+const std::unordered_map<std::string_view, Special>& special_registers() {
+  static const std::unordered_map<std::string_view, Special> kMap = {
+      {"%tid.x", Special::TidX},         {"%tid.y", Special::TidY},
+      {"%tid.z", Special::TidZ},         {"%ntid.x", Special::NtidX},
+      {"%ntid.y", Special::NtidY},       {"%ntid.z", Special::NtidZ},
+      {"%ctaid.x", Special::CtaidX},     {"%ctaid.y", Special::CtaidY},
+      {"%ctaid.z", Special::CtaidZ},     {"%nctaid.x", Special::NctaidX},
+      {"%nctaid.y", Special::NctaidY},   {"%nctaid.z", Special::NctaidZ},
+      {"%laneid", Special::Laneid},      {"%warpid", Special::Warpid},
+      {"%nwarpid", Special::Nwarpid},    {"%smid", Special::Smid},
+      {"%nsmid", Special::Nsmid},        {"%gridid", Special::Gridid},
+      {"%lanemask_eq", Special::LanemaskEq}, {"%lanemask_le", Special::LanemaskLe},
+      {"%lanemask_lt", Special::LanemaskLt}, {"%lanemask_ge", Special::LanemaskGe},
+      {"%lanemask_gt", Special::LanemaskGt}, {"%clock", Special::Clock},
+      {"%clock64", Special::Clock64},    {"%globaltimer", Special::Globaltimer},
+      {"%globaltimer_lo", Special::GlobaltimerLo}, {"%globaltimer_hi", Special::GlobaltimerHi},
+      {"%dynamic_smem_size", Special::DynamicSmemSize},
+      {"%total_smem_size", Special::TotalSmemSize},
+  };
+  return kMap;
+}
+
+Type type_word(std::string_view w) {  // ".f32" -> F32
+  static const std::unordered_map<std::string_view, Type> kMap = {
+      {".pred", Type::Pred}, {".b8", Type::B8},     {".b16", Type::B16},   {".b32", Type::B32},
+      {".b64", Type::B64},   {".b128", Type::B128}, {".u8", Type::U8},     {".u16", Type::U16},
+      {".u32", Type::U32},   {".u64", Type::U64},   {".s8", Type::S8},     {".s16", Type::S16},
+      {".s32", Type::S32},   {".s64", Type::S64},   {".f16", Type::F16},   {".f16x2", Type::F16x2},
+      {".bf16", Type::BF16}, {".bf16x2", Type::BF16x2}, {".tf32", Type::TF32}, {".f32", Type::F32},
+      {".f64", Type::F64},   {".e4m3", Type::E4M3}, {".e5m2", Type::E5M2},
+  };
+  auto it = kMap.find(w);
+  return it == kMap.end() ? Type::None : it->second;
+}
+
+struct RegEntry {
+  std::string_view name;  // prefix for ranges ("%r"), full name for singles
+  uint32_t count = 1;
+  uint32_t first_slot = 0;
+  bool range = false;
+  Type type = Type::None;
+};
+
+enum class SymKind : uint8_t { None, Shared, Local, Param, Global };
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::string_view origin)
+      : origin_(origin), toks_(detail::tokenize(text, origin)) {
+    mod_.files.push_back("");
+  }
+
+  Module run() {
+    parse_module();
+    return std::move(mod_);
+  }
+
+ private:
+  // [ERRORS] -----------------------------------------------------------------
+  [[noreturn]] void fail(uint32_t line, const std::string& what, std::string_view opcode = {}) const {
+    std::string msg = origin_ + ":" + std::to_string(line) + ": ";
+    if (in_kernel_) msg += "in kernel '" + k_.name + "': ";
+    msg += what;
+    throw ParseError(msg, origin_, line, in_kernel_ ? k_.name : std::string(), std::string(opcode));
+  }
+
+  const Token& peek(size_t ahead = 0) const { return toks_[std::min(pos_ + ahead, toks_.size() - 1)]; }
+  const Token& next() {
+    const Token& t = toks_[pos_];
+    if (pos_ + 1 < toks_.size()) ++pos_;
+    return t;
+  }
+  static bool is_punct(const Token& t, char c) { return t.kind == Tok::Punct && t.punct == c; }
+  bool accept(char c) {
+    if (!is_punct(peek(), c)) return false;
+    next();
+    return true;
+  }
+  static std::string show(const Token& t) {
+    if (t.kind == Tok::End) return "end of file";
+    return "'" + std::string(t.text) + "'";
+  }
+  void expect(char c, const char* where) {
+    if (!accept(c)) fail(peek().line, std::string("expected '") + c + "' " + where + ", found " + show(peek()));
+  }
+  std::string_view expect_word(const char* what) {
+    if (peek().kind != Tok::Word) fail(peek().line, std::string("expected ") + what + ", found " + show(peek()));
+    return next().text;
+  }
+  uint64_t expect_uint(const char* what) {
+    const Token& t = peek();
+    RawOperand r;
+    if (t.kind != Tok::Word || !parse_number(t.text, r) || r.literal != detail::kLitInt || r.op.imm < 0)
+      fail(t.line, std::string("expected ") + what + ", found " + show(t));
+    next();
+    return static_cast<uint64_t>(r.op.imm);
+  }
+  void skip_to_semicolon() {
+    while (peek().kind != Tok::End && !is_punct(peek(), ';')) next();
+    accept(';');
+  }
+  void skip_line(uint32_t line) {
+    while (peek().kind != Tok::End && peek().line == line) next();
+  }
+  void skip_braced() {  // at '{': skip to the matching '}'
+    int depth = 0;
+    do {
+      const Token& t = next();
+      if (t.kind == Tok::End) fail(t.line, "unterminated '{' block");
+      if (is_punct(t, '{')) ++depth;
+      if (is_punct(t, '}')) --depth;
+    } while (depth > 0);
+  }
+
+  // [LITERALS] ---------------------------------------------------------------
+  // PTX ISA 4.5: 0x hex, 0b binary, leading-0 octal, decimal, optional U
+  // suffix; 0fXXXXXXXX and 0dXXXXXXXXXXXXXXXX give float bits; decimal
+  // floats with a '.' or exponent.
+  static bool parse_number(std::string_view w, RawOperand& r) {
+    if (w.empty() || w[0] < '0' || w[0] > '9') return false;
+    r.op.kind = OperandKind::Imm;
+    r.literal = detail::kLitInt;
+    auto hex = [](std::string_view s, uint64_t& out) {
+      if (s.empty() || s.size() > 16) return false;
+      out = 0;
+      for (char c : s) {
+        int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+        if (d < 0) return false;
+        out = out * 16 + d;
+      }
+      return true;
+    };
+    if (w.size() == 10 && w[0] == '0' && (w[1] == 'f' || w[1] == 'F')) {
+      uint64_t v;
+      if (!hex(w.substr(2), v)) return false;
+      r.op.imm = static_cast<int64_t>(v);
+      r.literal = detail::kLitF32Bits;
+      return true;
+    }
+    if (w.size() == 18 && w[0] == '0' && (w[1] == 'd' || w[1] == 'D')) {
+      uint64_t v;
+      if (!hex(w.substr(2), v)) return false;
+      r.op.imm = static_cast<int64_t>(v);
+      r.literal = detail::kLitF64Bits;
+      return true;
+    }
+    if (w.back() == 'U' || w.back() == 'u') w.remove_suffix(1);
+    if (w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X')) {
+      uint64_t v;
+      if (!hex(w.substr(2), v)) return false;
+      r.op.imm = static_cast<int64_t>(v);
+      return true;
+    }
+    if (w.size() > 2 && w[0] == '0' && (w[1] == 'b' || w[1] == 'B')) {
+      uint64_t v = 0;
+      for (char c : w.substr(2)) {
+        if (c != '0' && c != '1') return false;
+        v = v * 2 + (c - '0');
+      }
+      r.op.imm = static_cast<int64_t>(v);
+      return true;
+    }
+    if (w.find_first_of(".eE") != std::string_view::npos) {
+      std::string s(w);
+      char* end = nullptr;
+      double d = std::strtod(s.c_str(), &end);
+      if (end != s.c_str() + s.size()) return false;
+      r.literal = detail::kLitDecimal;
+      r.decimal = d;
+      r.op.imm = 0;
+      return true;
+    }
+    uint64_t v = 0;
+    unsigned base = (w.size() > 1 && w[0] == '0') ? 8 : 10;
+    for (char c : w) {
+      if (c < '0' || c > '9' || (base == 8 && c > '7')) return false;
+      v = v * base + (c - '0');
+    }
+    r.op.imm = static_cast<int64_t>(v);
+    return true;
+  }
+  static void negate_literal(RawOperand& r) {
+    if (r.literal == detail::kLitInt) r.op.imm = -r.op.imm;
+    else if (r.literal == detail::kLitF32Bits) r.op.imm ^= 0x8000'0000ll;
+    else if (r.literal == detail::kLitF64Bits) r.op.imm = static_cast<int64_t>(static_cast<uint64_t>(r.op.imm) ^ 0x8000'0000'0000'0000ull);
+    else r.decimal = -r.decimal;
+  }
+
+  // [MODULE] -----------------------------------------------------------------
+  void parse_module() {
+    while (peek().kind != Tok::End) {
+      const Token& t = peek();
+      if (is_punct(t, ';')) { next(); continue; }
+      if (t.kind != Tok::Word) fail(t.line, "unexpected " + show(t) + " at module scope");
+      std::string_view w = t.text;
+      uint32_t line = t.line;
+      if (w == ".version") {
+        next();
+        std::string_view v = expect_word("a version number");
+        size_t dot = v.find('.');
+        mod_.version_major = static_cast<uint32_t>(std::atoi(std::string(v.substr(0, dot)).c_str()));
+        if (dot != std::string_view::npos) mod_.version_minor = static_cast<uint32_t>(std::atoi(std::string(v.substr(dot + 1)).c_str()));
+      } else if (w == ".target") {
+        next();
+        mod_.target = std::string(expect_word("a target"));
+        while (accept(',')) expect_word("a target option");
+      } else if (w == ".address_size") {
+        next();
+        mod_.address_size = static_cast<uint32_t>(expect_uint("an address size"));
+        if (mod_.address_size != 64) fail(line, "only 64-bit PTX (.address_size 64) is supported");
+      } else if (w == ".file") {
+        next();
+        parse_file(line);
+      } else if (w == ".section") {
+        next();
+        expect_word("a section name");
+        if (is_punct(peek(), '{')) skip_braced();
+      } else if (w == ".loc") {
+        skip_line(line);
+      } else if (w == ".pragma") {
+        skip_to_semicolon();
+      } else if (w == ".visible" || w == ".weak" || w == ".common") {
+        next();
+      } else if (w == ".extern") {
+        next();
+        pending_extern_ = true;
+        continue;
+      } else if (w == ".entry") {
+        next();
+        if (pending_extern_) fail(line, "external .entry declarations are not supported");
+        parse_entry(line);
+      } else if (w == ".func") {
+        next();
+        skip_func();
+      } else if (w == ".global" || w == ".const" || w == ".shared") {
+        next();
+        Space sp = w == ".global" ? Space::Global : w == ".const" ? Space::Const : Space::Shared;
+        parse_var_decl(sp, pending_extern_, line);
+      } else {
+        fail(line, "unsupported directive " + show(t) + " at module scope");
+      }
+      pending_extern_ = false;
+    }
+  }
+
+  void parse_file(uint32_t line) {
+    uint64_t idx = expect_uint("a file number");
+    if (peek().kind != Tok::String) fail(line, "expected a file name in .file");
+    std::string name(next().text);
+    while (accept(',')) expect_word("a .file attribute");
+    if (idx > 100000) fail(line, ".file number out of range");
+    if (mod_.files.size() <= idx) mod_.files.resize(idx + 1);
+    mod_.files[idx] = std::move(name);
+  }
+
+  void skip_func() {
+    // .func [(ret params)] name (params) [attributes] ; | { body }
+    if (is_punct(peek(), '(')) skip_parens();
+    std::string_view name = expect_word("a function name");
+    funcs_.insert(name);
+    if (is_punct(peek(), '(')) skip_parens();
+    while (peek().kind == Tok::Word) next();
+    if (is_punct(peek(), '{')) skip_braced();
+    else expect(';', "after a .func declaration");
+  }
+  void skip_parens() {
+    int depth = 0;
+    do {
+      const Token& t = next();
+      if (t.kind == Tok::End) fail(t.line, "unterminated '('");
+      if (is_punct(t, '(')) ++depth;
+      if (is_punct(t, ')')) --depth;
+    } while (depth > 0);
+  }
+
+  // `.global .align 4 .b8 name[16] = {...};` and friends.
+  void parse_var_decl(Space space, bool is_extern, uint32_t line) {
+    VarDecl v;
+    v.space = space;
+    v.is_extern = is_extern;
+    Type elem = Type::None;
+    uint32_t vec = 1;
+    uint32_t explicit_align = 0;
+    while (peek().kind == Tok::Word && !peek().text.empty() && peek().text[0] == '.') {
+      std::string_view w = next().text;
+      if (w == ".align") explicit_align = static_cast<uint32_t>(expect_uint("an alignment"));
+      else if (w == ".v2") vec = 2;
+      else if (w == ".v4") vec = 4;
+      else if (w == ".v8") vec = 8;
+      else if (Type t = type_word(w); t != Type::None) elem = t;
+      else fail(line, "unsupported variable attribute '" + std::string(w) + "'");
+    }
+    if (elem == Type::None || elem == Type::Pred) fail(line, "variable declaration without a data type");
+    std::string_view name = expect_word("a variable name");
+    v.name = std::string(name);
+    uint64_t count = 1;
+    bool unsized = false;
+    while (accept('[')) {
+      if (accept(']')) { unsized = true; continue; }
+      count *= expect_uint("an array size");
+      expect(']', "after an array size");
+    }
+    uint32_t esize = static_cast<uint32_t>(type_bytes(elem)) * vec;
+    v.align = explicit_align ? explicit_align : esize;
+    v.size = unsized ? 0 : count * esize;
+    if (accept('=')) {
+      if (space != Space::Global && space != Space::Const) fail(line, "only .global/.const variables may have initialisers");
+      parse_initializer(v, elem, line);
+      if (unsized) v.size = v.init.size();
+      if (v.init.size() > v.size) fail(line, "initialiser of '" + v.name + "' is larger than the variable");
+    }
+    expect(';', "after a variable declaration");
+
+    if (in_kernel_) {
+      if (space == Space::Shared) {
+        if (kshared_index_.count(name)) fail(line, "shared variable '" + v.name + "' declared twice");
+        kshared_index_[name] = static_cast<uint32_t>(k_.shared_vars.size());
+        k_.shared_vars.push_back(std::move(v));
+      } else if (space == Space::Local) {
+        if (klocal_index_.count(name)) fail(line, "local variable '" + v.name + "' declared twice");
+        uint64_t off = align_up(k_.local_bytes, v.align);
+        v.offset = off;
+        k_.local_bytes = static_cast<uint32_t>(align_up(off + v.size, 1));
+        klocal_index_[name] = static_cast<uint32_t>(k_.local_vars.size());
+        k_.local_vars.push_back(std::move(v));
+      } else {
+        fail(line, "a kernel may declare only .reg, .shared and .local variables");
+      }
+      return;
+    }
+    if (space == Space::Shared) {
+      module_shared_index_[name] = module_shared_.size();
+      module_shared_.push_back(std::move(v));
+      return;
+    }
+    // .global and .const share the module's global segment at kGlobalBase.
+    v.offset = align_up(mod_.global_segment_bytes, v.align);
+    mod_.global_segment_bytes = v.offset + v.size;
+    globals_index_[name] = mod_.globals.size();
+    mod_.globals.push_back(std::move(v));
+  }
+
+  void parse_initializer(VarDecl& v, Type elem, uint32_t line) {
+    int esize = type_bytes(elem);
+    auto put = [&](const Token& t, bool neg) {
+      RawOperand r;
+      if (t.kind != Tok::Word || !parse_number(t.text, r))
+        fail(t.line, "unsupported initialiser element " + show(t) + " in '" + v.name +
+                         "' (address initialisers are not supported)");
+      if (neg) negate_literal(r);
+      uint64_t bits;
+      if (elem == Type::F32 || elem == Type::F64) {
+        double d = r.literal == detail::kLitF32Bits ? std::bit_cast<float>(static_cast<uint32_t>(r.op.imm))
+                 : r.literal == detail::kLitF64Bits ? std::bit_cast<double>(static_cast<uint64_t>(r.op.imm))
+                 : r.literal == detail::kLitDecimal ? r.decimal
+                                                    : static_cast<double>(r.op.imm);
+        bits = elem == Type::F32 ? std::bit_cast<uint32_t>(static_cast<float>(d)) : std::bit_cast<uint64_t>(d);
+      } else {
+        if (r.literal == detail::kLitDecimal) fail(t.line, "float literal in an integer initialiser");
+        bits = static_cast<uint64_t>(r.op.imm);
+      }
+      for (int b = 0; b < esize; ++b) v.init.push_back(static_cast<uint8_t>(bits >> (8 * b)));
+    };
+    int depth = 0;
+    do {
+      const Token& t = next();
+      if (t.kind == Tok::End) fail(line, "unterminated initialiser");
+      if (is_punct(t, '{')) { ++depth; continue; }
+      if (is_punct(t, '}')) { --depth; continue; }
+      if (is_punct(t, ',')) continue;
+      if (is_punct(t, '-')) { put(next(), true); continue; }
+      put(t, false);
+    } while (depth > 0);
+  }
+
+  // [KERNEL] -----------------------------------------------------------------
+  void parse_entry(uint32_t line) {
+    k_ = Kernel{};
+    k_.name = std::string(expect_word("a kernel name"));
+    k_.ptx_line = line;
+    k_.locs.push_back(SourceLoc{});
+    in_kernel_ = true;
+    regs_.clear();
+    scope_marks_.clear();
+    kshared_index_.clear();
+    klocal_index_.clear();
+    kparam_index_.clear();
+    labels_.clear();
+    label_fixups_.clear();
+    inline_outer_.clear();
+    cur_loc_ = SourceLoc{};
+    cur_loc_index_ = 0;
+
+    expect('(', "after the kernel name");
+    uint32_t offset = 0;
+    if (!accept(')')) {
+      do parse_param(offset);
+      while (accept(','));
+      expect(')', "after the kernel parameters");
+    }
+    k_.param_bytes = offset;
+    // Performance directives (PTX ISA 11.4).
+    while (peek().kind == Tok::Word) {
+      const Token& d = next();
+      auto dims = [&](uint32_t* out) {
+        int i = 0;
+        do {
+          uint64_t v = expect_uint("a dimension");
+          if (i < 3) out[i++] = static_cast<uint32_t>(v);
+        } while (accept(','));
+      };
+      if (d.text == ".maxntid") dims(k_.max_ntid);
+      else if (d.text == ".reqntid") dims(k_.reqntid);
+      else if (d.text == ".minnctapersm") k_.min_ctas_per_sm = static_cast<uint32_t>(expect_uint("a count"));
+      else if (d.text == ".maxnreg" || d.text == ".maxnctapersm") expect_uint("a count");
+      else if (d.text == ".noreturn") {}
+      else if (d.text == ".pragma") skip_to_semicolon();
+      else fail(d.line, "unsupported kernel directive " + show(d) +
+                            " (thread-block clusters are not modelled)");
+    }
+    if (!is_punct(peek(), '{')) fail(peek().line, "expected '{' to open the body of kernel '" + k_.name + "'");
+    parse_body();
+    finish_kernel();
+    in_kernel_ = false;
+    mod_.kernels.push_back(std::move(k_));
+  }
+
+  void parse_param(uint32_t& offset) {
+    const Token& first = peek();
+    if (first.text != ".param") fail(first.line, "expected .param in the kernel parameter list, found " + show(first));
+    next();
+    Param p;
+    bool after_ptr = false;
+    uint32_t align = 0;
+    uint32_t count = 1;
+    while (peek().kind == Tok::Word && !peek().text.empty() && peek().text[0] == '.') {
+      std::string_view w = next().text;
+      if (w == ".align") {
+        uint32_t a = static_cast<uint32_t>(expect_uint("an alignment"));
+        if (!after_ptr) align = a;  // after .ptr, .align is the pointee's alignment
+      } else if (w == ".ptr") {
+        after_ptr = true;
+        p.is_pointer_hint = true;
+      } else if (w == ".global" || w == ".shared" || w == ".const" || w == ".local") {
+        if (!after_ptr) fail(first.line, "state space '" + std::string(w) + "' on a parameter without .ptr");
+      } else if (Type t = type_word(w); t != Type::None) {
+        p.type = t;
+      } else {
+        fail(first.line, "unsupported parameter attribute '" + std::string(w) + "'");
+      }
+    }
+    if (p.type == Type::None || p.type == Type::Pred) fail(first.line, "parameter without a data type");
+    std::string_view name = expect_word("a parameter name");
+    p.name = std::string(name);
+    if (accept('[')) {
+      count = static_cast<uint32_t>(expect_uint("an array size"));
+      expect(']', "after an array size");
+    }
+    uint32_t esize = static_cast<uint32_t>(type_bytes(p.type));
+    p.size = esize * count;
+    // PTX ISA 5.1.6.1: parameters are aligned to their natural size unless .align says otherwise.
+    p.align = align ? align : esize;
+    p.offset = static_cast<uint32_t>(align_up(offset, p.align));
+    offset = p.offset + p.size;
+    kparam_index_[name] = static_cast<uint32_t>(k_.params.size());
+    k_.params.push_back(std::move(p));
+  }
+
+  void parse_body() {
+    expect('{', "to open the kernel body");
+    scope_marks_.push_back(regs_.size());
+    while (!scope_marks_.empty()) {
+      const Token& t = peek();
+      uint32_t line = t.line;
+      if (t.kind == Tok::End) fail(line, "kernel body is not closed (missing '}')");
+      if (is_punct(t, '{')) {
+        next();
+        scope_marks_.push_back(regs_.size());
+        continue;
+      }
+      if (is_punct(t, '}')) {
+        next();
+        regs_.resize(scope_marks_.back());
+        scope_marks_.pop_back();
+        continue;
+      }
+      if (is_punct(t, ';')) { next(); continue; }
+      if (is_punct(t, '@')) {
+        next();
+        parse_instruction(line, true);
+        continue;
+      }
+      if (t.kind != Tok::Word) fail(line, "unexpected " + show(t));
+      std::string_view w = t.text;
+      if (is_punct(peek(1), ':')) {
+        next();
+        next();
+        if (labels_.count(w)) fail(line, "label '" + std::string(w) + "' defined twice");
+        labels_[w] = static_cast<int32_t>(k_.code.size());
+        continue;
+      }
+      if (w[0] == '.') {
+        next();
+        if (w == ".reg") parse_reg_decl(line);
+        else if (w == ".shared") parse_var_decl(Space::Shared, false, line);
+        else if (w == ".local") parse_var_decl(Space::Local, false, line);
+        else if (w == ".loc") parse_loc(line);
+        else if (w == ".pragma") skip_to_semicolon();
+        else if (w == ".param") fail_call_sequence(line);
+        else fail(line, "unsupported directive " + show(t) + " inside a kernel");
+        continue;
+      }
+      parse_instruction(line, false);
+    }
+  }
+
+  // `{ .param .b64 param0; st.param.b64 [param0], %rd1; call.uni (retval0), vprintf, (param0, param1); }`
+  [[noreturn]] void fail_call_sequence(uint32_t line) {
+    std::string callee;
+    for (size_t i = pos_; i < toks_.size() && i < pos_ + 4000; ++i) {
+      const Token& t = toks_[i];
+      if (t.kind == Tok::Word && (t.text == "call" || t.text.substr(0, 5) == "call.")) {
+        for (size_t j = i + 1; j < toks_.size() && j < i + 64; ++j) {
+          if (is_punct(toks_[j], '(')) {  // return-value list
+            while (j < toks_.size() && !is_punct(toks_[j], ')')) ++j;
+            continue;
+          }
+          if (toks_[j].kind == Tok::Word) { callee = std::string(toks_[j].text); break; }
+        }
+        break;
+      }
+    }
+    fail_call(line, callee);
+  }
+  [[noreturn]] void fail_call(uint32_t line, const std::string& callee) {
+    std::string what = callee.empty() ? std::string("calls a device function")
+                                      : "calls the device function '" + callee + "'";
+    if (callee == "vprintf")
+      what += " (printf); the lab's simulator does not support printf: remove it";
+    else if (callee == "__assertfail")
+      what += " (assert); the lab's simulator does not support assert: remove it";
+    else if (callee == "malloc" || callee == "free")
+      what += "; device-side malloc/free is not supported";
+    else
+      what += ", which was not inlined; the lab's simulator does not support calls: mark it __forceinline__";
+    fail(line, what, "call");
+  }
+
+  void parse_reg_decl(uint32_t line) {
+    Type type = Type::None;
+    while (peek().kind == Tok::Word && !peek().text.empty() && peek().text[0] == '.') {
+      std::string_view w = next().text;
+      Type t = type_word(w);
+      if (t == Type::None) fail(line, "unsupported register attribute '" + std::string(w) + "' (vector registers are not supported)");
+      type = t;
+    }
+    if (type == Type::None) fail(line, ".reg without a type");
+    do {
+      std::string_view name = expect_word("a register name");
+      RegEntry e;
+      e.name = name;
+      e.type = type;
+      if (accept('<')) {
+        e.range = true;
+        e.count = static_cast<uint32_t>(expect_uint("a register count"));
+        expect('>', "after a register count");
+      }
+      e.first_slot = k_.num_slots;
+      k_.num_slots += e.count;
+      k_.regs.push_back(RegDecl{std::string(name), type, e.count, e.first_slot});
+      regs_.push_back(e);
+    } while (accept(','));
+    expect(';', "after a .reg declaration");
+  }
+
+  // `.loc file line col[, function_name X, inlined_at file line col]`.
+  // The recorded location is the outermost call site: that is the line the
+  // student wrote (module.h, SourceLoc).
+  void parse_loc(uint32_t line) {
+    SourceLoc here;
+    here.file = static_cast<uint32_t>(expect_uint("a file number"));
+    here.line = static_cast<uint32_t>(expect_uint("a line number"));
+    here.column = static_cast<uint32_t>(expect_uint("a column number"));
+    SourceLoc result = here;
+    while (peek().line == line && accept(',')) {
+      std::string_view key = expect_word("a .loc attribute");
+      if (key == "inlined_at") {
+        SourceLoc at;
+        at.file = static_cast<uint32_t>(expect_uint("a file number"));
+        at.line = static_cast<uint32_t>(expect_uint("a line number"));
+        at.column = static_cast<uint32_t>(expect_uint("a column number"));
+        auto it = inline_outer_.find(loc_key(at));
+        SourceLoc outer = it == inline_outer_.end() ? at : it->second;
+        inline_outer_[loc_key(here)] = outer;
+        result = outer;
+      } else {
+        if (peek().line == line && peek().kind == Tok::Word) next();  // function_name $L__info_stringN
+      }
+    }
+    skip_line(line);
+    cur_loc_ = result;
+    loc_dirty_ = true;
+  }
+  static uint64_t loc_key(const SourceLoc& l) {
+    return (uint64_t(l.file & 0xffff) << 48) | (uint64_t(l.line) << 16) | (l.column & 0xffff);
+  }
+
+  // [OPERANDS] ---------------------------------------------------------------
+  const RegEntry* find_reg(std::string_view name, uint32_t* slot) const {
+    size_t d = name.size();
+    while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9') --d;
+    std::string_view prefix = name.substr(0, d);
+    bool has_num = d < name.size() && d > 0;
+    uint64_t num = 0;
+    if (has_num) {
+      if (name.size() - d > 9) has_num = false;
+      for (size_t i = d; i < name.size(); ++i) num = num * 10 + (name[i] - '0');
+      if (name.size() - d > 1 && name[d] == '0') has_num = false;  // %r01 is not %r1
+    }
+    for (size_t i = regs_.size(); i-- > 0;) {
+      const RegEntry& e = regs_[i];
+      if (e.range) {
+        if (has_num && e.name == prefix && num < e.count) {
+          *slot = e.first_slot + static_cast<uint32_t>(num);
+          return &e;
+        }
+      } else if (e.name == name) {
+        *slot = e.first_slot;
+        return &e;
+      }
+    }
+    return nullptr;
+  }
+
+  // A word used as a value: register, special register, number, symbol.
+  RawOperand resolve_word(const Token& t) {
+    RawOperand r;
+    std::string_view w = t.text;
+    if (parse_number(w, r)) return r;
+    if (w[0] >= '0' && w[0] <= '9') fail(t.line, "malformed number '" + std::string(w) + "'");
+    uint32_t slot;
+    if (find_reg(w, &slot)) {
+      r.op.kind = OperandKind::Reg;
+      r.op.reg = slot;
+      return r;
+    }
+    if (w[0] == '%') {
+      auto it = special_registers().find(w);
+      if (it != special_registers().end()) {
+        r.op.kind = OperandKind::Special;
+        r.op.reg = static_cast<uint32_t>(it->second);
+        return r;
+      }
+      if (w.rfind("%cluster", 0) == 0 || w.rfind("%is_explicit_cluster", 0) == 0)
+        fail(t.line, "special register '" + std::string(w) + "' is not supported (clusters are not modelled)");
+      fail(t.line, "undeclared register '" + std::string(w) + "'");
+    }
+    if (w == "_") {
+      r.op.kind = OperandKind::Reg;
+      r.op.reg = kSinkReg;
+      return r;
+    }
+    if (w == "WARP_SZ") {  // PTX ISA 5.4: the warp size constant
+      r.op.kind = OperandKind::Imm;
+      r.op.imm = 32;
+      return r;
+    }
+    if (symbol(w, t.line, r.op)) return r;
+    if (funcs_.count(w)) fail(t.line, "function pointers ('" + std::string(w) + "') are not supported");
+    fail(t.line, "unknown symbol '" + std::string(w) + "' (not a declared register, variable or parameter)");
+  }
+
+  // Variable name -> Symbol operand (address of the variable in its space).
+  bool symbol(std::string_view w, uint32_t line, Operand& o) {
+    if (auto it = kshared_index_.find(w); it != kshared_index_.end()) {
+      o.kind = OperandKind::Symbol;
+      o.space = Space::Shared;
+      o.reg = detail::kSharedSymbolBase + it->second;
+      o.imm = 0;
+      return true;
+    }
+    if (auto it = module_shared_index_.find(w); it != module_shared_index_.end()) {
+      // A module-scope .shared variable: each kernel that uses it gets it in
+      // its own shared window.
+      uint32_t idx = static_cast<uint32_t>(k_.shared_vars.size());
+      k_.shared_vars.push_back(module_shared_[it->second]);
+      kshared_index_[w] = idx;
+      o.kind = OperandKind::Symbol;
+      o.space = Space::Shared;
+      o.reg = detail::kSharedSymbolBase + idx;
+      o.imm = 0;
+      return true;
+    }
+    if (auto it = klocal_index_.find(w); it != klocal_index_.end()) {
+      o.kind = OperandKind::Symbol;
+      o.space = Space::Local;
+      o.reg = detail::kLocalSymbolBase + it->second;
+      o.imm = 0;
+      return true;
+    }
+    if (auto it = kparam_index_.find(w); it != kparam_index_.end()) {
+      o.kind = OperandKind::Symbol;
+      o.space = Space::Param;
+      o.reg = kNoReg;
+      o.imm = k_.params[it->second].offset;
+      return true;
+    }
+    if (auto it = globals_index_.find(w); it != globals_index_.end()) {
+      const VarDecl& g = mod_.globals[it->second];
+      o.kind = OperandKind::Symbol;
+      o.space = g.space == Space::Const ? Space::Const : Space::Global;
+      o.reg = kNoReg;
+      o.imm = static_cast<int64_t>(kGlobalBase + g.offset);
+      return true;
+    }
+    (void)line;
+    return false;
+  }
+
+  RawOperand parse_address() {
+    const Token& open = next();  // '['
+    RawOperand r;
+    r.op.kind = OperandKind::Addr;
+    r.op.reg = kNoReg;
+    const Token& base = peek();
+    if (base.kind != Tok::Word) fail(open.line, "expected a register, variable or number inside [...]");
+    next();
+    RawOperand b = resolve_word(base);
+    switch (b.op.kind) {
+      case OperandKind::Reg: r.op.reg = b.op.reg; break;
+      case OperandKind::Imm:
+        if (b.literal != detail::kLitInt) fail(open.line, "float literal used as an address");
+        r.op.imm = b.op.imm;
+        break;
+      case OperandKind::Symbol:
+        r.op.reg = b.op.reg;
+        r.op.imm = b.op.imm;
+        r.op.space = b.op.space;
+        break;
+      default: fail(open.line, "'" + std::string(base.text) + "' cannot be used as an address");
+    }
+    if (is_punct(peek(), '+') || is_punct(peek(), '-')) {
+      bool neg = next().punct == '-';
+      if (accept('-')) neg = !neg;
+      const Token& off = peek();
+      RawOperand o;
+      if (off.kind != Tok::Word || !parse_number(off.text, o) || o.literal != detail::kLitInt)
+        fail(off.line, "expected an integer offset in [...], found " + show(off));
+      next();
+      r.op.imm += neg ? -o.op.imm : o.op.imm;
+    }
+    expect(']', "to close an address");
+    return r;
+  }
+
+  RawOperand parse_vector(uint32_t line) {
+    next();  // '{'
+    RawOperand r;
+    r.op.kind = OperandKind::Vec;
+    r.op.reg = static_cast<uint32_t>(k_.vec_slots.size());
+    uint32_t n = 0;
+    do {
+      const Token& t = peek();
+      bool neg = false;
+      if (is_punct(t, '-')) { next(); neg = true; }
+      const Token& e = peek();
+      if (e.kind != Tok::Word) fail(line, "expected a register in {...}, found " + show(e));
+      next();
+      RawOperand v = resolve_word(e);
+      if (neg) {
+        if (v.op.kind != OperandKind::Imm) fail(line, "'-' before a register");
+        negate_literal(v);
+      }
+      if (v.op.kind == OperandKind::Reg) {
+        k_.vec_slots.push_back(v.op.reg);
+      } else if (v.op.kind == OperandKind::Imm) {
+        // `mov.b32 %f1, {0, %rs1}` (cuda_bf16.hpp): a constant element gets a
+        // hidden register, filled by a mov emitted before the instruction.
+        uint32_t slot = k_.num_slots++;
+        k_.regs.push_back(RegDecl{"%lab_const", Type::B64, 1, slot});
+        k_.vec_slots.push_back(slot);
+        pending_consts_.push_back({slot, v});
+      } else {
+        fail(line, "vector elements must be registers or constants");
+      }
+      ++n;
+    } while (accept(','));
+    expect('}', "to close a vector operand");
+    if (n > 255) fail(line, "vector operand too long");
+    r.op.vec_len = static_cast<uint8_t>(n);
+    return r;
+  }
+
+  RawOperand parse_operand(uint32_t line, bool label_context) {
+    const Token& t = peek();
+    if (is_punct(t, '[')) return parse_address();
+    if (is_punct(t, '{')) return parse_vector(line);
+    if (is_punct(t, '!')) {
+      next();
+      const Token& p = peek();
+      if (p.kind != Tok::Word) fail(line, "expected a predicate after '!'");
+      next();
+      RawOperand r = resolve_word(p);
+      if (r.op.kind != OperandKind::Reg) fail(line, "'!' must precede a predicate register");
+      r.op.negate = true;
+      return r;
+    }
+    if (is_punct(t, '-')) {
+      next();
+      const Token& n = peek();
+      RawOperand r;
+      if (n.kind != Tok::Word || !parse_number(n.text, r)) fail(line, "expected a number after '-'");
+      next();
+      negate_literal(r);
+      return r;
+    }
+    if (t.kind != Tok::Word) fail(line, "expected an operand, found " + show(t));
+    next();
+    if (label_context) {
+      RawOperand r;
+      r.op.kind = OperandKind::Label;
+      label_fixups_.push_back({0, t.text, line});  // instruction index set by the caller
+      return r;
+    }
+    return resolve_word(t);
+  }
+
+  void parse_instruction(uint32_t line, bool guarded) {
+    Instr in;
+    in.ptx_line = line;
+    if (guarded) {
+      bool neg = accept('!');
+      const Token& p = peek();
+      if (p.kind != Tok::Word) fail(line, "expected a predicate after '@'");
+      next();
+      uint32_t slot;
+      const RegEntry* e = find_reg(p.text, &slot);
+      if (!e) fail(line, "undeclared predicate register '" + std::string(p.text) + "'");
+      if (e->type != Type::Pred) fail(line, "guard '" + std::string(p.text) + "' is not a .pred register");
+      in.guard = slot;
+      in.guard_negated = neg;
+    }
+    const Token& opt = peek();
+    if (opt.kind != Tok::Word || opt.text[0] == '.') fail(line, "expected an instruction, found " + show(opt));
+    next();
+    std::string_view opcode = opt.text;
+    std::string_view base = opcode.substr(0, opcode.find('.'));
+    if (base == "call") {
+      std::string callee;
+      for (size_t i = pos_; i < toks_.size() && i < pos_ + 64; ++i) {
+        if (is_punct(toks_[i], '(')) {
+          while (i < toks_.size() && !is_punct(toks_[i], ')')) ++i;
+          continue;
+        }
+        if (toks_[i].kind == Tok::Word) { callee = std::string(toks_[i].text); break; }
+      }
+      fail_call(line, callee);
+    }
+    bool label_context = base == "bra";
+    size_t fixups_before = label_fixups_.size();
+    raw_.clear();
+    pending_consts_.clear();
+    if (!accept(';')) {
+      for (;;) {
+        raw_.push_back(parse_operand(line, label_context));
+        if (accept('|')) {
+          raw_.push_back(parse_operand(line, label_context));
+          raw_.back().pipe = true;
+        }
+        if (accept(',')) continue;
+        if (accept(';')) break;
+        fail(line, "expected ',' or ';' after an operand of '" + std::string(opcode) + "', found " + show(peek()), opcode);
+      }
+    }
+    try {
+      detail::decode_instruction(opcode, raw_, in);
+    } catch (const detail::DecodeError& e) {
+      fail(line, e.message, opcode);
+    }
+    // Symbols: local offsets are known now; shared ones wait for the layout.
+    for (int i = 0; i < in.num_ops; ++i) {
+      Operand& o = in.ops[i];
+      if (o.kind != OperandKind::Addr && o.kind != OperandKind::Symbol) continue;
+      bool generic_addr = o.kind == OperandKind::Addr && in.space == Space::Generic;
+      if (detail::is_pending_local(o.reg)) {
+        o.imm += static_cast<int64_t>(k_.local_vars[o.reg - detail::kLocalSymbolBase].offset);
+        if (generic_addr) o.imm += static_cast<int64_t>(kLocalWindow);
+        o.reg = kNoReg;
+      } else if (detail::is_pending_shared(o.reg)) {
+        if (generic_addr) o.imm += static_cast<int64_t>(kSharedWindow);
+      }
+      if (o.kind == OperandKind::Addr) o.space = Space::Generic;
+    }
+    if (loc_dirty_) {
+      const SourceLoc& last = k_.locs.back();
+      if (k_.locs.size() == 1 || last.file != cur_loc_.file || last.line != cur_loc_.line || last.column != cur_loc_.column)
+        k_.locs.push_back(cur_loc_);
+      cur_loc_index_ = static_cast<uint32_t>(k_.locs.size() - 1);
+      loc_dirty_ = false;
+    }
+    in.loc = cur_loc_index_;
+    for (const auto& [slot, value] : pending_consts_) {
+      Instr mv;
+      mv.op = Op::Mov;
+      int bytes = in.op == Op::Mov ? type_bytes(in.type) / std::max<int>(1, vec_len_of_const(in, slot)) : type_bytes(in.type);
+      mv.type = bytes <= 2 ? Type::B16 : bytes == 8 ? Type::B64 : Type::B32;
+      mv.ops[0].kind = OperandKind::Reg;
+      mv.ops[0].reg = slot;
+      mv.ops[1] = value.op;
+      mv.num_ops = 2;
+      mv.ptx_line = line;
+      mv.loc = in.loc;
+      k_.code.push_back(mv);
+    }
+    for (size_t f = fixups_before; f < label_fixups_.size(); ++f)
+      label_fixups_[f].instr = static_cast<uint32_t>(k_.code.size());
+    k_.code.push_back(in);
+  }
+  uint32_t vec_len_of_const(const Instr& in, uint32_t slot) const {
+    for (int i = 0; i < in.num_ops; ++i) {
+      const Operand& o = in.ops[i];
+      if (o.kind != OperandKind::Vec) continue;
+      for (uint32_t j = 0; j < o.vec_len; ++j)
+        if (k_.vec_slots[o.reg + j] == slot) return o.vec_len;
+    }
+    return 1;
+  }
+
+  // [FINISH] -----------------------------------------------------------------
+  void finish_kernel() {
+    // Shared layout: static variables in declaration order with their
+    // alignment, then every `extern .shared` array at the aligned end
+    // (dynamic shared memory starts after static shared, CUDA C++
+    // Programming Guide, "Shared Memory").
+    uint64_t off = 0;
+    uint32_t dyn_align = 16;
+    for (VarDecl& v : k_.shared_vars) {
+      if (v.is_extern) {
+        dyn_align = std::max(dyn_align, v.align);
+        continue;
+      }
+      off = align_up(off, v.align);
+      v.offset = off;
+      off += v.size;
+    }
+    k_.static_shared_bytes = static_cast<uint32_t>(off);
+    k_.dynamic_shared_offset = static_cast<uint32_t>(align_up(off, dyn_align));
+    for (VarDecl& v : k_.shared_vars)
+      if (v.is_extern) v.offset = k_.dynamic_shared_offset;
+    for (Instr& in : k_.code) {
+      for (int i = 0; i < in.num_ops; ++i) {
+        Operand& o = in.ops[i];
+        if ((o.kind == OperandKind::Addr || o.kind == OperandKind::Symbol) && detail::is_pending_shared(o.reg)) {
+          o.imm += static_cast<int64_t>(k_.shared_vars[o.reg - detail::kSharedSymbolBase].offset);
+          o.reg = kNoReg;
+        }
+      }
+    }
+    // Labels.
+    k_.labels.assign(k_.code.size(), std::string());
+    for (const auto& [name, idx] : labels_)
+      if (idx >= 0 && static_cast<size_t>(idx) < k_.code.size()) k_.labels[idx] = std::string(name);
+    for (const auto& f : label_fixups_) {
+      auto it = labels_.find(f.name);
+      if (it == labels_.end()) fail(f.line, "unknown label '" + std::string(f.name) + "'", "bra");
+      Instr& in = k_.code[f.instr];
+      in.target = it->second;
+      in.ops[0].imm = it->second;
+    }
+    // Pointer hints: a 64-bit parameter whose register is converted with
+    // cvta.to.global or used as an address.
+    std::unordered_map<uint32_t, uint32_t> param_of_slot;
+    for (const Instr& in : k_.code) {
+      if (in.op == Op::Ld && in.space == Space::Param && in.ops[0].kind == OperandKind::Reg &&
+          in.ops[1].reg == kNoReg && type_bytes(in.type) == 8) {
+        for (uint32_t p = 0; p < k_.params.size(); ++p)
+          if (k_.params[p].offset == in.ops[1].imm && k_.params[p].size == 8) param_of_slot[in.ops[0].reg] = p;
+        continue;
+      }
+      uint32_t used = kNoReg;
+      if (in.op == Op::Cvta && in.cvta_to && in.space == Space::Global && in.ops[1].kind == OperandKind::Reg) used = in.ops[1].reg;
+      for (int i = 0; i < in.num_ops && used == kNoReg; ++i)
+        if (in.ops[i].kind == OperandKind::Addr && in.space != Space::Param) used = in.ops[i].reg;
+      if (used == kNoReg) continue;
+      if (auto it = param_of_slot.find(used); it != param_of_slot.end()) k_.params[it->second].is_pointer_hint = true;
+    }
+  }
+
+  struct LabelFixup {
+    uint32_t instr;
+    std::string_view name;
+    uint32_t line;
+  };
+
+  std::string origin_;
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  Module mod_;
+  bool pending_extern_ = false;
+  std::unordered_map<std::string_view, size_t> globals_index_;
+  std::vector<VarDecl> module_shared_;
+  std::unordered_map<std::string_view, size_t> module_shared_index_;
+  std::unordered_set<std::string_view> funcs_;
+
+  // Kernel being parsed.
+  bool in_kernel_ = false;
+  Kernel k_;
+  std::vector<RegEntry> regs_;        // visible declarations, innermost last
+  std::vector<size_t> scope_marks_;   // regs_.size() at each open '{'
+  std::unordered_map<std::string_view, uint32_t> kshared_index_, klocal_index_, kparam_index_;
+  std::unordered_map<std::string_view, int32_t> labels_;
+  std::vector<LabelFixup> label_fixups_;
+  std::unordered_map<uint64_t, SourceLoc> inline_outer_;
+  SourceLoc cur_loc_;
+  uint32_t cur_loc_index_ = 0;
+  bool loc_dirty_ = false;
+  std::vector<RawOperand> raw_;
+  std::vector<std::pair<uint32_t, RawOperand>> pending_consts_;
+};
+
+}  // namespace
+
+Module parse(std::string_view ptx_text, std::string_view origin_name) {
+  Parser p(ptx_text, origin_name);
+  return p.run();
+}
+
+}  // namespace lab::ptx
