@@ -1,0 +1,141 @@
+// visual/markdown.cpp: CommonMark (through md4c) drawn with ImGui widgets.
+// md4c calls back per block and span; text is gathered per block and drawn
+// when the block closes, so wrapping works on whole paragraphs.
+#include <imgui.h>
+#include <md4c.h>
+
+#include <string>
+#include <vector>
+
+#include "visual/theme.h"
+#include "visual/views.h"
+
+namespace lab::visual {
+
+namespace {
+struct MdState {
+  std::string text;           // the current block's text
+  int heading = 0;            // 1..6 inside a heading
+  bool code_block = false;
+  int list_depth = 0;
+  std::vector<bool> ordered;  // per list level
+  std::vector<unsigned> next_number;
+  bool in_item = false;
+  bool item_started = false;
+};
+
+void flush(MdState& s) {
+  if (s.text.empty()) return;
+  if (s.code_block) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.75f, 0.88f, 1.f, 1.f));
+    ImGui::Indent(12);
+    while (!s.text.empty() && s.text.back() == '\n') s.text.pop_back();
+    ImGui::TextUnformatted(s.text.c_str());
+    ImGui::Unindent(12);
+    ImGui::PopStyleColor();
+  } else if (s.heading) {
+    float scale = s.heading == 1 ? 1.45f : s.heading == 2 ? 1.25f : 1.1f;
+    ImGui::SetWindowFontScale(scale);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.80f, 1.f, 1.f));
+    ImGui::TextWrapped("%s", s.text.c_str());
+    ImGui::PopStyleColor();
+    ImGui::SetWindowFontScale(1.f);
+    if (s.heading <= 2) ImGui::Separator();
+  } else if (s.in_item) {
+    if (!s.item_started) {
+      if (!s.ordered.empty() && s.ordered.back()) {
+        ImGui::Text("%u.", s.next_number.back()++);
+        ImGui::SameLine();
+      } else {
+        ImGui::Bullet();
+      }
+      s.item_started = true;
+    }
+    ImGui::TextWrapped("%s", s.text.c_str());
+  } else {
+    ImGui::TextWrapped("%s", s.text.c_str());
+  }
+  s.text.clear();
+}
+
+int enter_block(MD_BLOCKTYPE type, void* detail, void* user) {
+  auto& s = *static_cast<MdState*>(user);
+  flush(s);
+  switch (type) {
+    case MD_BLOCK_H: s.heading = int(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level); break;
+    case MD_BLOCK_CODE: s.code_block = true; break;
+    case MD_BLOCK_UL:
+      s.ordered.push_back(false), s.next_number.push_back(1), ImGui::Indent(8);
+      break;
+    case MD_BLOCK_OL:
+      s.ordered.push_back(true), s.next_number.push_back(static_cast<MD_BLOCK_OL_DETAIL*>(detail)->start),
+          ImGui::Indent(8);
+      break;
+    case MD_BLOCK_LI: s.in_item = true, s.item_started = false; break;
+    case MD_BLOCK_HR: ImGui::Separator(); break;
+    default: break;
+  }
+  return 0;
+}
+
+int leave_block(MD_BLOCKTYPE type, void*, void* user) {
+  auto& s = *static_cast<MdState*>(user);
+  flush(s);
+  switch (type) {
+    case MD_BLOCK_H: s.heading = 0; ImGui::Spacing(); break;
+    case MD_BLOCK_CODE: s.code_block = false; ImGui::Spacing(); break;
+    case MD_BLOCK_UL: case MD_BLOCK_OL:
+      if (!s.ordered.empty()) s.ordered.pop_back(), s.next_number.pop_back();
+      ImGui::Unindent(8);
+      ImGui::Spacing();
+      break;
+    case MD_BLOCK_LI: s.in_item = false; break;
+    case MD_BLOCK_P: if (!s.in_item) ImGui::Spacing(); break;
+    default: break;
+  }
+  return 0;
+}
+
+int enter_span(MD_SPANTYPE type, void*, void* user) {
+  auto& s = *static_cast<MdState*>(user);
+  if (type == MD_SPAN_CODE) s.text += '`';
+  return 0;
+}
+int leave_span(MD_SPANTYPE type, void*, void* user) {
+  auto& s = *static_cast<MdState*>(user);
+  if (type == MD_SPAN_CODE) s.text += '`';
+  return 0;
+}
+
+int on_text(MD_TEXTTYPE type, const MD_CHAR* text, MD_SIZE size, void* user) {
+  auto& s = *static_cast<MdState*>(user);
+  switch (type) {
+    case MD_TEXT_BR: s.text += '\n'; break;
+    case MD_TEXT_SOFTBR: s.text += ' '; break;
+    case MD_TEXT_ENTITY:
+      s.text += (std::string(text, size) == "&amp;") ? "&" : (std::string(text, size) == "&lt;") ? "<"
+                : (std::string(text, size) == "&gt;") ? ">" : std::string(text, size);
+      break;
+    default: s.text.append(text, size);
+  }
+  return 0;
+}
+}  // namespace
+
+bool draw_markdown(const std::string& markdown) {
+  MD_PARSER parser{};
+  parser.abi_version = 0;
+  parser.flags = MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_PERMISSIVEAUTOLINKS;
+  parser.enter_block = enter_block;
+  parser.leave_block = leave_block;
+  parser.enter_span = enter_span;
+  parser.leave_span = leave_span;
+  parser.text = on_text;
+  MdState s;
+  int rc = md_parse(markdown.data(), MD_SIZE(markdown.size()), &parser, &s);
+  flush(s);
+  while (!s.ordered.empty()) s.ordered.pop_back(), ImGui::Unindent(8);
+  return rc == 0;
+}
+
+}  // namespace lab::visual

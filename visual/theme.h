@@ -1,0 +1,33 @@
+// visual/theme.h: colours with a meaning, shared by every view and legend.
+// One place decides what "waiting on memory" looks like, so the SM grid, the
+// block view and the legends always agree.
+#pragma once
+
+#include <imgui.h>
+
+#include "visual/view_model.h"
+
+namespace lab::visual {
+
+struct Palette {
+  ImU32 warp_state[5];   // indexed by WarpState
+  ImU32 sm_frame, sm_frame_selected, panel_text_dim;
+  ImU32 heat_low, heat_high, footprint;
+  ImU32 sector_used, sector_wasted, line_frame, lane;
+  ImU32 bank_idle, bank_ok, bank_conflict;
+  ImU32 roof, cpu_point, gpu_predicted, gpu_measured, current;
+};
+
+// The active palette (normal or high contrast).
+const Palette& palette();
+void apply_theme(bool high_contrast);
+bool high_contrast();
+
+// Heat colour for t in [0,1]: dark blue -> yellow -> red.
+ImU32 heat_color(float t);
+// A coloured square and its label, on one line.
+void legend_item(ImU32 color, const char* label);
+// Legend for the warp states (Issuing, Barrier, Memory, Done).
+void warp_state_legend();
+
+}  // namespace lab::visual

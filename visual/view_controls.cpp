@@ -1,0 +1,169 @@
+// visual/view_controls.cpp: the lesson text with its steps, the launch panel,
+// the playback bar and the keyboard-shortcut overlay.
+#include <GLFW/glfw3.h>  // key codes: ImGui 1.86 indexes io.KeysDown by the backend's codes
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "visual/theme.h"
+#include "visual/views.h"
+
+namespace lab::visual {
+
+void draw_lesson(const ViewModel& vm, UiState& ui) {
+  const LessonText& l = vm.lesson;
+  if (l.steps.empty()) {
+    ImGui::TextUnformatted("No lesson loaded. Try `gpulab view 01` or `gpulab lessons`.");
+    return;
+  }
+  int n = int(l.steps.size());
+  ui.lesson_step = std::clamp(ui.lesson_step, 0, n - 1);
+  const LessonStep& s = l.steps[ui.lesson_step];
+  if (ImGui::ArrowButton("prev", ImGuiDir_Left)) ui.lesson_step = std::max(0, ui.lesson_step - 1);
+  ImGui::SameLine();
+  ImGui::Text("step %d / %d", ui.lesson_step + 1, n);
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("next", ImGuiDir_Right)) ui.lesson_step = std::min(n - 1, ui.lesson_step + 1);
+  ImGui::SameLine();
+  ImGui::TextColored(ImVec4(0.55f, 0.80f, 1.f, 1.f), "%s", l.title.c_str());
+  if (!s.run_label.empty()) {
+    ImGui::SameLine();
+    if (ImGui::Button(s.run_label.c_str())) ui.run_target = s.run_target;
+  }
+  ImGui::Separator();
+  ImGui::BeginChild("lesson_text", ImVec2(0, 0), false);
+  if (!draw_markdown(s.markdown)) ImGui::TextWrapped("%s", s.markdown.c_str());
+  ImGui::EndChild();
+}
+
+namespace {
+void combo(const char* label, const std::vector<std::string>& items, int& choice, const std::string& current) {
+  if (items.empty()) {
+    ImGui::Text("%s: %s", label, current.c_str());
+    return;
+  }
+  choice = std::clamp(choice, 0, int(items.size()) - 1);
+  if (ImGui::BeginCombo(label, items[choice].c_str())) {
+    for (int i = 0; i < int(items.size()); ++i)
+      if (ImGui::Selectable(items[i].c_str(), i == choice)) choice = i;
+    ImGui::EndCombo();
+  }
+}
+}  // namespace
+
+void draw_launch_panel(const ViewModel& vm, UiState& ui) {
+  const LaunchInfo& L = vm.launch;
+  float w = ImGui::GetContentRegionAvail().x;
+  ImGui::PushItemWidth(w * 0.6f);
+  combo("kernel", L.kernels, ui.kernel_choice, L.kernel);
+  combo("GPU model", L.gpus, ui.gpu_choice, L.gpu);
+  combo("problem size", L.sizes, ui.size_choice, L.problem);
+  combo("backend", L.backends, ui.backend_choice, L.backend);
+  ImGui::PopItemWidth();
+  if (ImGui::Button("Run", ImVec2(w * 0.3f, 0))) ui.launch_requested = true;
+  ImGui::SameLine();
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim), "%s", L.file.c_str());
+  ImGui::Text("grid (%u,%u,%u)  block (%u,%u,%u)", L.grid[0], L.grid[1], L.grid[2], L.block[0], L.block[1], L.block[2]);
+  ImGui::Text("%u registers/thread, %u B shared/block", L.registers, L.shared_bytes);
+}
+
+void draw_playback(const ViewModel& vm, UiState& ui) {
+  const Playback& pb = vm.playback;
+  bool live = pb.live;
+  ImGui::BeginDisabled(live);
+  if (ImGui::Button("|<")) ui.command = PlayCommand::Restart;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("restart (R)");
+  ImGui::SameLine();
+  if (ImGui::Button(pb.playing ? "Pause" : "Play ", ImVec2(60, 0))) ui.command = PlayCommand::Toggle;
+  ImGui::SameLine();
+  if (ImGui::Button("Step")) ui.command = PlayCommand::StepInstr;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("one warp instruction (Right or N)");
+  ImGui::SameLine();
+  if (ImGui::Button("Barrier")) ui.command = PlayCommand::StepBarrier;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("to the next barrier phase (B)");
+  ImGui::SameLine();
+  if (ImGui::Button("Wave")) ui.command = PlayCommand::StepWave;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("to the next wave of blocks (W)");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(170);
+  ImGui::SliderFloat("##speed", &ui.speed, 1.f, 1e6f, "%.0f instr/s", ImGuiSliderFlags_Logarithmic);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("playback speed (+ / -)");
+  ImGui::SameLine();
+  float frac = pb.total ? float(double(pb.cursor) / double(pb.total)) : 0.f;
+  ImGui::SetNextItemWidth(std::max(100.f, ImGui::GetContentRegionAvail().x - 520));
+  char label[64];
+  std::snprintf(label, sizeof label, "%llu / %llu events", (unsigned long long)pb.cursor, (unsigned long long)pb.total);
+  if (ImGui::SliderFloat("##timeline", &frac, 0.f, 1.f, label)) {
+    ui.command = PlayCommand::Seek;
+    ui.seek_fraction = frac;
+  }
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::Text("%s%.2f M warp instr  sim %.2f s  UI %.1f ms", live ? "LIVE  " : "", pb.warp_insts / 1e6,
+              pb.sim_seconds, ui.ui_ms);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("?")) ui.show_help = !ui.show_help;
+  if (!pb.status.empty()) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "%s", pb.status.c_str());
+  }
+}
+
+void draw_help_overlay(const ViewModel& vm, UiState& ui) {
+  if (!ui.show_help) return;
+  ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowBgAlpha(0.95f);
+  if (ImGui::Begin("Keyboard shortcuts", &ui.show_help, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
+    static const char* keys[][2] = {
+        {"Space", "play / pause"},
+        {"Right, N", "step one warp instruction"},
+        {"B", "step to the next barrier phase"},
+        {"W", "step to the next wave of blocks"},
+        {"R", "restart"},
+        {"+ / -", "faster / slower"},
+        {"Page Down / Page Up", "next / previous lesson step (demo: next kernel)"},
+        {"1 .. 9, 0", "show one view full window; 0: all views"},
+        {"H, F1", "this help"},
+        {"Esc", "close help; quit"},
+    };
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
+      for (auto& k : keys) {
+        ImGui::TableNextColumn();
+        ImGui::TextColored(ImVec4(0.55f, 0.80f, 1.f, 1.f), "%s", k[0]);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(k[1]);
+      }
+      ImGui::EndTable();
+    }
+    ImGui::Separator();
+    ImGui::TextUnformatted("Colours: ");
+    warp_state_legend();
+  }
+  ImGui::End();
+}
+
+void handle_shortcuts(UiState& ui) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  auto pressed = [](int key) { return ImGui::IsKeyPressed(key); };
+  if (pressed(GLFW_KEY_SPACE)) ui.command = PlayCommand::Toggle;
+  if (pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_N)) ui.command = PlayCommand::StepInstr;
+  if (pressed(GLFW_KEY_B)) ui.command = PlayCommand::StepBarrier;
+  if (pressed(GLFW_KEY_W)) ui.command = PlayCommand::StepWave;
+  if (pressed(GLFW_KEY_R)) ui.command = PlayCommand::Restart;
+  if (pressed(GLFW_KEY_EQUAL) || pressed(GLFW_KEY_KP_ADD)) ui.speed = std::min(1e6f, ui.speed * 2);
+  if (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT)) ui.speed = std::max(1.f, ui.speed / 2);
+  if (pressed(GLFW_KEY_PAGE_DOWN)) ++ui.lesson_step;
+  if (pressed(GLFW_KEY_PAGE_UP)) ui.lesson_step = std::max(0, ui.lesson_step - 1);
+  if (pressed(GLFW_KEY_H) || pressed(GLFW_KEY_F1)) ui.show_help = !ui.show_help;
+  if (pressed(GLFW_KEY_ESCAPE) && ui.show_help) ui.show_help = false;
+  static const Panel by_digit[] = {Panel::All, Panel::SmGrid, Panel::Block, Panel::Memory, Panel::Coalescing,
+                                   Panel::Banks, Panel::Source, Panel::Roofline, Panel::Comparison, Panel::Occupancy};
+  for (int d = 0; d <= 9; ++d)
+    if (pressed(GLFW_KEY_0 + d)) ui.panel = by_digit[d];
+}
+
+}  // namespace lab::visual

@@ -1,0 +1,246 @@
+// visual/view_model.h: the snapshot every view draws from, and the UI's own state.
+//
+// A ViewModel is plain data, built off the UI thread (by the trace player or
+// the live aggregator) and published whole; a view is a function
+// draw_<view>(const ViewModel&, UiState&) that reads it and writes only
+// UiState. No view reaches into the simulator.
+//
+// Index
+//   [SM]        SM grid: resident blocks and warps by state, waves
+//   [BLOCK]     one block's warps: active mask, current instruction, line
+//   [ACCESS]    the current warp memory access (coalescing, banks)
+//   [HEAT]      per-element access counts over the GEMM operands
+//   [SOURCE]    .cu lines and PTX with per-line heat
+//   [PERF]      roofline and CPU/GPU comparison
+//   [OCCUPANCY] the GPU model's per-SM limits for the calculator
+//   [LESSON]    lesson text and steps
+//   [VIEWMODEL] the snapshot
+//   [UISTATE]   what the UI alone owns
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lab::visual {
+
+// [SM] -------------------------------------------------------------------------
+// The four states the issue names, plus Empty for an unused warp slot.
+enum class WarpState : uint8_t { Empty, Issuing, Barrier, Memory, Done };
+const char* warp_state_name(WarpState s);
+
+struct ResidentBlock {
+  uint32_t block_linear = 0;
+  std::vector<WarpState> warps;  // one per warp of the block
+};
+
+struct SmSnapshot {
+  std::vector<ResidentBlock> blocks;  // blocks resident now
+  uint32_t blocks_retired = 0;        // blocks this SM has finished
+  uint32_t warps_resident() const;
+};
+
+struct SmGrid {
+  std::string gpu;                  // "H100"
+  uint32_t sm_count = 0;            // the model's SM count: every one is drawn
+  uint32_t max_warps_per_sm = 64;   // for the per-SM occupancy bar
+  uint32_t blocks_per_sm = 1;       // resident blocks per SM the occupancy allows
+  uint32_t warps_per_block = 1;
+  uint64_t blocks_total = 0, blocks_placed = 0, blocks_retired = 0;
+  std::vector<SmSnapshot> sms;      // size sm_count
+  uint32_t wave() const;            // 1-based wave of the latest placed block
+  uint32_t waves() const;           // ceil(blocks_total / (sm_count * blocks_per_sm))
+};
+
+// [BLOCK] ----------------------------------------------------------------------
+struct WarpRow {
+  uint32_t warp = 0;
+  uint32_t active_mask = 0;  // lanes active at the warp's latest instruction
+  uint32_t live_mask = 0;    // lanes that exist (a partial last warp has fewer)
+  WarpState state = WarpState::Empty;
+  int32_t pc = -1;           // latest instruction index, -1 = not started
+  std::string ptx;           // its PTX text
+  uint32_t line = 0;         // its .cu line, 0 = unknown
+};
+
+struct BlockView {
+  bool valid = false;
+  uint32_t block_linear = 0;
+  uint32_t bx = 0, by = 0, bz = 0;   // block index
+  uint32_t threads = 0;
+  uint32_t sm = 0;
+  std::vector<WarpRow> warps;
+};
+
+// [ACCESS] ---------------------------------------------------------------------
+enum class AccessSpace : uint8_t { Global, Shared };
+
+struct WarpAccess {
+  bool valid = false;
+  AccessSpace space = AccessSpace::Global;
+  bool is_store = false;
+  uint8_t access_bytes = 4;
+  uint32_t mask = 0;
+  uint32_t block_linear = 0, warp = 0, pc = 0, line = 0;
+  std::string ptx;                   // the instruction's text
+  std::string buffer;                // "A", "B", "C" for global, "" for shared
+  uint64_t base = 0;                 // buffer start (global) or 0 (shared)
+  std::array<uint64_t, 32> lane_addr{};  // absolute (global) or shared offset
+  uint32_t sectors = 0;              // global: distinct 32-byte sectors, as counted
+  uint32_t wavefronts = 0, ideal_wavefronts = 0;  // shared, as counted
+};
+
+// [HEAT] -----------------------------------------------------------------------
+struct HeatMap {
+  std::string name;                  // "A (M x K)"
+  uint32_t rows = 0, cols = 0;       // as drawn (may be a downsampled view)
+  uint32_t elem_rows = 0, elem_cols = 0;  // the matrix itself
+  std::vector<uint32_t> count;       // rows*cols accesses so far
+  std::vector<uint8_t> footprint;    // rows*cols: 1 where the current access touches
+  uint32_t max_count() const;
+};
+
+// [SOURCE] ---------------------------------------------------------------------
+struct LineHeat {
+  uint64_t warp_insts = 0, sectors = 0, conflicts = 0;
+};
+
+struct SourceText {
+  std::string file;                    // display name
+  std::vector<std::string> lines;      // .cu lines, 1-based as lines[i-1]
+  std::vector<LineHeat> heat;          // same size as lines
+  std::vector<std::string> ptx;        // one PTX instruction per pc
+  std::vector<uint32_t> ptx_line;      // .cu line of each pc (0 = none)
+  std::vector<uint64_t> ptx_count;     // warp instructions per pc so far
+  uint32_t current_line = 0;
+  int32_t current_pc = -1;
+};
+
+// [PERF] -----------------------------------------------------------------------
+struct PerfPoint {
+  std::string label;          // "03 smem tiled"
+  double intensity = 0;       // FLOP per DRAM byte
+  double gflops = 0;          // achieved (measured) or predicted
+  double seconds = 0;
+  bool cpu = false;           // a CPU version (measured here)
+  bool measured = false;      // false: a prediction of the timing model
+  bool current = false;       // the kernel on screen
+};
+
+struct Roofline {
+  std::string device;         // "H100 (predicted)"
+  double peak_gflops = 0;     // FP32 CUDA-core peak
+  double peak_tensor_gflops = 0;  // 0 when not drawn
+  double bandwidth_gbs = 0;   // DRAM
+  double cpu_peak_gflops = 0, cpu_bandwidth_gbs = 0;  // 0 when unknown
+  std::vector<PerfPoint> points;
+};
+
+struct Comparison {
+  std::string problem;                 // "GEMM 1024^3 fp32"
+  std::vector<PerfPoint> versions;     // CPU and GPU versions in progression order
+};
+
+// [OCCUPANCY] ------------------------------------------------------------------
+// What the calculator needs to know of the GPU; the numbers come from the
+// machine model (lab/sim/device.h), the arithmetic from lab/sim/occupancy.
+struct OccupancyQuery {
+  int block_threads = 256, registers = 32, shared_bytes = 0;
+};
+struct OccupancyAnswer {
+  int blocks_per_sm = 0, warps_per_sm = 0, max_warps_per_sm = 0;
+  int by_warps = 0, by_registers = 0, by_shared = 0, by_blocks = 0;  // blocks allowed by each limit
+  std::string limiter;      // "registers", "shared memory", "warps", "blocks"
+  std::string explanation;  // one sentence: which limit bites and by how much
+  double occupancy() const { return max_warps_per_sm ? double(warps_per_sm) / max_warps_per_sm : 0; }
+};
+using OccupancyFn = std::function<OccupancyAnswer(const OccupancyQuery&)>;
+
+struct OccupancyModel {
+  std::string gpu;
+  int max_threads_per_block = 1024, max_registers_per_thread = 255;
+  int max_shared_per_block = 48 * 1024;
+  OccupancyQuery kernel;    // the current kernel's own numbers (from ptxas)
+  OccupancyFn compute;      // pure; safe to call on the UI thread
+};
+
+// [LESSON] ---------------------------------------------------------------------
+struct LessonStep {
+  std::string title;
+  std::string markdown;     // the step's text
+  std::string run_label;    // button label, "" = no run button
+  std::string run_target;   // what the button launches (kernel/version id)
+};
+
+struct LessonText {
+  std::string title;
+  std::vector<LessonStep> steps;
+};
+
+// [VIEWMODEL] ------------------------------------------------------------------
+struct LaunchInfo {
+  std::string kernel, file, gpu, backend = "simulator";
+  std::string problem;                 // "M=N=K=256"
+  uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  uint32_t registers = 0, shared_bytes = 0;
+  std::vector<std::string> kernels;    // choices (the progression)
+  std::vector<std::string> gpus;       // GPU models
+  std::vector<std::string> sizes;      // problem sizes
+  std::vector<std::string> backends;   // "simulator", "cuda" where a GPU exists
+};
+
+struct Playback {
+  bool live = false;            // aggregating a streaming run (no stepping)
+  bool playing = false;
+  bool finished = false;
+  uint64_t cursor = 0, total = 0;  // events applied / recorded (live: blocks)
+  uint64_t warp_insts = 0;      // warp instructions so far
+  double sim_seconds = 0;       // simulator wall time so far
+  std::string status;           // "recording trace...", "error: ..."
+};
+
+struct ViewModel {
+  uint64_t serial = 0;           // increases with every publish
+  LaunchInfo launch;
+  Playback playback;
+  SmGrid sm;
+  BlockView block;
+  WarpAccess global_access, shared_access;
+  std::vector<HeatMap> heat;     // A, B, C
+  SourceText source;
+  Roofline roofline;
+  Comparison comparison;
+  OccupancyModel occupancy;
+  LessonText lesson;
+  std::vector<std::string> table;  // the progression's table as text lines
+};
+
+// [UISTATE] --------------------------------------------------------------------
+// Commands the UI sends to the worker; the worker owns the cursor.
+enum class PlayCommand : uint8_t { None, Play, Pause, Toggle, StepInstr, StepBarrier, StepWave, Restart, Seek };
+
+enum class Panel : uint8_t { All, SmGrid, Block, Memory, Coalescing, Banks, Source, Roofline, Comparison, Occupancy, Lesson };
+Panel panel_from_name(const std::string& name, bool* ok = nullptr);
+
+struct UiState {
+  Panel panel = Panel::All;      // All: the full layout; else one view fills the window
+  bool presenter = false;        // `gpulab demo`: big fonts, high contrast
+  bool show_help = false;
+  float speed = 200.f;           // playback: warp instructions per second
+  int selected_sm = -1;
+  int lesson_step = 0;
+  int kernel_choice = 0, gpu_choice = 0, size_choice = 0, backend_choice = 0;
+  bool launch_requested = false; // the launch panel's Run button
+  OccupancyQuery occ;            // the calculator's sliders
+  bool occ_from_kernel = true;   // sliders start at the kernel's numbers
+  // Requests for the worker, consumed each frame.
+  PlayCommand command = PlayCommand::None;
+  double seek_fraction = 0;
+  std::string run_target;        // a lesson's run button
+  // Frame time of the UI's own work, for the status bar.
+  float ui_ms = 0;
+};
+
+}  // namespace lab::visual

@@ -1,0 +1,154 @@
+// visual/view_perf.cpp: the roofline of the chosen GPU with every version of
+// the progression on it, and the CPU-vs-GPU comparison chart (log scale).
+// Predicted points are hollow and say "predicted"; measured ones are filled.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "visual/theme.h"
+#include "visual/views.h"
+
+namespace lab::visual {
+
+namespace {
+struct LogAxes {
+  ImVec2 p0, p1;  // plot rectangle
+  double x0, x1, y0, y1;  // log10 ranges
+  ImVec2 at(double x, double y) const {
+    float fx = float((std::log10(std::max(x, 1e-30)) - x0) / (x1 - x0));
+    float fy = float((std::log10(std::max(y, 1e-30)) - y0) / (y1 - y0));
+    return ImVec2(p0.x + fx * (p1.x - p0.x), p1.y - fy * (p1.y - p0.y));
+  }
+};
+
+void draw_log_grid(ImDrawList* dl, const LogAxes& ax, const char* xlabel, const char* ylabel) {
+  const Palette& pal = palette();
+  dl->AddRectFilled(ax.p0, ax.p1, IM_COL32(20, 22, 28, 255));
+  char t[32];
+  for (int e = int(std::ceil(ax.x0)); e <= int(std::floor(ax.x1)); ++e) {
+    ImVec2 a = ax.at(std::pow(10.0, e), std::pow(10.0, ax.y0));
+    dl->AddLine(ImVec2(a.x, ax.p0.y), ImVec2(a.x, ax.p1.y), IM_COL32(60, 64, 76, 255));
+    std::snprintf(t, sizeof t, e >= 0 ? "%.0f" : "%g", std::pow(10.0, e));
+    dl->AddText(ImVec2(a.x - 6, ax.p1.y + 2), pal.panel_text_dim, t);
+  }
+  for (int e = int(std::ceil(ax.y0)); e <= int(std::floor(ax.y1)); ++e) {
+    ImVec2 a = ax.at(std::pow(10.0, ax.x0), std::pow(10.0, e));
+    dl->AddLine(ImVec2(ax.p0.x, a.y), ImVec2(ax.p1.x, a.y), IM_COL32(60, 64, 76, 255));
+    double v = std::pow(10.0, e);
+    if (v >= 1000) std::snprintf(t, sizeof t, "%gT", v / 1000); else std::snprintf(t, sizeof t, "%gG", v);
+    dl->AddText(ImVec2(ax.p0.x - 44, a.y - 7), pal.panel_text_dim, t);
+  }
+  dl->AddRect(ax.p0, ax.p1, pal.line_frame);
+  dl->AddText(ImVec2((ax.p0.x + ax.p1.x) / 2 - 80, ax.p1.y + 18), pal.panel_text_dim, xlabel);
+  dl->AddText(ImVec2(ax.p0.x - 44, ax.p0.y - 20), pal.panel_text_dim, ylabel);
+}
+}  // namespace
+
+void draw_roofline(const ViewModel& vm, UiState& ui) {
+  const Roofline& r = vm.roofline;
+  const Palette& pal = palette();
+  if (r.peak_gflops <= 0 || r.bandwidth_gbs <= 0) {
+    ImGui::TextUnformatted("No GPU model: the roofline needs peak FLOP/s and bandwidth.");
+    return;
+  }
+  ImGui::Text("Roofline: %s  peak %.1f TFLOP/s fp32, %.0f GB/s DRAM, ridge at %.1f FLOP/byte", r.device.c_str(),
+              r.peak_gflops / 1000, r.bandwidth_gbs, r.peak_gflops / r.bandwidth_gbs);
+  legend_item(pal.gpu_predicted, "GPU, predicted");
+  ImGui::SameLine(0, 14);
+  legend_item(pal.gpu_measured, "GPU, measured");
+  ImGui::SameLine(0, 14);
+  legend_item(pal.cpu_point, "CPU, measured here");
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  LogAxes ax;
+  ax.p0 = ImVec2(p.x + 50, p.y + 22);
+  ax.p1 = ImVec2(p.x + avail.x - 10, p.y + avail.y - 40);
+  double top = std::max(r.peak_gflops, r.peak_tensor_gflops) * 3;
+  double lo = top;
+  for (const auto& pt : r.points) lo = std::min(lo, std::max(pt.gflops, 1e-3));
+  ax.x0 = -2;
+  ax.x1 = 3;
+  ax.y0 = std::floor(std::log10(std::max(1e-3, std::min(lo / 3, r.cpu_peak_gflops > 0 ? r.cpu_peak_gflops / 10 : lo / 3))));
+  ax.y1 = std::ceil(std::log10(top));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(p, ImVec2(p.x + avail.x, p.y + avail.y), true);
+  draw_log_grid(dl, ax, "arithmetic intensity (FLOP / DRAM byte)", "FLOP/s");
+  auto roof = [&](double peak, double bw, ImU32 col, float thick, const char* label) {
+    double ridge = peak / bw;
+    ImVec2 a = ax.at(std::pow(10.0, ax.x0), bw * std::pow(10.0, ax.x0));
+    ImVec2 b = ax.at(ridge, peak), c = ax.at(std::pow(10.0, ax.x1), peak);
+    dl->AddLine(a, b, col, thick);
+    dl->AddLine(b, c, col, thick);
+    dl->AddText(ImVec2(c.x - ImGui::CalcTextSize(label).x - 4, c.y - 16), col, label);
+  };
+  if (r.peak_tensor_gflops > 0) roof(r.peak_tensor_gflops, r.bandwidth_gbs, IM_COL32(150, 150, 165, 255), 1.f, "tensor-core peak");
+  roof(r.peak_gflops, r.bandwidth_gbs, pal.roof, 2.f, "fp32 peak");
+  if (r.cpu_peak_gflops > 0 && r.cpu_bandwidth_gbs > 0) roof(r.cpu_peak_gflops, r.cpu_bandwidth_gbs, pal.cpu_point, 1.f, "CPU roof");
+  for (const auto& pt : r.points) {
+    ImVec2 c = ax.at(pt.intensity, pt.gflops);
+    ImU32 col = pt.cpu ? pal.cpu_point : pt.measured ? pal.gpu_measured : pal.gpu_predicted;
+    if (pt.measured || pt.cpu) dl->AddCircleFilled(c, 5.f, col);
+    else dl->AddCircle(c, 5.f, col, 0, 2.f);
+    if (pt.current) dl->AddCircle(c, 9.f, pal.current, 0, 2.f);
+    dl->AddText(ImVec2(c.x + 8, c.y - 7), col, pt.label.c_str());
+  }
+  dl->PopClipRect();
+  ImGui::Dummy(avail);
+}
+
+void draw_comparison(const ViewModel& vm, UiState& ui) {
+  const Comparison& cmp = vm.comparison;
+  const Palette& pal = palette();
+  if (cmp.versions.empty()) {
+    ImGui::TextUnformatted("No timings yet: run `gpulab bench` or press Run.");
+    return;
+  }
+  ImGui::Text("%s: achieved GFLOP/s, log scale; speedup over the first version", cmp.problem.c_str());
+  legend_item(pal.cpu_point, "CPU, measured here");
+  ImGui::SameLine(0, 14);
+  legend_item(pal.gpu_predicted, "GPU, predicted");
+  ImGui::SameLine(0, 14);
+  legend_item(pal.gpu_measured, "GPU, measured");
+  double lo = 1e30, hi = 0;
+  for (const auto& v : cmp.versions)
+    if (v.gflops > 0) lo = std::min(lo, v.gflops), hi = std::max(hi, v.gflops);
+  if (hi <= 0) return;
+  double l0 = std::floor(std::log10(lo)) - 0.3, l1 = std::ceil(std::log10(hi)) + 0.1;
+  double base = cmp.versions.front().gflops;
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  float label_w = 0;
+  for (const auto& v : cmp.versions) label_w = std::max(label_w, ImGui::CalcTextSize(v.label.c_str()).x);
+  label_w += 10;
+  float right = 150;
+  float row = std::min(34.f, (avail.y - 24) / cmp.versions.size());
+  float x0 = p.x + label_w, x1 = p.x + avail.x - right;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (int e = int(std::ceil(l0)); e <= int(std::floor(l1)); ++e) {
+    float x = x0 + float((e - l0) / (l1 - l0)) * (x1 - x0);
+    dl->AddLine(ImVec2(x, p.y), ImVec2(x, p.y + row * cmp.versions.size()), IM_COL32(60, 64, 76, 255));
+    char t[24];
+    double v = std::pow(10.0, e);
+    std::snprintf(t, sizeof t, v >= 1000 ? "%.0fT" : "%gG", v >= 1000 ? v / 1000 : v);
+    dl->AddText(ImVec2(x - 8, p.y + row * cmp.versions.size() + 2), pal.panel_text_dim, t);
+  }
+  for (size_t i = 0; i < cmp.versions.size(); ++i) {
+    const PerfPoint& v = cmp.versions[i];
+    float y = p.y + i * row;
+    ImU32 col = v.cpu ? pal.cpu_point : v.measured ? pal.gpu_measured : pal.gpu_predicted;
+    dl->AddText(ImVec2(p.x, y + (row - ImGui::GetFontSize()) / 2), v.current ? pal.current : ImGui::GetColorU32(ImGuiCol_Text), v.label.c_str());
+    float w = v.gflops > 0 ? float((std::log10(v.gflops) - l0) / (l1 - l0)) * (x1 - x0) : 0;
+    dl->AddRectFilled(ImVec2(x0, y + 3), ImVec2(x0 + std::max(2.f, w), y + row - 3), col, 2.f);
+    if (!v.measured && !v.cpu)
+      dl->AddRect(ImVec2(x0, y + 3), ImVec2(x0 + std::max(2.f, w), y + row - 3), IM_COL32(255, 255, 255, 120), 2.f);
+    char t[96];
+    std::snprintf(t, sizeof t, "%.3g GFLOP/s  x%.3g%s", v.gflops, base > 0 ? v.gflops / base : 0.0,
+                  (!v.measured && !v.cpu) ? " (pred.)" : "");
+    dl->AddText(ImVec2(x0 + w + 6, y + (row - ImGui::GetFontSize()) / 2), ImGui::GetColorU32(ImGuiCol_Text), t);
+  }
+  ImGui::Dummy(ImVec2(avail.x, row * cmp.versions.size() + 20));
+}
+
+}  // namespace lab::visual

@@ -1,0 +1,32 @@
+// visual/views.h: every view of the lab. Each is a function of the snapshot;
+// it draws into the current ImGui window and writes only UiState.
+#pragma once
+
+#include "visual/view_model.h"
+
+namespace lab::visual {
+
+void draw_sm_grid(const ViewModel& vm, UiState& ui);
+void draw_block(const ViewModel& vm, UiState& ui);
+void draw_memory_heat(const ViewModel& vm, UiState& ui);
+void draw_coalescing(const ViewModel& vm, UiState& ui);
+void draw_banks(const ViewModel& vm, UiState& ui);
+void draw_source(const ViewModel& vm, UiState& ui);
+void draw_roofline(const ViewModel& vm, UiState& ui);
+void draw_comparison(const ViewModel& vm, UiState& ui);
+void draw_occupancy(const ViewModel& vm, UiState& ui);
+void draw_lesson(const ViewModel& vm, UiState& ui);
+void draw_launch_panel(const ViewModel& vm, UiState& ui);
+void draw_playback(const ViewModel& vm, UiState& ui);
+void draw_help_overlay(const ViewModel& vm, UiState& ui);
+
+// The whole lab: lays the views out over the display (or one view, when
+// ui.panel names one) and handles the keyboard shortcuts.
+void draw_lab(const ViewModel& vm, UiState& ui);
+void handle_shortcuts(UiState& ui);
+
+// Markdown (CommonMark through md4c) as ImGui text; returns false when md4c
+// rejects the input.
+bool draw_markdown(const std::string& markdown);
+
+}  // namespace lab::visual
