@@ -254,24 +254,31 @@ constexpr Simple kSimple[] = {
     {"nanosleep", Op::Nanosleep, 1, 1},
 };
 
-const char* unsupported_reason(std::string_view base) {
+}  // namespace
+
+const char* unsupported_family(std::string_view opcode) {
+  std::string_view base = opcode.substr(0, opcode.find('.'));
   if (base == "tex" || base == "tld4" || base == "txq")
     return "the lab's simulator does not model texture fetches";
   if (base == "suld" || base == "sust" || base == "sured" || base == "suq")
     return "the lab's simulator does not model surfaces";
-  if (base == "trap" || base == "brkpt") return "the lab's simulator does not model traps; remove __trap()/assert";
+  if (base == "trap" || base == "brkpt") return "the lab's simulator does not model traps; remove __trap()";
   if (base == "brx") return "indirect branches (switch jump tables) are not modelled";
-  if (base == "mbarrier" || base == "cp" || base == "tcgen05" || base == "wgmma" || base == "setmaxnreg" ||
-      base == "elect" || base == "mapa" || base == "getctarank" || base == "multimem" || base == "tensormap")
+  if (base == "mbarrier" || base == "tcgen05" || base == "wgmma" || base == "setmaxnreg" || base == "elect" ||
+      base == "mapa" || base == "getctarank" || base == "multimem" || base == "tensormap" ||
+      base == "clusterlaunchcontrol" || opcode.substr(0, 13) == "cp.async.bulk" ||
+      opcode.substr(0, 18) == "cp.async.mbarrier." || opcode.substr(0, 15) == "cp.reduce.async")
     return "Hopper/Blackwell asynchronous and cluster features are not modelled";
   if (base == "vabsdiff" || base == "vadd" || base == "vsub" || base == "vmad" || base == "vmin" ||
-      base == "vmax" || base == "vset" || base == "vshl" || base == "vshr" || base == "vabsdiff4" ||
-      base == "vadd2" || base == "vadd4")
+      base == "vmax" || base == "vset" || base == "vshl" || base == "vshr" || base == "vabsdiff2" ||
+      base == "vabsdiff4" || base == "vadd2" || base == "vadd4" || base == "vsub2" || base == "vsub4" ||
+      base == "vavrg2" || base == "vavrg4" || base == "vmin2" || base == "vmin4" || base == "vmax2" ||
+      base == "vmax4" || base == "vset2" || base == "vset4")
     return "video (SIMD) instructions are not modelled";
-  return "the lab's simulator does not model it";
+  if (base == "istypep" || base == "alloca" || base == "stacksave" || base == "stackrestore")
+    return "the lab's simulator does not model it";
+  return nullptr;
 }
-
-}  // namespace
 
 void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, Instr& in) {
   std::string_view base;
@@ -737,7 +744,8 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
   }
 
   if (base == "call") fail("device function calls are not supported");
-  fail("unsupported instruction '" + std::string(opcode) + "' (" + unsupported_reason(base) + ")");
+  const char* why = unsupported_family(opcode);
+  fail("unsupported instruction '" + std::string(opcode) + "' (" + (why ? why : "the lab's simulator does not model it") + ")");
 }
 
 }  // namespace lab::ptx::detail

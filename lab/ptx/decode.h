@@ -35,6 +35,11 @@ struct DecodeError {
   std::string message;
 };
 
+// Why a known instruction family is not modelled ("the lab's simulator does
+// not model texture fetches"), or nullptr if the decoder may handle it. Checked
+// before operands are parsed, since such operands may not parse either.
+const char* unsupported_family(std::string_view opcode);
+
 // Fills `in` from the opcode text ("ld.global.nc.v4.f32") and operands.
 // Throws DecodeError.
 void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, Instr& in);

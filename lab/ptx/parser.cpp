@@ -889,6 +889,8 @@ class Parser {
       }
       fail_call(line, callee);
     }
+    if (const char* why = detail::unsupported_family(opcode))
+      fail(line, "unsupported instruction '" + std::string(opcode) + "' (" + why + ")", opcode);
     bool label_context = base == "bra";
     size_t fixups_before = label_fixups_.size();
     raw_.clear();
