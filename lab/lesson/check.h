@@ -1,0 +1,69 @@
+// lab/lesson/check.h: the self-check behind `gpulab check`.
+//
+// An exercise passes when (1) it compiles, (2) on every size in its manifest
+// (some deliberately not multiples of the tile) the simulator runs it with
+// the kernel checks on and finds no fault, (3) every output element matches a
+// float64 CPU reference within the tolerance for its precision (outputs are
+// poisoned first, so an element no thread writes is caught, and NaN never
+// passes), and (4) at the manifest's metric size it meets each efficiency
+// criterion, measured by the simulator. A failure says which step failed,
+// by how much, and on which source line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lab/lesson/manifest.h"
+
+namespace lab::lesson {
+
+struct CheckOptions {
+  bool solution = false;       // check the reference solution instead of the student's file
+  std::string source;          // if set: check this file instead (tests submit other kernels)
+  std::string gpu = "H100";
+  uint64_t seed = 20240611;    // inputs are random but reproducible
+  unsigned threads = 0;        // simulator worker threads; 0 = all cores
+};
+
+// One size's correctness run.
+struct SizeResult {
+  SizeVars sizes;
+  bool ok = false;
+  std::string message;         // empty when ok; otherwise what went wrong, with file:line
+  double max_error = 0;        // largest |got - ref| / max(1, |ref|)
+  double sim_seconds = 0;
+};
+
+// One efficiency criterion.
+struct CriterionResult {
+  std::string name;            // e.g. "max_sectors_per_request"
+  bool ok = false;
+  bool evaluated = false;      // false: not measured (an earlier step failed)
+  double measured = 0, limit = 0;
+  std::string file;            // worst source line, when the metric is per line
+  uint32_t line = 0;
+  std::string source_line;     // that line's text
+  std::string message;         // one or two sentences for the student
+};
+
+struct CheckReport {
+  std::string lesson_id, exercise_id, file;  // file: the source that was checked
+  bool passed = false;
+  std::string stage;           // where it stopped: "file", "compile", "correctness", "criteria", "passed"
+  std::string message;         // the headline
+  std::vector<SizeResult> sizes;
+  std::vector<CriterionResult> criteria;
+  int registers = 0;           // per thread, from ptxas, when known
+  double occupancy = -1;       // theoretical, when known
+};
+
+// Runs the whole check. Never throws for the student's mistakes (they become
+// the report); throws ManifestError for a lesson file that cannot be used.
+CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const CheckOptions& opts = {});
+
+// Human-readable report (what `gpulab check` prints) and JSON.
+std::string format_report(const CheckReport& r);
+std::string report_json(const CheckReport& r);  // one JSON object
+
+}  // namespace lab::lesson

@@ -1,0 +1,465 @@
+// lab/lesson/manifest.cpp: lesson.toml -> Lesson, validated field by field.
+#include "lab/lesson/manifest.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <toml++/toml.h>
+
+#include "lab/lesson/reference.h"
+
+namespace fs = std::filesystem;
+
+namespace lab::lesson {
+
+// ---- metric names ------------------------------------------------------------
+namespace {
+struct MetricName {
+  Metric m;
+  const char* name;
+};
+constexpr MetricName kMetricNames[] = {
+    {Metric::MaxSectorsPerRequest, "max_sectors_per_request"},
+    {Metric::MaxBankConflicts, "max_bank_conflicts"},
+    {Metric::MaxGlobalLoadSectors, "max_global_load_sectors"},
+    {Metric::MaxGlobalBytes, "max_global_bytes"},
+    {Metric::MaxDramBytes, "max_dram_bytes"},
+    {Metric::MinWarpEfficiency, "min_warp_efficiency"},
+    {Metric::MaxSharedLoadsPerFma, "max_shared_loads_per_fma"},
+    {Metric::UsesSharedMemory, "uses_shared_memory"},
+    {Metric::UsesTensorCores, "uses_tensor_cores"},
+    {Metric::MinOccupancy, "min_occupancy"},
+    {Metric::MaxPredictedTimeRatio, "max_predicted_time_ratio"},
+};
+}  // namespace
+
+const char* metric_name(Metric m) {
+  for (auto& n : kMetricNames)
+    if (n.m == m) return n.name;
+  return "?";
+}
+std::optional<Metric> metric_from_name(const std::string& name) {
+  for (auto& n : kMetricNames)
+    if (name == n.name) return n.m;
+  return std::nullopt;
+}
+std::string known_metrics() {
+  std::string s;
+  for (auto& n : kMetricNames) s += (s.empty() ? "" : ", ") + std::string(n.name);
+  return s;
+}
+
+// ---- argument specs ----------------------------------------------------------
+int ArgSpec::elem_bytes() const {
+  if (type == "f16" || type == "bf16") return 2;
+  if (type == "f64" || type == "i64" || type == "u64") return 8;
+  return 4;
+}
+
+namespace {
+bool known_type(const std::string& t) {
+  static const char* k[] = {"f32", "f16", "bf16", "f64", "i32", "u32", "i64", "u64"};
+  return std::find_if(std::begin(k), std::end(k), [&](const char* s) { return t == s; }) != std::end(k);
+}
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t b = 0;
+  while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  return s.substr(b);
+}
+}  // namespace
+
+ArgSpec parse_arg_spec(const std::string& text) {
+  ArgSpec a;
+  a.text = text;
+  std::string s = trim(text);
+  auto word = [&s]() {
+    size_t e = 0;
+    while (e < s.size() && !std::isspace(static_cast<unsigned char>(s[e]))) ++e;
+    std::string w = s.substr(0, e);
+    s = trim(s.substr(e));
+    return w;
+  };
+  std::string first = word();
+  if (first == "in" || first == "out" || first == "inout") {
+    a.role = first == "in" ? ArgSpec::Role::In : first == "out" ? ArgSpec::Role::Out : ArgSpec::Role::InOut;
+    a.type = word();
+  } else {
+    a.role = ArgSpec::Role::Scalar;
+    a.type = first;
+  }
+  if (!known_type(a.type))
+    throw std::invalid_argument("unknown type '" + a.type + "' in \"" + text +
+                                "\" (use f32, f16, bf16, f64, i32, u32, i64, u64)");
+  size_t br = s.find('[');
+  size_t eq = s.find('=');
+  if (a.role != ArgSpec::Role::Scalar) {
+    if (br == std::string::npos)
+      throw std::invalid_argument("buffer \"" + text + "\" needs its size, e.g. \"in f32 A[M][K]\"");
+    a.name = trim(s.substr(0, br));
+    size_t p = br;
+    while (p < s.size() && s[p] == '[') {
+      size_t close = s.find(']', p);
+      if (close == std::string::npos) throw std::invalid_argument("missing ']' in \"" + text + "\"");
+      a.dims.push_back(trim(s.substr(p + 1, close - p - 1)));
+      p = close + 1;
+      while (p < s.size() && s[p] == ' ') ++p;
+    }
+    if (p != s.size()) throw std::invalid_argument("unexpected '" + s.substr(p) + "' in \"" + text + "\"");
+  } else {
+    a.name = trim(eq == std::string::npos ? s : s.substr(0, eq));
+    a.value = eq == std::string::npos ? a.name : trim(s.substr(eq + 1));
+  }
+  if (a.name.empty()) throw std::invalid_argument("argument \"" + text + "\" has no name");
+  return a;
+}
+
+// ---- loading -----------------------------------------------------------------
+const Exercise* Lesson::find_exercise(const std::string& ex_id) const {
+  for (const auto& e : exercises)
+    if (e.id == ex_id) return &e;
+  return nullptr;
+}
+
+namespace {
+
+struct Reader {
+  std::string file;
+
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw ManifestError(file, field, what);
+  }
+  std::string str(const toml::table& t, const std::string& field, const std::string& key, bool required,
+                  std::string def = "") const {
+    auto n = t.get(key);
+    if (!n) {
+      if (required) fail(field + key, "missing (a string is required)");
+      return def;
+    }
+    if (auto s = n->value<std::string>()) return *s;
+    fail(field + key, "must be a string");
+  }
+  // A size expression may be written as a string or an integer.
+  std::string expr(const toml::node& n, const std::string& field) const {
+    if (auto s = n.value<std::string>()) return *s;
+    if (auto i = n.value<int64_t>()) return std::to_string(*i);
+    fail(field, "must be an integer or a size expression string");
+  }
+  std::vector<std::string> exprs(const toml::table& t, const std::string& field, const std::string& key,
+                                 std::vector<std::string> def) const {
+    auto n = t.get(key);
+    if (!n) return def;
+    if (auto arr = n->as_array()) {
+      if (arr->empty() || arr->size() > 3) fail(field + key, "needs 1 to 3 entries (x, y, z)");
+      std::vector<std::string> out;
+      for (size_t i = 0; i < arr->size(); ++i)
+        out.push_back(expr(*arr->get(i), field + key + "[" + std::to_string(i) + "]"));
+      return out;
+    }
+    return {expr(*n, field + key)};
+  }
+  std::vector<std::string> strings(const toml::table& t, const std::string& field, const std::string& key) const {
+    std::vector<std::string> out;
+    auto n = t.get(key);
+    if (!n) return out;
+    auto arr = n->as_array();
+    if (!arr) fail(field + key, "must be an array of strings");
+    for (size_t i = 0; i < arr->size(); ++i) {
+      auto s = arr->get(i)->value<std::string>();
+      if (!s) fail(field + key + "[" + std::to_string(i) + "]", "must be a string");
+      out.push_back(*s);
+    }
+    return out;
+  }
+  Geometry geometry(const toml::table& t, const std::string& field) const {
+    Geometry g;
+    if (!t.get("grid")) fail(field + "grid", "missing (launch grid as size expressions, e.g. [\"cdiv(N, 256)\"])");
+    if (!t.get("block")) fail(field + "block", "missing (block size, e.g. [256])");
+    g.grid = exprs(t, field, "grid", {"1"});
+    g.block = exprs(t, field, "block", {"1"});
+    if (auto n = t.get("shared_bytes")) g.shared_bytes = expr(*n, field + "shared_bytes");
+    return g;
+  }
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// Does `source` define a __global__ function called `kernel`? A textual check
+// that runs at load time, before any compile, so that a manifest naming a
+// kernel that is not there fails with the manifest's field named.
+bool source_defines_kernel(const std::string& source, const std::string& kernel) {
+  size_t p = 0;
+  while ((p = source.find(kernel, p)) != std::string::npos) {
+    bool left_ok = p == 0 || !(std::isalnum(static_cast<unsigned char>(source[p - 1])) || source[p - 1] == '_');
+    size_t e = p + kernel.size();
+    size_t q = e;
+    while (q < source.size() && std::isspace(static_cast<unsigned char>(source[q]))) ++q;
+    bool right_ok = q < source.size() && source[q] == '(';
+    if (left_ok && right_ok) {
+      size_t line_start = source.rfind('\n', p);
+      size_t window = p > 400 ? p - 400 : 0;
+      std::string before = source.substr(window, p - window);
+      if (before.find("__global__") != std::string::npos || source.substr(line_start + 1, p).find("__global__") != std::string::npos)
+        return true;
+    }
+    p = e;
+  }
+  return false;
+}
+
+Exercise read_exercise(const Reader& r, const toml::table& t, const std::string& f, const fs::path& dir) {
+  Exercise e;
+  e.id = r.str(t, f, "id", true);
+  e.title = r.str(t, f, "title", false, e.id);
+  e.file = r.str(t, f, "file", true);
+  e.template_file = r.str(t, f, "template", false, e.file + ".template");
+  e.solution = r.str(t, f, "solution", true);
+  e.kernel = r.str(t, f, "kernel", true);
+  e.reference = r.str(t, f, "reference", true);
+  e.geometry = r.geometry(t, f);
+  e.hints = r.strings(t, f, "hints");
+  e.defines = r.strings(t, f, "defines");
+  if (auto n = t.get("tolerance")) {
+    auto v = n->value<double>();
+    if (!v || *v <= 0) r.fail(f + "tolerance", "must be a positive number");
+    e.tolerance = *v;
+  }
+  // Files exist, and each defines the kernel.
+  for (auto [key, rel] : {std::pair{"template", e.template_file}, {"solution", e.solution}}) {
+    std::string p = (dir / rel).string();
+    if (!fs::exists(p)) r.fail(f + key, "file '" + rel + "' not found in " + dir.string());
+    if (!source_defines_kernel(read_text(p), e.kernel))
+      r.fail(f + "kernel", "no __global__ function '" + e.kernel + "' in " + rel);
+  }
+  // Arguments.
+  for (size_t i = 0; auto& s : r.strings(t, f, "args")) {
+    try {
+      e.args.push_back(parse_arg_spec(s));
+    } catch (const std::invalid_argument& ex) {
+      r.fail(f + "args[" + std::to_string(i) + "]", ex.what());
+    }
+    ++i;
+  }
+  if (e.args.empty()) r.fail(f + "args", "missing (the kernel's parameters, e.g. [\"in f32 x[N]\", \"i32 N\"])");
+  // Sizes: an array of tables of integers.
+  auto sn = t.get("sizes");
+  if (!sn || !sn->as_array() || sn->as_array()->empty())
+    r.fail(f + "sizes", "missing (an array of tables like {N = 1000}, some not multiples of the tile)");
+  for (size_t i = 0; i < sn->as_array()->size(); ++i) {
+    auto st = sn->as_array()->get(i)->as_table();
+    std::string fi = f + "sizes[" + std::to_string(i) + "]";
+    if (!st) r.fail(fi, "must be a table like {M = 64, N = 64}");
+    SizeVars v;
+    for (auto& [k, val] : *st) {
+      auto iv = val.value<int64_t>();
+      if (!iv || *iv <= 0) r.fail(fi + "." + std::string(k.str()), "must be a positive integer");
+      v[std::string(k.str())] = *iv;
+    }
+    e.sizes.push_back(v);
+  }
+  if (auto n = t.get("metric_size")) {
+    auto v = n->value<int64_t>();
+    if (!v || *v < 0 || static_cast<size_t>(*v) >= e.sizes.size())
+      r.fail(f + "metric_size", "must index into sizes (0.." + std::to_string(e.sizes.size() - 1) + ")");
+    e.metric_size = static_cast<size_t>(*v);
+  }
+  // Every expression must evaluate with every size.
+  auto check_expr = [&](const std::string& ex, const std::string& field) {
+    for (auto& sz : e.sizes) {
+      std::string err = validate_size(ex, sz);
+      if (!err.empty()) r.fail(field, err);
+    }
+  };
+  for (size_t i = 0; i < e.geometry.grid.size(); ++i) check_expr(e.geometry.grid[i], f + "grid");
+  for (size_t i = 0; i < e.geometry.block.size(); ++i) check_expr(e.geometry.block[i], f + "block");
+  check_expr(e.geometry.shared_bytes, f + "shared_bytes");
+  int n_in = 0, n_out = 0, n_scalar = 0;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const auto& a = e.args[i];
+    std::string fa = f + "args[" + std::to_string(i) + "]";
+    for (auto& d : a.dims) check_expr(d, fa);
+    if (a.role == ArgSpec::Role::Scalar) {
+      ++n_scalar;
+      bool is_number = !a.value.empty() && (std::isdigit(static_cast<unsigned char>(a.value[0])) || a.value[0] == '-' || a.value[0] == '.');
+      if (!is_number) check_expr(a.value, fa);
+    }
+    if (a.role == ArgSpec::Role::In || a.role == ArgSpec::Role::InOut) ++n_in;
+    if (a.role == ArgSpec::Role::Out || a.role == ArgSpec::Role::InOut) ++n_out;
+  }
+  // Reference.
+  const Reference* ref = find_reference(e.reference);
+  if (!ref) r.fail(f + "reference", "unknown reference '" + e.reference + "' (known: " + known_references() + ")");
+  if (ref->inputs != n_in || ref->outputs != n_out || ref->scalars != n_scalar)
+    r.fail(f + "args", "reference '" + e.reference + "' takes " + std::to_string(ref->inputs) + " input(s), " +
+                           std::to_string(ref->outputs) + " output(s) and " + std::to_string(ref->scalars) +
+                           " float scalar(s); the args give " + std::to_string(n_in) + ", " +
+                           std::to_string(n_out) + " and " + std::to_string(n_scalar));
+  for (auto& sz : e.sizes)
+    for (auto* need : ref->sizes)
+      if (!sz.count(need)) r.fail(f + "sizes", "reference '" + e.reference + "' needs size '" + need + "'");
+  // Baselines.
+  if (auto bn = t.get("baselines")) {
+    auto bt = bn->as_table();
+    if (!bt) r.fail(f + "baselines", "must be a table of {file, kernel, grid, block}");
+    for (auto& [k, v] : *bt) {
+      std::string fb = f + "baselines." + std::string(k.str()) + ".";
+      auto vt = v.as_table();
+      if (!vt) r.fail(fb, "must be a table {file, kernel, grid, block}");
+      Baseline b;
+      b.file = r.str(*vt, fb, "file", true);
+      b.kernel = r.str(*vt, fb, "kernel", true);
+      b.geometry = r.geometry(*vt, fb);
+      std::string p = (dir / b.file).string();
+      if (!fs::exists(p)) r.fail(fb + "file", "file '" + b.file + "' not found");
+      if (!source_defines_kernel(read_text(p), b.kernel))
+        r.fail(fb + "kernel", "no __global__ function '" + b.kernel + "' in " + b.file);
+      e.baselines.emplace_back(std::string(k.str()), std::move(b));
+    }
+  }
+  // Criteria.
+  if (auto cn = t.get("criteria")) {
+    auto arr = cn->as_array();
+    if (!arr) r.fail(f + "criteria", "must be an array of tables ([[exercises.criteria]])");
+    for (size_t i = 0; i < arr->size(); ++i) {
+      std::string fc = f + "criteria[" + std::to_string(i) + "].";
+      auto ct = arr->get(i)->as_table();
+      if (!ct) r.fail(fc, "must be a table");
+      Criterion c;
+      std::string name = r.str(*ct, fc, "metric", true);
+      auto m = metric_from_name(name);
+      if (!m) r.fail(fc + "metric", "unknown criterion '" + name + "' (known: " + known_metrics() + ")");
+      c.metric = *m;
+      c.why = r.str(*ct, fc, "why", false);
+      c.on = r.str(*ct, fc, "on", false, "global_loads");
+      if (c.on != "global_loads" && c.on != "global_stores" && c.on != "global")
+        r.fail(fc + "on", "must be global_loads, global_stores or global");
+      auto vn = ct->get("value");
+      switch (c.metric) {
+        case Metric::UsesSharedMemory:
+        case Metric::UsesTensorCores:
+          if (vn) {
+            auto b = vn->value<bool>();
+            if (!b) r.fail(fc + "value", "must be true or false");
+            c.expect = *b;
+          }
+          break;
+        case Metric::MaxGlobalLoadSectors:
+        case Metric::MaxGlobalBytes:
+        case Metric::MaxDramBytes:
+          if (!vn) r.fail(fc + "value", "missing (a size expression such as \"2*M*N*4\")");
+          c.value_expr = r.expr(*vn, fc + "value");
+          check_expr(c.value_expr, fc + "value");
+          break;
+        default: {
+          if (!vn) r.fail(fc + "value", "missing (the limit, a number)");
+          auto d = vn->value<double>();
+          if (!d) r.fail(fc + "value", "must be a number");
+          c.value = *d;
+        }
+      }
+      if (c.metric == Metric::MaxPredictedTimeRatio) {
+        c.baseline = r.str(*ct, fc, "baseline", true);
+        bool found = std::any_of(e.baselines.begin(), e.baselines.end(),
+                                 [&](auto& b) { return b.first == c.baseline; });
+        if (!found) r.fail(fc + "baseline", "no baseline '" + c.baseline + "' in " + f + "baselines");
+      }
+      e.criteria.push_back(c);
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+Lesson load_lesson(const std::string& dir_in) {
+  fs::path dir(dir_in);
+  Lesson L;
+  L.dir = dir.string();
+  L.manifest_path = (dir / "lesson.toml").string();
+  Reader r{L.manifest_path};
+  if (!fs::exists(L.manifest_path)) r.fail("(file)", "not found");
+  toml::table root;
+  try {
+    root = toml::parse_file(L.manifest_path);
+  } catch (const toml::parse_error& e) {
+    r.fail("line " + std::to_string(e.source().begin.line), std::string("malformed TOML: ") + std::string(e.description()));
+  }
+  L.id = r.str(root, "", "id", true);
+  if (L.id != dir.filename().string())
+    r.fail("id", "'" + L.id + "' does not match the folder name '" + dir.filename().string() + "'");
+  L.title = r.str(root, "", "title", true);
+  L.readme = r.str(root, "", "readme", false, "README.md");
+  if (!fs::exists(dir / L.readme)) r.fail("readme", "file '" + L.readme + "' not found");
+  if (auto sn = root.get("steps")) {
+    auto arr = sn->as_array();
+    if (!arr) r.fail("steps", "must be an array of tables ([[steps]])");
+    for (size_t i = 0; i < arr->size(); ++i) {
+      std::string fs_ = "steps[" + std::to_string(i) + "].";
+      auto st = arr->get(i)->as_table();
+      if (!st) r.fail(fs_, "must be a table");
+      Step s;
+      s.title = r.str(*st, fs_, "title", false);
+      s.text = r.str(*st, fs_, "text", false);
+      s.command = r.str(*st, fs_, "run", false);
+      s.section = r.str(*st, fs_, "section", false);
+      if (!s.section.empty()) {
+        std::string body = markdown_section(read_text((dir / L.readme).string()), s.section);
+        if (body.empty()) r.fail(fs_ + "section", "no heading \"## " + s.section + "\" in " + L.readme);
+        if (s.title.empty()) s.title = s.section;
+        s.text = body + (s.text.empty() ? "" : "\n" + s.text);
+      }
+      if (s.text.empty() && s.command.empty()) r.fail(fs_ + "text", "a step needs text, section, run, or a mix");
+      L.steps.push_back(s);
+    }
+  }
+  if (auto en = root.get("exercises")) {
+    auto arr = en->as_array();
+    if (!arr) r.fail("exercises", "must be an array of tables ([[exercises]])");
+    for (size_t i = 0; i < arr->size(); ++i) {
+      std::string fe = "exercises[" + std::to_string(i) + "].";
+      auto et = arr->get(i)->as_table();
+      if (!et) r.fail(fe, "must be a table");
+      Exercise e = read_exercise(r, *et, fe, dir);
+      if (L.find_exercise(e.id)) r.fail(fe + "id", "duplicate exercise id '" + e.id + "'");
+      L.exercises.push_back(std::move(e));
+    }
+  }
+  return L;
+}
+
+std::string markdown_section(const std::string& md, const std::string& heading) {
+  std::string want = "## " + heading;
+  size_t p = 0;
+  while (p < md.size()) {
+    size_t e = md.find('\n', p);
+    if (e == std::string::npos) e = md.size();
+    std::string line = trim(md.substr(p, e - p));
+    if (line == want) {
+      size_t start = e + 1, q = start;
+      while (q < md.size()) {
+        size_t qe = md.find('\n', q);
+        if (qe == std::string::npos) qe = md.size();
+        if (md.compare(q, 3, "## ") == 0) break;
+        q = qe + 1;
+      }
+      return trim(md.substr(std::min(start, md.size()), std::min(q, md.size()) - std::min(start, md.size())));
+    }
+    p = e + 1;
+  }
+  return "";
+}
+
+std::vector<Lesson> load_lessons(const std::string& root) {
+  std::vector<std::string> dirs;
+  for (auto& d : fs::directory_iterator(root))
+    if (d.is_directory() && fs::exists(d.path() / "lesson.toml")) dirs.push_back(d.path().string());
+  std::sort(dirs.begin(), dirs.end());
+  std::vector<Lesson> out;
+  for (auto& d : dirs) out.push_back(load_lesson(d));
+  return out;
+}
+
+}  // namespace lab::lesson

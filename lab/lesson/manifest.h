@@ -1,0 +1,134 @@
+// lab/lesson/manifest.h: a lesson as its lesson.toml describes it.
+//
+// A lesson folder lessons/NN-topic/ holds lesson.toml, README.md (the text),
+// exercise*.cu (the student's working files), *.template (their pristine
+// copies, for `gpulab reset`) and solution*.cu. The manifest says which
+// kernels the lesson runs, and for each exercise how to launch it, on which
+// sizes, against which CPU reference, and which efficiency criteria it must
+// meet. Loading validates everything a check will need, so a bad manifest
+// fails when it is loaded, with the file and the field named.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lab/lesson/size_expr.h"
+
+namespace lab::lesson {
+
+// A lesson file the author got wrong: names the file and the field.
+struct ManifestError : std::runtime_error {
+  std::string file, field;
+  ManifestError(std::string file_, std::string field_, const std::string& what)
+      : std::runtime_error(file_ + ": " + field_ + ": " + what), file(std::move(file_)), field(std::move(field_)) {}
+};
+
+// One step of `gpulab lesson ID`: text to show, and/or a command to run
+// (a gpulab command line the student can type themselves).
+struct Step {
+  std::string title;
+  std::string text;     // markdown, shown as is; from the README when `section` is given
+  std::string section;  // a "## " heading of the README whose text this step shows
+  std::string command;  // e.g. "gpulab sim lessons/03-coalescing/solution.cu --kernel ..."; "" for none
+};
+
+// One kernel parameter, from a spec like "in f32 A[M][K]", "out f32 C[M][N]",
+// "inout f32 X[N]", "i32 N" or "f32 alpha=0.5".
+struct ArgSpec {
+  enum class Role { In, Out, InOut, Scalar };
+  Role role = Role::Scalar;
+  std::string type;                // f32 f16 bf16 f64 i32 u32 i64 u64
+  std::string name;
+  std::vector<std::string> dims;   // size expressions; product = element count
+  std::string value;               // scalar: size expression or a float literal
+  std::string text;                // as written, for messages
+  int elem_bytes() const;
+};
+
+struct Geometry {
+  std::vector<std::string> grid{"1"}, block{"1"};  // 1 to 3 size expressions each
+  std::string shared_bytes = "0";                  // dynamic shared memory
+};
+
+// A kernel to compare against (for ratio criteria): same args as the exercise.
+struct Baseline {
+  std::string file;    // relative to the lesson folder
+  std::string kernel;
+  Geometry geometry;
+};
+
+enum class Metric {
+  MaxSectorsPerRequest,   // worst source line, sectors / requests, on `on`
+  MaxBankConflicts,       // shared-memory conflicts (wavefronts - ideal), whole kernel
+  MaxGlobalLoadSectors,   // size expression
+  MaxGlobalBytes,         // loads + stores, sectors * 32; size expression
+  MaxDramBytes,           // L2 model misses; size expression
+  MinWarpEfficiency,      // active lanes / (32 * warp instructions)
+  MaxSharedLoadsPerFma,   // shared load requests per warp-level fma
+  UsesSharedMemory,
+  UsesTensorCores,
+  MinOccupancy,           // achieved-theoretical occupancy from the machine model
+  MaxPredictedTimeRatio,  // predicted time / baseline's predicted time
+};
+const char* metric_name(Metric m);
+std::optional<Metric> metric_from_name(const std::string& name);
+std::string known_metrics();
+
+struct Criterion {
+  Metric metric{};
+  std::string on = "global_loads";  // for sectors per request: global_loads | global_stores | global
+  double value = 0;                 // the limit, for numeric criteria
+  std::string value_expr;           // the limit as a size expression (bytes/sectors criteria)
+  bool expect = true;               // for uses_* criteria
+  std::string baseline;             // for ratio criteria: a [exercises.baselines] key
+  std::string why;                  // one line: what this criterion teaches
+};
+
+struct Exercise {
+  std::string id;          // unique within the lesson, e.g. "coalesced-gemm"
+  std::string title;
+  std::string file;        // the student's file, relative to the lesson folder
+  std::string template_file;
+  std::string solution;
+  std::string kernel;
+  Geometry geometry;
+  std::vector<ArgSpec> args;
+  std::vector<SizeVars> sizes;
+  size_t metric_size = 0;  // index into sizes at which criteria are measured
+  std::string reference;   // CPU reference name (see reference.h)
+  std::optional<double> tolerance;  // else by output precision
+  std::vector<Criterion> criteria;
+  std::vector<std::pair<std::string, Baseline>> baselines;
+  std::vector<std::string> hints;
+  std::vector<std::string> defines;  // extra -D for compiling
+};
+
+struct Lesson {
+  std::string id;          // the folder name, e.g. "03-coalescing"
+  std::string title;
+  std::string dir;         // absolute or as found
+  std::string manifest_path;
+  std::string readme;      // file name of the text
+  std::vector<Step> steps;
+  std::vector<Exercise> exercises;
+
+  std::string path(const std::string& rel) const { return dir + "/" + rel; }
+  const Exercise* find_exercise(const std::string& id) const;
+};
+
+// Loads and validates lessons/<dir>/lesson.toml. Throws ManifestError.
+Lesson load_lesson(const std::string& dir);
+
+// The text under the "## `heading`" line of a markdown document, up to the
+// next "## " heading; "" when there is no such heading.
+std::string markdown_section(const std::string& markdown, const std::string& heading);
+
+// Every lesson folder under `root` (folders with a lesson.toml), sorted by name.
+std::vector<Lesson> load_lessons(const std::string& root);
+
+// Parses one argument spec; throws std::invalid_argument with what is wrong.
+ArgSpec parse_arg_spec(const std::string& text);
+
+}  // namespace lab::lesson

@@ -1,0 +1,128 @@
+// lab/lesson/reference.cpp: float64 CPU references, one short function each.
+#include "lab/lesson/reference.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace lab::lesson {
+namespace {
+
+int64_t dim(const ReferenceArgs& a, const char* n) { return a.sizes.at(n); }
+
+// out = s0 * in0 + in1 (vector or matrix alike: element by element).
+void axpy(const ReferenceArgs& a) {
+  auto& x = *a.in[0];
+  auto& y = *a.in[1];
+  auto& out = *a.out[0];
+  for (size_t i = 0; i < out.size(); ++i) out[i] = a.scalars[0] * x[i] + y[i];
+}
+
+void vector_add(const ReferenceArgs& a) {
+  auto& out = *a.out[0];
+  for (size_t i = 0; i < out.size(); ++i) out[i] = (*a.in[0])[i] + (*a.in[1])[i];
+}
+
+// C[M][N] = A[M][K] * B[K][N], all row-major.
+void gemm(const ReferenceArgs& a) {
+  int64_t M = dim(a, "M"), N = dim(a, "N"), K = dim(a, "K");
+  auto& A = *a.in[0];
+  auto& B = *a.in[1];
+  auto& C = *a.out[0];
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += A[i * K + k] * B[k * N + j];
+      C[i * N + j] = s;
+    }
+}
+
+// out[N][M] = in[M][N]^T
+void transpose(const ReferenceArgs& a) {
+  int64_t M = dim(a, "M"), N = dim(a, "N");
+  auto& in = *a.in[0];
+  auto& out = *a.out[0];
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) out[j * M + i] = in[i * N + j];
+}
+
+// Y[M][N] = relu(X[M][N] + b[N])
+void bias_relu(const ReferenceArgs& a) {
+  int64_t M = dim(a, "M"), N = dim(a, "N");
+  auto& X = *a.in[0];
+  auto& b = *a.in[1];
+  auto& Y = *a.out[0];
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) Y[i * N + j] = std::max(0.0, X[i * N + j] + b[j]);
+}
+
+// Y[M][N] = gelu(X[M][N] + b[N]), the tanh approximation GPT-2 uses:
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (Hendrycks & Gimpel 2016, eq. 2).
+void bias_gelu(const ReferenceArgs& a) {
+  int64_t M = dim(a, "M"), N = dim(a, "N");
+  auto& X = *a.in[0];
+  auto& b = *a.in[1];
+  auto& Y = *a.out[0];
+  const double c = std::sqrt(2.0 / M_PI);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double x = X[i * N + j] + b[j];
+      Y[i * N + j] = 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
+    }
+}
+
+// Y[M][N] = softmax of each row of X[M][N] (max subtracted, as kernels do).
+void softmax_rows(const ReferenceArgs& a) {
+  int64_t M = dim(a, "M"), N = dim(a, "N");
+  auto& X = *a.in[0];
+  auto& Y = *a.out[0];
+  for (int64_t i = 0; i < M; ++i) {
+    double mx = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < N; ++j) mx = std::max(mx, X[i * N + j]);
+    for (int64_t j = 0; j < N; ++j) sum += std::exp(X[i * N + j] - mx);
+    for (int64_t j = 0; j < N; ++j) Y[i * N + j] = std::exp(X[i * N + j] - mx) / sum;
+  }
+}
+
+// y[i] = sum of x[i]'s polynomial 1 + x + x^2 + ... of degree d[i] (lesson 2:
+// work that depends on the data, so lanes of one warp loop different counts).
+void poly_by_degree(const ReferenceArgs& a) {
+  auto& x = *a.in[0];
+  auto& d = *a.in[1];
+  auto& y = *a.out[0];
+  for (size_t i = 0; i < y.size(); ++i) {
+    double s = 0, p = 1;
+    int n = static_cast<int>(d[i]);
+    for (int k = 0; k <= n; ++k, p *= x[i]) s += p;
+    y[i] = s;
+  }
+}
+
+const std::vector<Reference>& table() {
+  static const std::vector<Reference> t = {
+      {"vector_add", "C = A + B, element by element", 2, 1, 0, {}, vector_add},
+      {"axpy", "Y = a*X + B, element by element", 2, 1, 1, {}, axpy},
+      {"gemm", "C[M][N] = A[M][K] * B[K][N], row-major", 2, 1, 0, {"M", "N", "K"}, gemm},
+      {"transpose", "out[N][M] = in[M][N] transposed", 1, 1, 0, {"M", "N"}, transpose},
+      {"bias_relu", "Y[M][N] = relu(X[M][N] + b[N])", 2, 1, 0, {"M", "N"}, bias_relu},
+      {"bias_gelu", "Y[M][N] = gelu_tanh(X[M][N] + b[N])", 2, 1, 0, {"M", "N"}, bias_gelu},
+      {"softmax_rows", "Y[M][N] = softmax over each row of X[M][N]", 1, 1, 0, {"M", "N"}, softmax_rows},
+      {"poly_by_degree", "y[i] = 1 + x[i] + ... + x[i]^d[i]", 2, 1, 0, {}, poly_by_degree},
+  };
+  return t;
+}
+
+}  // namespace
+
+const Reference* find_reference(const std::string& name) {
+  for (const auto& r : table())
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+std::string known_references() {
+  std::string s;
+  for (const auto& r : table()) s += (s.empty() ? "" : ", ") + std::string(r.name);
+  return s;
+}
+
+}  // namespace lab::lesson
