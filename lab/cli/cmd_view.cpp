@@ -1,0 +1,151 @@
+// lab/cli/cmd_view.cpp: `gpulab view [LESSON | FILE.cu] ...` opens the visual
+// lab (with no argument: the GEMM progression); `gpulab demo` is the
+// instructor's mode. Without a display both print the progression's table and
+// say how to open the view.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "lab/bench/gemm_registry.h"
+#include "lab/cli/command.h"
+#ifdef GPULAB_HAVE_VISUAL
+#include "visual/app.h"
+#endif
+
+namespace lab::cli {
+namespace {
+
+struct ViewArgs {
+  std::string target, kernel, version, gpu = "H100", screenshot, window_size = "1600x900", panel = "all";
+  int n = 128, frames = 30;
+  double at = 0;
+  float speed = 400;
+  bool fps = false, play = false;
+};
+
+int print_table(bool built_with_view) {
+  std::printf("GPU Lab: the GEMM progression\n\n");
+  try {
+    auto versions = bench::load_gemm_versions();
+    std::printf("  %-22s %-10s %-12s %-12s\n", "version", "precision", "block", "tile/block");
+    for (const auto& v : versions)
+      std::printf("  %-22s %-10s %4ux%-7u %4ux%-7u\n", v.name.c_str(), bench::precision_name(v.precision), v.block[0],
+                  v.block[1], v.tile[0], v.tile[1]);
+  } catch (const std::exception& e) {
+    std::printf("  (cannot read the progression: %s)\n", e.what());
+  }
+  std::printf("\nTimings: `gpulab bench` measures the CPU versions and predicts or measures the GPU ones.\n\n");
+  if (built_with_view)
+    std::printf("No display found ($DISPLAY and $WAYLAND_DISPLAY are unset, or the X server refused).\n"
+                "To see the visual lab, run on a desktop, or render a picture without one:\n"
+                "  xvfb-run -a -s \"-screen 0 1600x900x24\" gpulab view --screenshot lab.png\n");
+  else
+    std::printf("This gpulab was built without the visual lab (Dear ImGui, GLFW, OpenGL not found).\n"
+                "Install libimgui-dev libglfw3-dev libgl-dev and rebuild with -DGPULAB_VISUAL=ON.\n");
+  return kExitOk;
+}
+
+int run_view(const ViewArgs& a, bool demo) {
+#ifdef GPULAB_HAVE_VISUAL
+  visual::AppOptions o;
+  o.demo = demo;
+  o.screenshot = a.screenshot;
+  o.frames = a.frames;
+  o.fps = a.fps;
+  o.panel = a.panel;
+  if (std::sscanf(a.window_size.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240) {
+    std::fprintf(stderr, "gpulab view: --size '%s': give WIDTHxHEIGHT, at least 320x240 (e.g. 1600x900)\n",
+                 a.window_size.c_str());
+    return kExitUsage;
+  }
+  bool ok = false;
+  visual::panel_from_name(a.panel, &ok);
+  if (!ok) {
+    std::fprintf(stderr, "gpulab view: --panel '%s': choose all, sm, block, memory, coalescing, banks, source, "
+                         "roofline, comparison, occupancy or lesson\n", a.panel.c_str());
+    return kExitUsage;
+  }
+  visual::SessionConfig& s = o.session;
+  s.gpu = a.gpu;
+  s.size = a.n;
+  s.version = a.version;
+  s.start_fraction = a.at;
+  s.speed = a.speed;
+  s.autoplay = a.play || demo;
+  if (!a.target.empty()) {
+    namespace fs = std::filesystem;
+    fs::path t(a.target);
+    if (t.extension() == ".cu") {
+      // A GEMM version's file selects that version; other kernels are not traced by the view yet.
+      std::string stem = t.stem().string();
+      bool found = false;
+      try {
+        for (const auto& v : bench::load_gemm_versions())
+          if (fs::path(v.file).filename() == t.filename()) s.version = v.name, found = true;
+      } catch (const std::exception&) {
+      }
+      if (!found) {
+        std::fprintf(stderr, "gpulab view: %s: the view traces the GEMM progression's kernels (kernels/gemm/*.cu) "
+                             "so far; run other kernels with `gpulab sim %s --kernel %s ...`\n",
+                     a.target.c_str(), a.target.c_str(), a.kernel.empty() ? "NAME" : a.kernel.c_str());
+        return kExitUsage;
+      }
+    } else {
+      fs::path dir = fs::is_directory(t) ? t : fs::path();
+      if (dir.empty() && fs::is_directory(GPULAB_SOURCE_DIR "/lessons"))
+        for (const auto& e : fs::directory_iterator(GPULAB_SOURCE_DIR "/lessons"))
+          if (e.is_directory() && e.path().filename().string().rfind(a.target, 0) == 0) dir = e.path();
+      if (dir.empty()) {
+        std::fprintf(stderr, "gpulab view: '%s' is neither a lesson (lessons/NN-topic) nor a .cu file\n",
+                     a.target.c_str());
+        return kExitUsage;
+      }
+      s.lesson_dir = dir.string();
+    }
+  }
+  int rc = visual::run_app(o);
+  if (rc == visual::kNoDisplay) {
+    if (!a.screenshot.empty()) {
+      std::fprintf(stderr, "gpulab view: --screenshot needs a display; run it under "
+                           "xvfb-run -a -s \"-screen 0 1600x900x24\"\n");
+      return kExitUsage;
+    }
+    return print_table(true);
+  }
+  return rc;
+#else
+  (void)demo;
+  (void)a;
+  return print_table(false);
+#endif
+}
+
+void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
+  if (target) cmd->add_option("target", a.target, "a lesson (01, lessons/01-...) or a kernel file (.cu)");
+  cmd->add_option("--kernel", a.kernel, "kernel name in FILE.cu");
+  cmd->add_option("--version", a.version, "GEMM version to open (e.g. 03_smem_tiled)");
+  cmd->add_option("--gpu", a.gpu, "GPU model: T4, A100, RTX4090, H100, H200")->capture_default_str();
+  cmd->add_option("--n", a.n, "M = N = K of the traced GEMM")->capture_default_str()->check(CLI::Range(16, 1024));
+  cmd->add_option("--screenshot", a.screenshot, "render, write this PNG and exit");
+  cmd->add_option("--frames", a.frames, "frames to render before the screenshot")->capture_default_str();
+  cmd->add_option("--size", a.window_size, "window size WxH")->capture_default_str();
+  cmd->add_option("--panel", a.panel, "one view full window: sm, block, memory, coalescing, banks, source, "
+                                      "roofline, comparison, occupancy, lesson; or all")->capture_default_str();
+  cmd->add_option("--at", a.at, "start the replay at this fraction of the trace (0..1)")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--speed", a.speed, "playback speed, warp instructions per second")->capture_default_str();
+  cmd->add_flag("--play", a.play, "start playing at once");
+  cmd->add_flag("--fps", a.fps, "print the UI's measured frame times at exit");
+}
+
+const bool registered = register_command([](CLI::App& app, int& rc) {
+  static ViewArgs view, demo;
+  auto* v = app.add_subcommand("view", "open the visual lab (GEMM progression, a lesson, or a kernel)");
+  add_options(v, view, true);
+  v->callback([&rc] { rc = run_view(view, false); });
+  auto* d = app.add_subcommand("demo", "instructor mode: full screen, large fonts, auto-play through the GEMM progression");
+  add_options(d, demo, false);
+  d->callback([&rc] { rc = run_view(demo, true); });
+});
+
+}  // namespace
+}  // namespace lab::cli

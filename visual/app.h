@@ -1,0 +1,32 @@
+// visual/app.h: the window: GLFW + OpenGL 3.3 + ImGui, the frame loop,
+// screenshots and frame timing. `gpulab view` and `gpulab demo` call run_app.
+#pragma once
+
+#include <string>
+
+#include "visual/session.h"
+
+namespace lab::visual {
+
+struct AppOptions {
+  SessionConfig session;
+  bool demo = false;             // full screen, large fonts, high contrast, auto-play
+  std::string screenshot;        // write this PNG after `frames` frames, then exit
+  int frames = 30;
+  int width = 1600, height = 900;
+  bool fps = false;              // print measured UI frame times at exit
+  std::string panel = "all";     // one view full window, or all
+};
+
+constexpr int kNoDisplay = 3;    // run_app's answer when no window can be opened
+
+// Returns 0, kNoDisplay when GLFW cannot open a display, or 2 on errors.
+int run_app(const AppOptions& options);
+
+// True when a display server seems reachable ($DISPLAY or $WAYLAND_DISPLAY set).
+bool display_available();
+
+// Writes the current framebuffer (width x height, RGB) as a PNG; false on failure.
+bool write_framebuffer_png(const std::string& path, int width, int height);
+
+}  // namespace lab::visual

@@ -1,0 +1,411 @@
+// visual/session.cpp: the worker: build a trace of the chosen kernel, replay
+// it at the UI's speed, publish snapshots.
+//
+// Index
+//   [PREPARE]  compile, parse, allocate A/B/C, launch with a TraceRecorder
+//   [STATIC]   the parts of the snapshot that do not change while replaying
+//   [LOOP]     commands, playback clock, publishing
+#include "visual/session.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "lab/bench/gemm_problem.h"
+#include "lab/bench/gemm_registry.h"
+#include "lab/bench/gemm_sim.h"
+#include "lab/compile/nvrtc.h"
+#include "lab/cpu/gemm.h"
+#include "lab/cpu/timer.h"
+#include "lab/ptx/parser.h"
+#include "lab/sim/device.h"
+#include "lab/sim/occupancy.h"
+#include "lab/sim/run.h"
+#include "visual/trace.h"
+
+namespace lab::visual {
+
+namespace {
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The comment block heading a kernel file: the story of that version.
+std::string header_comment(const std::string& path) {
+  std::string md;
+  for (const std::string& l : split_lines(read_file(path))) {
+    if (l.rfind("//", 0) != 0) break;
+    std::string t = l.size() > 2 && l[2] == ' ' ? l.substr(3) : l.substr(2);
+    md += t + "\n";
+  }
+  return md;
+}
+
+// A lesson README, one step per `## ` section.
+LessonText lesson_from_readme(const std::string& dir) {
+  LessonText lt;
+  LessonStep cur;
+  for (const std::string& l : split_lines(read_file(dir + "/README.md"))) {
+    if (l.rfind("# ", 0) == 0 && lt.title.empty()) {
+      lt.title = l.substr(2);
+      continue;
+    }
+    if (l.rfind("## ", 0) == 0) {
+      if (!cur.markdown.empty()) lt.steps.push_back(cur);
+      cur = LessonStep{};
+      cur.title = l.substr(3);
+    }
+    cur.markdown += l + "\n";
+  }
+  if (!cur.markdown.empty()) lt.steps.push_back(cur);
+  return lt;
+}
+}  // namespace
+
+struct Session::Impl {
+  SessionConfig cfg;
+  std::vector<bench::GemmVersion> versions;
+  int version = 0;
+  std::atomic<int> want_version{-1};
+  // What the replay points into: kept alive with it.
+  ptx::Module module;
+  std::string ptx;
+  std::unique_ptr<TraceReplay> replay;
+  ViewModel base;
+  std::vector<PerfPoint> cpu_points;  // measured once
+  bool playing = false;
+  std::atomic<float> speed{400};
+  double credit = 0;  // fractional instructions owed by the playback clock
+  mutable std::mutex pub_mu;
+  std::shared_ptr<const ViewModel> published = std::make_shared<ViewModel>();
+  uint64_t serial = 0;
+  std::mutex cmd_mu;
+  std::vector<std::pair<PlayCommand, double>> commands;
+
+  void publish(ViewModel vm) {
+    vm.serial = ++serial;
+    auto p = std::make_shared<const ViewModel>(std::move(vm));
+    std::lock_guard lock(pub_mu);
+    published = std::move(p);
+  }
+  void prepare();
+  void measure_cpu(int n);
+  void fill_static(const sim::GpuModel& gpu, const sim::LaunchResult& result, const sim::LaunchConfig& lc, int regs,
+                   int blocks_per_sm);
+};
+
+// [PREPARE] --------------------------------------------------------------------
+void Session::Impl::prepare() {
+  replay.reset();
+  const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
+  const int n = cfg.size;
+  const bench::GemmVersion& v = versions.at(version);
+  base.playback.status = fmt::format("simulating {} at {}^3 on the CPU and recording its events...", v.name, n);
+  publish(base);
+  ptx = sim::load_ptx(v.file, cfg.gpu, {});
+  module = ptx::parse(ptx, v.file);
+  size_t ki = sim::resolve_kernel(module, v.kernel, v.file);
+  const ptx::Kernel& k = module.kernels[ki];
+  sim::LaunchConfig lc = v.launch_config(n, n, n);
+  sim::check_launch_limits(k, lc, cfg.gpu);
+  bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
+  const bool half = v.precision == bench::Precision::Fp16;
+  const uint64_t elem = half ? 2 : 4;
+  sim::GlobalMemory mem;
+  uint64_t a = mem.allocate(uint64_t(n) * n * elem, "A"), b = mem.allocate(uint64_t(n) * n * elem, "B"),
+           c = mem.allocate(uint64_t(n) * n * 4, "C");
+  if (half) {
+    mem.write(a, p.A16.data(), p.A16.size() * 2);
+    mem.write(b, p.B16.data(), p.B16.size() * 2);
+  } else {
+    mem.write(a, p.A.data(), p.A.size() * 4);
+    mem.write(b, p.B.data(), p.B.size() * 4);
+  }
+  mem.write(c, p.C0.data(), p.C0.size() * 4);
+  auto params = bench::pack_gemm_params(k, n, n, n, p.alpha, a, b, p.beta, c);
+  TraceRecorder rec(cfg.max_events);
+  sim::SimOptions opt;
+  opt.gpu = cfg.gpu;
+  opt.events = &rec;
+  opt.threads = 2;
+  sim::LaunchResult result = sim::launch(module, k, lc, params, mem, opt);
+
+  int regs = 32;
+  try {
+    for (const auto& u : compile::resource_usage(ptx, std::string(gpu.sm_arch)))
+      if (u.kernel == k.name) regs = u.registers;
+  } catch (const std::exception&) {
+  }
+  sim::OccupancyInput oin{int(lc.block.count()), regs, int(k.static_shared_bytes), int(lc.dynamic_shared_bytes)};
+  int bps = std::max(1, sim::occupancy_blocks_per_sm(gpu, oin));
+
+  TraceContext ctx;
+  ctx.module = &module;
+  ctx.kernel = &module.kernels[ki];
+  ctx.sm_count = uint32_t(gpu.sm_count);
+  ctx.max_warps_per_sm = uint32_t(gpu.max_warps_per_sm);
+  ctx.blocks_per_sm = uint32_t(bps);
+  ctx.grid[0] = lc.grid.x, ctx.grid[1] = lc.grid.y, ctx.grid[2] = lc.grid.z;
+  ctx.block[0] = lc.block.x, ctx.block[1] = lc.block.y, ctx.block[2] = lc.block.z;
+  ctx.matrices = {{"A", a, uint64_t(n) * n * elem, uint32_t(n), uint32_t(n), uint32_t(elem)},
+                  {"B", b, uint64_t(n) * n * elem, uint32_t(n), uint32_t(n), uint32_t(elem)},
+                  {"C", c, uint64_t(n) * n * 4, uint32_t(n), uint32_t(n), 4}};
+  ctx.source_lines = split_lines(read_file(v.file));
+  ctx.source_name = "kernels/gemm/" + v.file.substr(v.file.find_last_of('/') + 1);
+  ctx.ptx_lines = split_lines(ptx);
+  std::vector<TraceEvent> events;
+  std::vector<std::array<uint64_t, 32>> lanes;
+  bool truncated = rec.truncated();
+  rec.take(events, lanes);
+  replay = std::make_unique<TraceReplay>(std::move(ctx), std::move(events), std::move(lanes));
+  fill_static(gpu, result, lc, regs, bps);
+  base.playback.status = truncated ? fmt::format("trace cut at {} events: pick a smaller size", cfg.max_events)
+                         : !result.ok && !result.errors.empty() ? "kernel error: " + result.errors[0].message
+                                                                : "";
+  base.playback.sim_seconds = result.metrics.sim_seconds;
+}
+
+void Session::Impl::measure_cpu(int n) {
+  if (!cpu_points.empty()) return;
+  bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
+  std::vector<float> C(size_t(n) * n);
+  cpu::TimingOptions to;
+  to.min_repeats = 2, to.max_repeats = 5, to.min_total_seconds = 0.05;
+  for (const auto& v : cpu::cpu_gemm_versions()) {
+    cpu::Timing t = cpu::time_median([&] { v.fn(n, n, n, 1.f, p.A.data(), p.B.data(), 0.f, C.data(), 0); }, to);
+    PerfPoint pt;
+    pt.label = v.name;
+    pt.seconds = t.median_ms / 1e3;
+    pt.gflops = 2.0 * n * n * n / pt.seconds / 1e9;
+    // Each of A, B and C crosses memory once at best: the CPU point's intensity.
+    pt.intensity = 2.0 * n * n * n / (3.0 * n * n * 4);
+    pt.cpu = pt.measured = true;
+    cpu_points.push_back(pt);
+  }
+}
+
+// [STATIC] ---------------------------------------------------------------------
+void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchResult& result, const sim::LaunchConfig& lc,
+                                int regs, int bps) {
+  const bench::GemmVersion& v = versions.at(version);
+  const int n = cfg.size;
+  LaunchInfo& L = base.launch;
+  L = LaunchInfo{};
+  L.kernel = v.kernel;
+  L.file = "kernels/gemm/" + v.file.substr(v.file.find_last_of('/') + 1);
+  L.gpu = std::string(gpu.name);
+  L.problem = fmt::format("M=N=K={} ({})", n, bench::precision_name(v.precision));
+  L.grid[0] = lc.grid.x, L.grid[1] = lc.grid.y, L.grid[2] = lc.grid.z;
+  L.block[0] = lc.block.x, L.block[1] = lc.block.y, L.block[2] = lc.block.z;
+  L.registers = uint32_t(regs);
+  L.shared_bytes = 0;
+  for (const auto& k : module.kernels)
+    if (k.name == v.kernel) L.shared_bytes = k.static_shared_bytes + lc.dynamic_shared_bytes;
+  for (const auto& vv : versions) L.kernels.push_back(vv.name);
+  for (const auto& g : sim::all_gpu_models()) L.gpus.push_back(std::string(g.name));
+  L.sizes = {"32", "64", "128", "256"};
+  L.backends = {"simulator"};
+  base.sm.gpu = std::string(gpu.name);
+
+  // Occupancy calculator over the machine model.
+  OccupancyModel& om = base.occupancy;
+  om.gpu = std::string(gpu.name);
+  om.max_threads_per_block = gpu.max_threads_per_block;
+  om.max_registers_per_thread = gpu.max_regs_per_thread;
+  om.max_shared_per_block = gpu.shared_per_block_optin ? gpu.shared_per_block_optin : gpu.shared_per_block;
+  om.kernel = OccupancyQuery{int(lc.block.count()), regs, int(L.shared_bytes)};
+  const sim::GpuModel* g = &gpu;
+  om.compute = [g](const OccupancyQuery& q) {
+    OccupancyAnswer a;
+    a.max_warps_per_sm = g->max_warps_per_sm;
+    try {
+      sim::Occupancy o = sim::compute_occupancy(*g, sim::OccupancyInput{q.block_threads, q.registers, q.shared_bytes, 0});
+      a.blocks_per_sm = o.blocks_per_sm;
+      a.warps_per_sm = o.warps_per_sm;
+      auto lim = [](int x) { return x >= sim::Occupancy::kUnlimited ? 9999 : x; };
+      a.by_warps = lim(o.limit_warps), a.by_registers = lim(o.limit_registers);
+      a.by_shared = lim(o.limit_shared), a.by_blocks = lim(o.limit_blocks);
+      a.limiter = sim::limiter_name(o.limiter);
+      a.explanation = o.explanation;
+    } catch (const std::exception& e) {
+      a.limiter = "cannot launch";
+      a.explanation = e.what();
+    }
+    return a;
+  };
+
+  // Roofline: the GPU's roof, the traced kernel placed by its simulated DRAM
+  // traffic (a prediction: time = max(FLOPs / peak, bytes / bandwidth)), and
+  // the CPU versions measured here.
+  Roofline& r = base.roofline;
+  r.device = fmt::format("{} (model)", gpu.name);
+  r.peak_gflops = gpu.fp32_flops / 1e9;
+  r.peak_tensor_gflops = gpu.fp16_tensor_flops / 1e9;
+  r.bandwidth_gbs = gpu.dram_bytes_per_s / 1e9;
+  r.points.clear();
+  uint64_t dram = 0;
+  for (const auto& pc : result.metrics.per_pc) dram += pc.dram_read_bytes + pc.dram_write_bytes;
+  double flops = 2.0 * n * n * n;
+  measure_cpu(n);
+  Comparison& cmp = base.comparison;
+  cmp.problem = fmt::format("GEMM {}^3 fp32", n);
+  cmp.versions = cpu_points;
+  for (const auto& pt : cpu_points) r.points.push_back(pt);
+  if (dram > 0) {
+    PerfPoint pt;
+    pt.label = v.name + " (predicted)";
+    pt.intensity = flops / double(dram);
+    double t = std::max(flops / gpu.fp32_flops, double(dram) / gpu.dram_bytes_per_s);
+    // A grid smaller than one wave leaves SMs idle: only that share of the peak is reachable.
+    double fill = std::min(1.0, double(lc.grid.count()) / (double(gpu.sm_count) * bps));
+    t /= std::max(fill, 1e-3);
+    pt.seconds = t;
+    pt.gflops = flops / t / 1e9;
+    pt.current = true;
+    r.points.push_back(pt);
+    pt.label = v.name;
+    cmp.versions.push_back(pt);
+  }
+
+  // Lesson text: a lesson's README, or each version's header comment.
+  if (!cfg.lesson_dir.empty()) {
+    base.lesson = lesson_from_readme(cfg.lesson_dir);
+  } else {
+    base.lesson = LessonText{};
+    base.lesson.title = "The GEMM progression";
+    for (const auto& vv : versions) {
+      LessonStep s;
+      s.title = vv.name;
+      s.markdown = "# " + vv.name + "\n\n" + header_comment(vv.file);
+      s.run_label = "Run " + vv.name;
+      s.run_target = vv.name;
+      base.lesson.steps.push_back(s);
+    }
+  }
+}
+
+// [LOOP] -----------------------------------------------------------------------
+Session::Session(SessionConfig cfg) : impl_(std::make_unique<Impl>()) {
+  impl_->cfg = std::move(cfg);
+  impl_->speed = impl_->cfg.speed;
+  impl_->playing = impl_->cfg.autoplay;
+  worker_ = std::thread([this] { run(); });
+}
+
+Session::~Session() {
+  stop_ = true;
+  if (worker_.joinable()) worker_.join();
+}
+
+std::shared_ptr<const ViewModel> Session::snapshot() const {
+  std::lock_guard lock(impl_->pub_mu);
+  return impl_->published;
+}
+
+void Session::send(UiState& ui) {
+  impl_->speed = ui.speed;
+  if (ui.command != PlayCommand::None) {
+    std::lock_guard lock(impl_->cmd_mu);
+    impl_->commands.emplace_back(ui.command, ui.seek_fraction);
+    ui.command = PlayCommand::None;
+  }
+  auto choose = [&](const std::string& name) {
+    for (size_t i = 0; i < impl_->versions.size(); ++i)
+      if (impl_->versions[i].name == name) select_version(int(i));
+  };
+  if (!ui.run_target.empty()) choose(ui.run_target), ui.run_target.clear();
+  if (ui.launch_requested) {
+    ui.launch_requested = false;
+    select_version(ui.kernel_choice);
+  }
+}
+
+void Session::select_version(int index) { impl_->want_version = index; }
+int Session::version_count() const { return int(impl_->versions.size()); }
+
+void Session::run() {
+  Impl& I = *impl_;
+  try {
+    I.versions = bench::load_gemm_versions();
+  } catch (const std::exception& e) {
+    I.base.playback.status = std::string("cannot load the GEMM progression: ") + e.what();
+    I.publish(I.base);
+    ready_ = true;
+    return;
+  }
+  I.version = std::min<int>(2, int(I.versions.size()) - 1);
+  for (size_t i = 0; i < I.versions.size(); ++i)
+    if (I.versions[i].name == I.cfg.version || I.versions[i].kernel == I.cfg.version) I.version = int(i);
+  I.want_version = I.version;
+  auto last = std::chrono::steady_clock::now();
+  bool dirty = true;
+  while (!stop_) {
+    int want = I.want_version.exchange(-1);
+    if (want >= 0 && want < int(I.versions.size())) {
+      I.version = want;
+      try {
+        I.prepare();
+        if (I.replay && I.cfg.start_fraction > 0) I.replay->seek(uint64_t(I.cfg.start_fraction * I.replay->size()));
+      } catch (const std::exception& e) {
+        I.replay.reset();
+        I.base.playback.status = std::string("error: ") + e.what();
+      }
+      ready_ = true;
+      dirty = true;
+    }
+    std::vector<std::pair<PlayCommand, double>> cmds;
+    {
+      std::lock_guard lock(I.cmd_mu);
+      cmds.swap(I.commands);
+    }
+    for (auto [c, arg] : cmds) {
+      dirty = true;
+      if (!I.replay) continue;
+      switch (c) {
+        case PlayCommand::Play: I.playing = true; break;
+        case PlayCommand::Pause: I.playing = false; break;
+        case PlayCommand::Toggle: I.playing = !I.playing; break;
+        case PlayCommand::StepInstr: I.playing = false; I.replay->step_instr(); break;
+        case PlayCommand::StepBarrier: I.playing = false; I.replay->step_barrier(); break;
+        case PlayCommand::StepWave: I.playing = false; I.replay->step_wave(); break;
+        case PlayCommand::Restart: I.replay->seek(0); break;
+        case PlayCommand::Seek: I.replay->seek(uint64_t(arg * I.replay->size())); break;
+        case PlayCommand::None: break;
+      }
+    }
+    auto now = std::chrono::steady_clock::now();
+    double dt = std::chrono::duration<double>(now - last).count();
+    last = now;
+    if (I.playing && I.replay) {
+      I.credit += dt * I.speed.load();
+      uint64_t n = uint64_t(I.credit);
+      I.credit -= double(n);
+      for (uint64_t i = 0; i < n && I.replay->cursor() < I.replay->size(); ++i) I.replay->step_instr();
+      if (I.replay->cursor() >= I.replay->size()) I.playing = false;
+      dirty |= n > 0;
+    }
+    if (dirty) {
+      ViewModel vm = I.base;
+      if (I.replay) I.replay->fill(vm);
+      vm.playback.playing = I.playing;
+      I.publish(std::move(vm));
+      dirty = false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+  }
+}
+
+}  // namespace lab::visual

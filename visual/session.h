@@ -1,0 +1,54 @@
+// visual/session.h: the worker thread behind the views. It compiles and
+// simulates the chosen GEMM version (or the user's kernel), records a trace,
+// replays it at the playback speed the UI asks for, and publishes a fresh
+// ViewModel for the UI thread to draw. The UI only calls snapshot() and
+// send(); it never waits on the simulation.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "visual/view_model.h"
+
+namespace lab::visual {
+
+struct SessionConfig {
+  std::string version;        // GEMM version name ("03_smem_tiled"); "" = the progression's third
+  std::string file, kernel;   // a user's kernel (file.cu --kernel NAME) instead of a GEMM version
+  std::string lesson_dir;     // lessons/NN-topic: its README drives the lesson view
+  std::string gpu = "H100";
+  int size = 128;             // M = N = K of the traced GEMM
+  size_t max_events = 1'500'000;
+  double start_fraction = 0;  // where the cursor starts (0..1) once the trace is ready
+  bool autoplay = false;
+  float speed = 400;          // warp instructions per second
+};
+
+class Session {
+ public:
+  explicit Session(SessionConfig cfg);
+  ~Session();
+  std::shared_ptr<const ViewModel> snapshot() const;
+  // Forwards UiState's requests (commands, speed, launch choices) to the worker.
+  void send(UiState& ui);
+  // True once the first trace has been recorded and placed (or failed).
+  bool ready() const { return ready_.load(); }
+  // Switches to GEMM version `index` of the progression (demo's Page Up/Down).
+  void select_version(int index);
+  int version_count() const;
+
+ private:
+  void run();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::atomic<bool> ready_{false};
+  std::atomic<bool> stop_{false};
+  std::thread worker_;
+};
+
+}  // namespace lab::visual

@@ -1,0 +1,111 @@
+// visual/trace.h: the simulator's event stream, recorded and replayed.
+//
+// TraceRecorder is the EventSink of a small, steppable launch: it keeps every
+// event in compact form (lane addresses only for memory instructions).
+// TraceReplay folds a prefix of a trace into a ViewModel: SM residency and
+// warp states, the block view, the latest global and shared access, heat maps
+// and per-line heat. Both run off the UI thread.
+//
+// Replay order: the simulator runs a block to completion on one worker; on a
+// GPU all resident blocks of a wave advance together. The replay interleaves
+// the recorded events of the blocks of a wave round-robin (each block's own
+// order kept), so the SM grid shows a wave's blocks progressing together.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "lab/ptx/module.h"
+#include "lab/sim/launch.h"
+#include "visual/view_model.h"
+
+namespace lab::visual {
+
+struct TraceEvent {
+  sim::WarpEvent::Kind kind;
+  ptx::Space space = ptx::Space::Generic;
+  uint8_t access_bytes = 0;
+  bool is_store = false;
+  uint32_t block = 0, sm = 0, warp = 0, pc = 0, mask = 0;
+  uint32_t sectors = 0, wavefronts = 0, ideal = 0;
+  int32_t lanes = -1;  // index into TraceRecorder::lanes_ (x32), -1 when not a memory access
+};
+
+class TraceRecorder : public sim::EventSink {
+ public:
+  explicit TraceRecorder(size_t max_events) : max_events_(max_events) {}
+  void on_event(const sim::WarpEvent& e) override;
+  bool truncated() const { return truncated_; }
+  // Moves the recording out (call after the launch returned).
+  void take(std::vector<TraceEvent>& events, std::vector<std::array<uint64_t, 32>>& lanes);
+
+ private:
+  std::mutex mu_;
+  size_t max_events_;
+  bool truncated_ = false;
+  std::vector<TraceEvent> events_;
+  std::vector<std::array<uint64_t, 32>> lanes_;
+};
+
+// A global buffer the views name (A, B, C of a GEMM) and draw as a matrix.
+struct MatrixBuffer {
+  std::string name;
+  uint64_t address = 0, bytes = 0;
+  uint32_t rows = 0, cols = 0, elem_bytes = 4;
+};
+
+struct TraceContext {
+  const ptx::Module* module = nullptr;
+  const ptx::Kernel* kernel = nullptr;
+  uint32_t sm_count = 1, max_warps_per_sm = 64, blocks_per_sm = 1;
+  uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  std::vector<MatrixBuffer> matrices;
+  std::vector<std::string> source_lines;  // the .cu, for the source view
+  std::string source_name;
+  std::vector<std::string> ptx_lines;     // the PTX text, line by line (Instr::ptx_line indexes it)
+};
+
+class TraceReplay {
+ public:
+  TraceReplay(TraceContext ctx, std::vector<TraceEvent> events, std::vector<std::array<uint64_t, 32>> lanes);
+  uint64_t size() const { return order_.size(); }
+  uint64_t cursor() const { return cursor_; }
+  // Moves the cursor to `pos` (replaying from the start when moving back).
+  void seek(uint64_t pos);
+  // Advances to the next position satisfying each stepping rule.
+  void step_instr();
+  void step_barrier();   // past the next moment every warp of some block has left a barrier
+  void step_wave();      // to the first event of the next wave
+  // Writes the state at the cursor into vm (launch, lesson, roofline are left alone).
+  void fill(ViewModel& vm) const;
+
+ private:
+  void apply(const TraceEvent& e);
+  void reset();
+  struct WarpSlot { WarpState state = WarpState::Issuing; int32_t pc = -1; uint32_t mask = 0; };
+  struct BlockSlot { bool placed = false, retired = false; uint32_t sm = 0; std::vector<WarpSlot> warps; };
+
+  TraceContext ctx_;
+  std::vector<TraceEvent> events_;
+  std::vector<std::array<uint64_t, 32>> lanes_;
+  std::vector<uint32_t> order_;       // replay order: indices into events_
+  std::vector<uint32_t> wave_start_;  // positions in order_ where each wave begins
+  uint64_t cursor_ = 0;
+  // State at the cursor.
+  std::vector<BlockSlot> blocks_;
+  uint32_t warps_per_block_ = 1, threads_per_block_ = 1;
+  uint64_t placed_ = 0, retired_ = 0, warp_insts_ = 0;
+  int64_t last_global_ = -1, last_shared_ = -1, last_instr_ = -1;
+  std::vector<LineHeat> line_heat_;
+  std::vector<uint64_t> pc_count_;
+  std::vector<std::vector<uint32_t>> heat_;  // per matrix, per drawn cell
+  std::vector<std::array<uint32_t, 2>> heat_dims_;
+};
+
+// The PTX text of instruction `pc`, trimmed, from the module's text.
+std::string instruction_text(const TraceContext& ctx, uint32_t pc);
+
+}  // namespace lab::visual
