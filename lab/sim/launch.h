@@ -51,10 +51,15 @@ class GlobalMemory {
   uint64_t arena_bytes() const { return arena_.size(); }
   // Reserve the module's .global segment at kGlobalBase (done by launch()).
   void ensure_module_globals(const ptx::Module& m);
+  // Buffers start here; [kGlobalBase, arena_base()) holds the module's globals.
+  static constexpr uint64_t arena_base() { return ptx::kGlobalBase + (uint64_t(1) << 30); }
+  uint8_t* module_segment() { return module_segment_.data(); }
+  uint64_t module_segment_bytes() const { return module_segment_.size(); }
 
  private:
   std::vector<uint8_t> arena_;
   std::vector<Buffer> buffers_;  // sorted by address
+  std::vector<uint8_t> module_segment_;  // module .global/.const variables at kGlobalBase
   uint64_t module_bytes_ = 0;
   bool module_loaded_ = false;
 };

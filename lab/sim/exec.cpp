@@ -1,0 +1,322 @@
+// lab/sim/exec.cpp: the warp loop. Fetch, guard, count, dispatch to the
+// family that implements the opcode; control flow (bra, exit, ret) and SIMT
+// reconvergence are handled here.
+//
+// SIMT reconvergence (as in GPGPU-Sim's post-dominator stack): the current
+// path runs with (pc, mask, rpc). A branch that splits the warp at pc with
+// immediate post-dominator r first makes sure the current path reconverges
+// at r (pushing a reconvergence entry {r, mask, old rpc} unless rpc is
+// already r), then runs one side and pushes the other. A path that reaches
+// its rpc is popped; lanes that exit are removed from every entry.
+#include "lab/sim/exec.h"
+
+#include <chrono>
+#include <fmt/format.h>
+
+namespace lab::sim {
+
+using ptx::Op;
+using ptx::OperandKind;
+
+// ---- errors -----------------------------------------------------------------------
+void record_error(const LaunchState& L, WorkerState& W, const BlockState& B, const char* kind,
+                  const std::string& message, uint32_t pc, uint32_t warp, uint32_t lane) {
+  const ptx::Kernel& k = *L.kernel;
+  uint32_t line = 0, ptx_line = 0;
+  std::string file;
+  if (pc < k.code.size()) {
+    const ptx::Instr& in = k.code[pc];
+    ptx_line = in.ptx_line;
+    if (in.loc && in.loc < k.locs.size()) {
+      const ptx::SourceLoc& loc = k.locs[in.loc];
+      line = loc.line;
+      if (loc.file < L.module->files.size()) file = L.module->files[loc.file];
+    }
+  }
+  // Deduplicate by kind + source line (PTX line when there is no .loc).
+  for (KernelError& e : W.errors) {
+    if (e.kind == kind && e.line == line && (line != 0 || e.ptx_line == ptx_line)) {
+      ++e.count;
+      return;
+    }
+  }
+  KernelError e;
+  e.kind = kind;
+  e.message = message;
+  e.file = file;
+  e.line = line;
+  e.ptx_line = ptx_line;
+  e.block = B.ctaid;
+  uint32_t t = warp * kWarpSize + lane;
+  const Dim3& nt = L.cfg.block;
+  e.thread = Dim3{t % nt.x, (t / nt.x) % nt.y, t / (nt.x * nt.y)};
+  W.errors.push_back(std::move(e));
+}
+
+void raise_fault(WarpContext& c, const char* kind, const std::string& message, uint32_t lane) {
+  record_error(*c.L, *c.W, *c.B, kind, message, c.pc, c.warp->index, lane);
+  c.warp->status = WarpStatus::Faulted;
+  c.B->faulted = true;
+  ++c.W->faults;
+}
+
+// ---- operands ---------------------------------------------------------------------
+static uint64_t now_ns() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+static void special_values(WarpContext& c, ptx::Special s, uint64_t* out) {
+  using ptx::Special;
+  const LaunchState& L = *c.L;
+  const BlockState& B = *c.B;
+  const Dim3& nt = L.cfg.block;
+  uint32_t base = c.warp->index * kWarpSize;
+  auto fill = [&](uint64_t v) { for (uint32_t i = 0; i < kWarpSize; ++i) out[i] = v; };
+  switch (s) {
+    case Special::TidX: for (uint32_t i = 0; i < kWarpSize; ++i) out[i] = (base + i) % nt.x; break;
+    case Special::TidY: for (uint32_t i = 0; i < kWarpSize; ++i) out[i] = ((base + i) / nt.x) % nt.y; break;
+    case Special::TidZ: for (uint32_t i = 0; i < kWarpSize; ++i) out[i] = (base + i) / (nt.x * nt.y); break;
+    case Special::NtidX: fill(nt.x); break;
+    case Special::NtidY: fill(nt.y); break;
+    case Special::NtidZ: fill(nt.z); break;
+    case Special::CtaidX: fill(B.ctaid.x); break;
+    case Special::CtaidY: fill(B.ctaid.y); break;
+    case Special::CtaidZ: fill(B.ctaid.z); break;
+    case Special::NctaidX: fill(L.cfg.grid.x); break;
+    case Special::NctaidY: fill(L.cfg.grid.y); break;
+    case Special::NctaidZ: fill(L.cfg.grid.z); break;
+    case Special::Laneid: for (uint32_t i = 0; i < kWarpSize; ++i) out[i] = i; break;
+    case Special::Warpid: fill(c.warp->index); break;
+    case Special::Nwarpid: fill(B.num_warps); break;
+    case Special::Smid: fill(B.sm); break;
+    case Special::Nsmid: fill(L.sm_count); break;
+    case Special::Gridid: fill(1); break;
+    case Special::LanemaskEq: for (uint32_t i = 0; i < kWarpSize; ++i) out[i] = 1u << i; break;
+    case Special::LanemaskLe: for (uint32_t i = 0; i < kWarpSize; ++i) out[i] = uint32_t((2ull << i) - 1); break;
+    case Special::LanemaskLt: for (uint32_t i = 0; i < kWarpSize; ++i) out[i] = (1u << i) - 1; break;
+    case Special::LanemaskGe: for (uint32_t i = 0; i < kWarpSize; ++i) out[i] = ~((1u << i) - 1); break;
+    case Special::LanemaskGt: for (uint32_t i = 0; i < kWarpSize; ++i) out[i] = uint32_t(~((2ull << i) - 1)); break;
+    // %clock: the model's clock is the warp's issued-instruction count, which
+    // is monotonic and makes clock()-based timing loops deterministic.
+    case Special::Clock: fill(uint32_t(c.warp->steps)); break;
+    case Special::Clock64: fill(c.warp->steps); break;
+    case Special::Globaltimer: fill(now_ns() - L.timer_origin_ns); break;
+    case Special::GlobaltimerLo: fill(uint32_t(now_ns() - L.timer_origin_ns)); break;
+    case Special::GlobaltimerHi: fill((now_ns() - L.timer_origin_ns) >> 32); break;
+    case Special::DynamicSmemSize: fill(L.cfg.dynamic_shared_bytes); break;
+    case Special::TotalSmemSize: fill(L.shared_bytes); break;
+    default: fill(0); break;
+  }
+}
+
+const uint64_t* src_slow(WarpContext& c, const ptx::Operand& o, uint64_t* tmp) {
+  switch (o.kind) {
+    case OperandKind::Reg:
+      if (o.reg < ptx::kSinkReg) return c.regs + size_t(o.reg) * kWarpSize;
+      break;
+    case OperandKind::Imm:
+    case OperandKind::Symbol:
+    case OperandKind::Label:
+      for (uint32_t i = 0; i < kWarpSize; ++i) tmp[i] = uint64_t(o.imm);
+      return tmp;
+    case OperandKind::Special:
+      special_values(c, ptx::Special(o.reg), tmp);
+      return tmp;
+    default: break;
+  }
+  for (uint32_t i = 0; i < kWarpSize; ++i) tmp[i] = 0;
+  return tmp;
+}
+
+uint32_t pred_mask(WarpContext& c, const ptx::Operand& o) {
+  uint32_t m = 0;
+  if (o.kind == OperandKind::Reg && o.reg < ptx::kSinkReg) {
+    const uint64_t* p = c.regs + size_t(o.reg) * kWarpSize;
+    for (uint32_t i = 0; i < kWarpSize; ++i) m |= uint32_t(p[i] & 1) << i;
+  } else if (o.kind == OperandKind::Imm) {
+    m = o.imm ? ~0u : 0u;
+  }
+  return o.negate ? ~m : m;
+}
+
+// ---- dispatch -------------------------------------------------------------------
+Family family_of(const ptx::Instr& in) {
+  bool f = ptx::type_is_float(in.type);
+  switch (in.op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Mad: case Op::Div: case Op::Abs:
+    case Op::Neg: case Op::Min: case Op::Max:
+      return f ? Family::Float : Family::Int;
+    case Op::Rem: case Op::Mul24: case Op::Mad24: case Op::Sad: case Op::Popc: case Op::Clz:
+    case Op::Bfind: case Op::Fns: case Op::Brev: case Op::Bfe: case Op::Bfi: case Op::Prmt:
+    case Op::Dp4a: case Op::Dp2a: case Op::AddCC: case Op::AddC: case Op::SubCC: case Op::SubC:
+    case Op::MadCC: case Op::MadC: case Op::And: case Op::Or: case Op::Xor: case Op::Not:
+    case Op::Cnot: case Op::Lop3: case Op::Shl: case Op::Shr: case Op::Shf:
+      return Family::Int;
+    case Op::Fma: case Op::Rcp: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
+    case Op::Lg2: case Op::Ex2: case Op::Tanh: case Op::Copysign: case Op::Testp:
+      return Family::Float;
+    case Op::Setp: case Op::Set: case Op::Selp: case Op::Slct:
+      return Family::Compare;
+    case Op::Mov: case Op::Cvt:
+      return Family::Cvt;
+    case Op::Cvta: case Op::Ld: case Op::Ldu: case Op::St: case Op::Prefetch: case Op::Isspacep:
+    case Op::Atom: case Op::Red: case Op::CpAsync: case Op::CpAsyncCommitGroup:
+    case Op::CpAsyncWaitGroup: case Op::CpAsyncWaitAll:
+      return Family::Memory;
+    case Op::BarSync: case Op::BarArrive: case Op::BarRed: case Op::ShflSync: case Op::VoteSync:
+    case Op::MatchSync: case Op::Activemask: case Op::ReduxSync: case Op::BarWarpSync:
+      return Family::Warp;
+    case Op::WmmaLoadA: case Op::WmmaLoadB: case Op::WmmaLoadC: case Op::WmmaStoreD:
+    case Op::WmmaMma: case Op::Mma: case Op::Ldmatrix: case Op::Stmatrix:
+      return Family::Matrix;
+    case Op::Bra: case Op::Ret: case Op::Exit: case Op::Call:
+      return Family::Control;
+    case Op::Membar: case Op::Fence: case Op::Nop: case Op::Nanosleep:
+      // A sequentially consistent interpreter needs no fences (PTX ISA 8, memory model).
+      return Family::Nop;
+    default:
+      return Family::Unsupported;
+  }
+}
+
+// Removes lanes `m` from the warp for good (exit / ret from the kernel).
+static void retire_lanes(WarpState& w, uint32_t m) {
+  w.live &= ~m;
+  w.mask &= ~m;
+  for (SimtEntry& e : w.stack) e.mask &= ~m;
+}
+
+void run_warp(WarpContext& c, uint64_t quantum) {
+  WarpState& w = *c.warp;
+  const LaunchState& L = *c.L;
+  const ptx::Instr* code = L.kernel->code.data();
+  const uint32_t code_size = uint32_t(L.kernel->code.size());
+  const PreparedInstr* prep = L.prepared.data();
+  PcCounters* per_pc = c.W->per_pc.data();
+  c.regs = w.regs;
+
+  while (quantum--) {
+    // Reconverge: pop finished paths.
+    while (w.pc == w.rpc || w.mask == 0) {
+      if (w.stack.empty()) {
+        w.status = WarpStatus::Done;
+        return;
+      }
+      const SimtEntry& e = w.stack.back();
+      w.pc = e.pc;
+      w.mask = e.mask;
+      w.rpc = e.rpc;
+      w.stack.pop_back();
+    }
+    const uint32_t pc = w.pc;
+    if (pc >= code_size) {  // ran off the end of the kernel: an implicit exit
+      retire_lanes(w, w.mask);
+      continue;
+    }
+    const ptx::Instr& in = code[pc];
+    PcCounters& pm = per_pc[pc];
+    uint32_t m = w.mask;
+    ++pm.warp_insts;
+    pm.active_lanes += uint32_t(std::popcount(m));
+    if (in.guard != ptx::kNoReg) {
+      const uint64_t* g = w.regs + size_t(in.guard) * kWarpSize;
+      uint32_t gm = 0;
+      for (uint32_t i = 0; i < kWarpSize; ++i) gm |= uint32_t(g[i] & 1) << i;
+      m &= in.guard_negated ? ~gm : gm;
+    }
+    pm.thread_insts += uint32_t(std::popcount(m));
+    c.mask = m;
+    c.pc = pc;
+    c.pcm = &pm;
+    if (++w.steps > L.max_steps) [[unlikely]] {
+      raise_fault(c, "hang",
+                  fmt::format("a warp issued more than {} instructions without finishing; the kernel "
+                              "probably loops forever (check the loop condition), or raise the step budget",
+                              L.max_steps),
+                  uint32_t(std::countr_zero(m | (m == 0 ? w.mask : 0))));
+      return;
+    }
+    if (c.ev) [[unlikely]] {
+      WarpEvent& ev = *c.ev;
+      ev.kind = WarpEvent::WarpInstr;
+      ev.warp = w.index;
+      ev.pc = pc;
+      ev.active_mask = m;
+      ev.space = ptx::Space::Generic;
+      ev.access_bytes = 0;
+      ev.is_store = false;
+      ev.sectors = ev.wavefronts = ev.ideal_wavefronts = 0;
+    }
+
+    switch (prep[pc].family) {
+      case Family::Control: {
+        if (in.op == Op::Bra) {
+          uint32_t taken = m, fall = w.mask & ~m;
+          uint32_t target = uint32_t(in.target);
+          if (c.ev) { c.ev->seq = c.W->event_seq++; L.events->on_event(*c.ev); }
+          if (fall == 0) { w.pc = target; continue; }
+          if (taken == 0) { w.pc = pc + 1; continue; }
+          ++pm.divergent;
+          uint32_t r = prep[pc].ipdom;
+          if (w.rpc != r) {
+            w.stack.push_back({r, w.mask, w.rpc});
+            w.rpc = r;
+          }
+          bool run_taken = target != r, run_fall = pc + 1 != r;
+          if (run_taken && run_fall) {
+            w.stack.push_back({pc + 1, fall, r});
+            w.pc = target;
+            w.mask = taken;
+          } else if (run_taken) {
+            w.pc = target;
+            w.mask = taken;
+          } else if (run_fall) {
+            w.pc = pc + 1;
+            w.mask = fall;
+          } else {
+            w.mask = 0;
+          }
+          continue;
+        }
+        if (in.op == Op::Ret || in.op == Op::Exit) {
+          // Kernels run without a call stack (device functions are inlined),
+          // so ret retires the lanes like exit.
+          if (c.ev) { c.ev->seq = c.W->event_seq++; L.events->on_event(*c.ev); }
+          retire_lanes(w, m);
+          if (w.mask) w.pc = pc + 1;
+          continue;
+        }
+        raise_fault(c, "unsupported",
+                    fmt::format("'{}' (PTX line {}) is not supported by the simulator: calls to "
+                                "non-inlined functions; mark the function __forceinline__",
+                                ptx::op_name(in.op), in.ptx_line),
+                    uint32_t(std::countr_zero(w.mask)));
+        return;
+      }
+      case Family::Int: if (m) exec_int(in, c); break;
+      case Family::Float: if (m) exec_float(in, c); break;
+      case Family::Compare: if (m) exec_compare(in, c); break;
+      case Family::Cvt: if (m) exec_cvt(in, c); break;
+      case Family::Memory: if (m) exec_memory(in, c); break;
+      case Family::Warp: if (m) exec_warp(in, c); break;
+      case Family::Matrix: if (m) exec_matrix(in, c); break;
+      case Family::Nop: break;
+      case Family::Unsupported:
+        raise_fault(c, "unsupported",
+                    fmt::format("instruction '{}' (PTX line {}) is not supported by the simulator",
+                                ptx::op_name(in.op), in.ptx_line),
+                    uint32_t(std::countr_zero(w.mask)));
+        return;
+    }
+    if (c.ev) [[unlikely]] {
+      c.ev->seq = c.W->event_seq++;
+      L.events->on_event(*c.ev);
+    }
+    w.pc = pc + 1;
+    if (w.status != WarpStatus::Ready) return;  // parked at a barrier or faulted
+  }
+}
+
+}  // namespace lab::sim

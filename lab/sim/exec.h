@@ -1,0 +1,172 @@
+// lab/sim/exec.h: the warp interpreter's internals, shared by the per-family
+// files (exec_int.cpp, exec_float.cpp, exec_compare.cpp, exec_cvt.cpp,
+// exec_memory.cpp, exec_warp.cpp, exec_matrix.cpp).
+//
+// Index
+//   [LAUNCH]   LaunchState: what every worker reads (kernel, memory views, L2)
+//   [WORKER]   WorkerState: per worker thread (metrics, errors, caches)
+//   [CONTEXT]  WarpContext: what one warp instruction sees
+//   [OPERANDS] reading sources / writing destinations over 32 lanes
+//   [FAMILIES] the per-family entry points the dispatcher calls
+//
+// Hot-path rules: no allocation, no strings, no virtual calls per lane, no
+// map lookups. Every family reads operands as pointers to 32 contiguous
+// lane values (register slots are slot-major) and loops over the lanes of
+// `WarpContext::mask`, with a straight loop when all 32 lanes execute.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab/ptx/module.h"
+#include "lab/sim/check.h"
+#include "lab/sim/launch.h"
+#include "lab/sim/memory_cost.h"
+#include "lab/sim/warp.h"
+
+namespace lab::sim {
+
+// [LAUNCH] ----------------------------------------------------------------------
+// Per-instruction facts computed once at launch.
+enum class Family : uint8_t { Int, Float, Compare, Cvt, Memory, Warp, Matrix, Control, Nop, Unsupported };
+
+struct PreparedInstr {
+  Family family = Family::Unsupported;
+  uint32_t ipdom = 0;  // for branches: where divergent paths reconverge (code.size() = exit)
+};
+
+struct LaunchState {
+  const ptx::Module* module = nullptr;
+  const ptx::Kernel* kernel = nullptr;
+  LaunchConfig cfg;
+  const SimOptions* options = nullptr;
+  std::vector<PreparedInstr> prepared;   // indexed like kernel->code
+  const uint8_t* params = nullptr;
+  uint32_t param_bytes = 0;
+  GlobalMemory* memory = nullptr;
+  // Views of global memory for the hot path (see GlobalMemory::host).
+  uint8_t* arena = nullptr;      // host pointer of the buffer arena
+  uint64_t arena_lo = 0, arena_bytes = 0;
+  uint8_t* module_seg = nullptr; // module .global/.const variables
+  uint64_t module_lo = 0, module_bytes = 0;
+  L2Model* l2 = nullptr;
+  uint32_t sm_count = 1;
+  uint32_t shared_bytes = 0;     // static + dynamic per block
+  uint64_t max_steps = 100'000'000;
+  EventSink* events = nullptr;
+  uint64_t timer_origin_ns = 0;  // %globaltimer origin
+};
+
+// [WORKER] ----------------------------------------------------------------------
+// Last shared-memory access pattern per pc: bank conflicts depend only on the
+// lane offsets relative to lane 0 (and lane 0's position within a 4-byte
+// word), so a repeated pattern reuses its cost instead of re-sorting.
+struct SharedCostMemo {
+  uint32_t mask = 0;
+  uint32_t bytes = 0;
+  uint32_t sub_word = 0xffffffffu;
+  SharedCost cost;
+  uint32_t offs[32] = {};
+};
+
+struct WorkerState {
+  std::vector<PcCounters> per_pc;
+  std::vector<SharedCostMemo> shared_memo;
+  std::vector<KernelError> errors;
+  uint64_t barriers = 0;
+  uint64_t event_seq = 0;
+  uint64_t faults = 0;
+  WarpEvent event;               // the event being built for the current instruction
+  BlockState block;              // reused block storage
+  std::unique_ptr<BlockChecker> checker;
+};
+
+// [CONTEXT] ---------------------------------------------------------------------
+struct WarpContext {
+  const LaunchState* L = nullptr;
+  WorkerState* W = nullptr;
+  BlockState* B = nullptr;
+  WarpState* warp = nullptr;
+  BlockChecker* checker = nullptr;  // null unless SimOptions::check
+  uint64_t* regs = nullptr;         // this warp's register file
+  uint32_t mask = 0;                // lanes executing this instruction (active & guard)
+  uint32_t pc = 0;
+  PcCounters* pcm = nullptr;        // metrics of this pc
+  WarpEvent* ev = nullptr;          // non-null when events are recorded
+  uint64_t sink[32];                // destination of `_`
+};
+
+// Records a fault at the current instruction for `lane` and stops the block.
+void raise_fault(WarpContext& c, const char* kind, const std::string& message, uint32_t lane);
+// Records a finding at `pc` without stopping (checker reports use this).
+void record_error(const LaunchState& L, WorkerState& W, const BlockState& B, const char* kind,
+                  const std::string& message, uint32_t pc, uint32_t warp, uint32_t lane);
+
+// [OPERANDS] --------------------------------------------------------------------
+template <class F>
+inline void each_lane(uint32_t mask, F&& f) {
+  if (mask == 0xffffffffu) {
+    for (uint32_t i = 0; i < kWarpSize; ++i) f(i);
+  } else {
+    for (uint32_t m = mask; m; m &= m - 1) f(uint32_t(std::countr_zero(m)));
+  }
+}
+
+// Non-register sources (immediates, special registers, symbols) are
+// materialised into `tmp`.
+const uint64_t* src_slow(WarpContext& c, const ptx::Operand& o, uint64_t* tmp);
+
+inline const uint64_t* src(WarpContext& c, const ptx::Operand& o, uint64_t* tmp) {
+  if (o.kind == ptx::OperandKind::Reg && o.reg < ptx::kSinkReg) [[likely]]
+    return c.regs + size_t(o.reg) * kWarpSize;
+  return src_slow(c, o, tmp);
+}
+
+inline uint64_t* dst(WarpContext& c, const ptx::Operand& o) {
+  if (o.kind == ptx::OperandKind::Reg && o.reg < ptx::kSinkReg) [[likely]]
+    return c.regs + size_t(o.reg) * kWarpSize;
+  return c.sink;
+}
+
+// Predicate source as a lane mask, honouring `!%p`. Immediate 0/1 allowed.
+uint32_t pred_mask(WarpContext& c, const ptx::Operand& o);
+
+// Values of 32 lanes as T: integers truncate, floats take the low bits.
+template <class T>
+inline T as(uint64_t v) {
+  if constexpr (std::is_same_v<T, float>) return std::bit_cast<float>(uint32_t(v));
+  else if constexpr (std::is_same_v<T, double>) return std::bit_cast<double>(v);
+  else return T(v);
+}
+// T back to a register value: integers zero-extended from their width.
+template <class T>
+inline uint64_t bits(T v) {
+  if constexpr (std::is_same_v<T, float>) return std::bit_cast<uint32_t>(v);
+  else if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(v);
+  else if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
+  else return uint64_t(std::make_unsigned_t<T>(v));
+}
+
+// Register width in bits of an instruction type (b/u/s/f); 0 for Pred.
+constexpr int type_bits(ptx::Type t) { return ptx::type_bytes(t) * 8; }
+
+// [FAMILIES] --------------------------------------------------------------------
+void exec_int(const ptx::Instr& in, WarpContext& c);      // integer and bit ops, carry chains
+void exec_float(const ptx::Instr& in, WarpContext& c);    // f16/bf16/f32/f64 arithmetic and transcendental
+void exec_compare(const ptx::Instr& in, WarpContext& c);  // setp, set, selp, slct
+void exec_cvt(const ptx::Instr& in, WarpContext& c);      // cvt, mov (incl. pack/unpack)
+void exec_memory(const ptx::Instr& in, WarpContext& c);   // ld, st, atom, red, cvta, cp.async, isspacep
+void exec_warp(const ptx::Instr& in, WarpContext& c);     // bar, shfl, vote, match, redux, activemask
+void exec_matrix(const ptx::Instr& in, WarpContext& c);   // wmma, mma, ldmatrix, stmatrix
+
+// Which family executes `in` (decided once per instruction at launch).
+Family family_of(const ptx::Instr& in);
+
+// Runs one warp until it parks at a barrier, exits, faults, or has issued
+// `quantum` instructions (so spinning warps let the others run).
+void run_warp(WarpContext& c, uint64_t quantum);
+}  // namespace lab::sim

@@ -1,0 +1,523 @@
+// lab/sim/exec_matrix.cpp: the tensor-core instructions: wmma.load/mma/store
+// (PTX ISA 8.x 9.7.14.4), mma.sync (9.7.14.5.14), ldmatrix (9.7.14.5.15) and
+// stmatrix (9.7.14.5.16). Which lane holds which element is fragments.h.
+//
+// Every form here is .sync.aligned: all 32 lanes of the warp must execute the
+// same instruction together. A partial warp is an `invalid-mask` error, since
+// the hardware result is undefined.
+//
+// Arithmetic (mma and wmma.mma): D = A * B + C. Each product of two .f16,
+// .bf16 or .tf32 inputs is exact in fp32 (at most 11 + 11 significand bits),
+// so products are formed exactly; for each output element the sum starts at
+// C and adds the products in increasing k, in fp64, and is rounded once to
+// the D type (round to nearest even). Tensor cores sum with their own
+// internal precision and truncation, so a GPU's low bits can differ slightly;
+// tests compare against an fp64 reference with a tolerance. .tf32 inputs are
+// 32-bit registers whose low 13 significand bits are ignored (truncated),
+// the PTX ISA's tf32 format (5.2.5.1 "Alternate floating point data formats").
+//
+// Memory traffic is counted as ld/st count it (per pc: requests, bytes,
+// sectors + the L2 model for global, wavefronts for shared). A wmma.load or
+// .store is split into requests as a compiler splits it into loads: each run
+// of consecutive fragment elements that are contiguous in memory for every
+// lane (up to 16 bytes, naturally aligned) is one request. ldmatrix is one
+// request of 16-byte rows, served 8 lanes (8 rows) per phase, so its bank
+// conflicts come out of shared_wavefronts() directly.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "lab/sim/exec.h"
+#include "lab/sim/float16.h"
+#include "lab/sim/fragments.h"
+
+namespace lab::sim {
+
+using ptx::Op;
+using ptx::Space;
+using ptx::Type;
+
+namespace {
+
+constexpr uint32_t kFullWarp = 0xffffffffu;
+
+// ---- the warp must be whole ------------------------------------------------------
+bool require_full_warp(const ptx::Instr& in, WarpContext& c) {
+  if (c.mask == kFullWarp) return true;
+  uint32_t missing = ~c.mask;
+  raise_fault(c, "invalid-mask",
+              fmt::format("'{}' is .sync.aligned: all 32 lanes of the warp must execute it together, but only "
+                          "{} did (lane {} did not). Keep tensor-core instructions out of divergent branches "
+                          "and launch blocks whose size is a multiple of 32",
+                          ptx::op_name(in.op), std::popcount(c.mask), std::countr_zero(missing)),
+              uint32_t(std::countr_zero(c.mask)));
+  return false;
+}
+
+void fault_unsupported(WarpContext& c, const ptx::Instr& in, const std::string& what) {
+  raise_fault(c, "unsupported",
+              fmt::format("'{}' (PTX line {}): {} is not supported by the simulator", ptx::op_name(in.op),
+                          in.ptx_line, what),
+              uint32_t(std::countr_zero(c.mask)));
+}
+
+// ---- memory ----------------------------------------------------------------------
+// Lane addresses of an Addr operand: reg + imm (absolute when there is no register).
+void lane_addresses(WarpContext& c, const ptx::Operand& o, uint64_t* addr) {
+  if (o.reg < ptx::kSinkReg) {
+    const uint64_t* r = c.regs + size_t(o.reg) * kWarpSize;
+    for (uint32_t i = 0; i < kWarpSize; ++i) addr[i] = r[i] + uint64_t(o.imm);
+  } else {
+    for (uint32_t i = 0; i < kWarpSize; ++i) addr[i] = uint64_t(o.imm);
+  }
+}
+
+// Turns the instruction's addresses into global addresses and shared offsets
+// (`shared` gets the lanes that address shared memory). Local and param
+// memory are not places tensor-core instructions read in the lab's kernels.
+bool split_spaces(WarpContext& c, const ptx::Instr& in, uint64_t* addr, uint32_t& shared) {
+  shared = 0;
+  if (in.space == Space::Shared || in.space == Space::SharedCluster) {
+    for (uint32_t i = 0; i < kWarpSize; ++i) addr[i] &= 0xffffffffull;
+    shared = kFullWarp;
+    return true;
+  }
+  if (in.space == Space::Global) return true;
+  for (uint32_t i = 0; i < kWarpSize; ++i) {
+    if (addr[i] - ptx::kSharedWindow < ptx::kWindowSize) {
+      addr[i] -= ptx::kSharedWindow;
+      shared |= 1u << i;
+    } else if (addr[i] - ptx::kLocalWindow < ptx::kWindowSize) {
+      fault_unsupported(c, in, "a generic address into local memory (a fragment's matrix in a local array)");
+      return false;
+    }
+  }
+  return true;
+}
+
+// One warp-wide request: lane i accesses `bytes` at addr[i] (a global address
+// for lanes not in `shared`, a shared offset for those in it). Checks
+// alignment and bounds (faulting), asks the checker, counts the metrics and
+// fills host[i] (nullptr for a lane the checker vetoed or that is not in
+// `mask`). Returns false after a fault.
+bool request(WarpContext& c, const uint64_t* addr, uint32_t mask, uint32_t shared, uint32_t bytes, bool is_write,
+             uint8_t** host) {
+  const LaunchState& L = *c.L;
+  BlockState& B = *c.B;
+  PcCounters& pm = *c.pcm;
+  for (uint32_t i = 0; i < kWarpSize; ++i) host[i] = nullptr;
+  for (int part = 0; part < 2; ++part) {
+    const bool is_shared = part == 1;
+    const uint32_t m = mask & (is_shared ? shared : ~shared);
+    if (!m) continue;
+    const char* space = is_shared ? "shared" : "global";
+    // PTX ISA 5.4.5: accesses must be naturally aligned to their size.
+    uint32_t misaligned = 0;
+    for (uint32_t i = 0; i < kWarpSize; ++i)
+      if (((m >> i) & 1) && (addr[i] & (bytes - 1))) misaligned |= 1u << i;
+    if (misaligned) {
+      uint32_t lane = uint32_t(std::countr_zero(misaligned));
+      raise_fault(c, "misaligned",
+                  fmt::format("misaligned {} {} of {} bytes at {} 0x{:x}: the fragment's address and stride must "
+                              "keep every access a multiple of {} bytes",
+                              space, is_write ? "write" : "read", bytes, is_shared ? "offset" : "address", addr[lane],
+                              bytes),
+                  lane);
+      return false;
+    }
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < kWarpSize; ++i) {
+      if (!((m >> i) & 1)) continue;
+      const uint64_t x = addr[i];
+      if (is_shared) {
+        if (x < B.shared_bytes && bytes <= B.shared_bytes - x) host[i] = B.shared.data() + x;
+        else bad |= 1u << i;
+        continue;
+      }
+      uint64_t off = x - L.arena_lo;
+      if (off < L.arena_bytes && bytes <= L.arena_bytes - off) {
+        const Buffer* buf = L.options->check ? L.memory->find(x) : nullptr;
+        if (L.options->check && (!buf || x + bytes > buf->address + buf->bytes)) bad |= 1u << i;
+        else host[i] = L.arena + off;
+      } else if ((off = x - L.module_lo) < L.module_bytes && bytes <= L.module_bytes - off) {
+        host[i] = L.module_seg + off;
+      } else {
+        bad |= 1u << i;
+      }
+    }
+    if (bad) {
+      uint32_t lane = uint32_t(std::countr_zero(bad));
+      raise_fault(c, "out-of-bounds",
+                  is_shared ? fmt::format("out-of-bounds shared {} of {} bytes at offset {}: the block has {} bytes "
+                                          "of shared memory (check the tile's row stride and offsets)",
+                                          is_write ? "write" : "read", bytes, addr[lane], B.shared_bytes)
+                            : fmt::format("out-of-bounds global {} of {} bytes at address 0x{:x}, outside every "
+                                          "buffer (check the matrix pointer, leading dimension and tile edges)",
+                                          is_write ? "write" : "read", bytes, addr[lane]),
+                  lane);
+      return false;
+    }
+    uint32_t allowed = m;
+    if (c.checker) {
+      MemoryAccess a;
+      a.space = is_shared ? Space::Shared : Space::Global;
+      a.pc = c.pc;
+      a.warp = c.warp->index;
+      a.mask = m;
+      a.lane_addr = addr;
+      a.bytes = bytes;
+      a.is_write = is_write;
+      allowed = c.checker->on_access(a) & m;
+      for (uint32_t i = 0; i < kWarpSize; ++i)
+        if (((m & ~allowed) >> i) & 1) host[i] = nullptr;
+    }
+    // Metrics, as exec_memory counts a request (Nsight Compute definitions).
+    ++pm.requests;
+    pm.bytes += uint64_t(std::popcount(m)) * bytes;
+    uint32_t sectors = 0;
+    SharedCost sc;
+    if (is_shared) {
+      sc = shared_wavefronts(addr, m, bytes);
+      pm.wavefronts += sc.wavefronts;
+      pm.ideal_wavefronts += sc.ideal;
+    } else {
+      uint64_t sec[64];
+      sectors = global_sectors(addr, m, bytes, sec);
+      pm.sectors += sectors;
+      if (L.l2) {
+        uint32_t misses = L.l2->access(sec, std::min<uint32_t>(sectors, 64), is_write);
+        (is_write ? pm.dram_write_bytes : pm.dram_read_bytes) += uint64_t(misses) * kSectorBytes;
+      }
+    }
+    if (c.ev) {
+      WarpEvent& ev = *c.ev;
+      if (ev.access_bytes == 0) {  // the view shows the instruction's first request's lanes
+        ev.space = is_shared ? Space::Shared : Space::Global;
+        ev.access_bytes = uint8_t(bytes);
+        ev.is_store = is_write;
+        for (uint32_t i = 0; i < kWarpSize; ++i) ev.lane_addr[i] = (m >> i) & 1 ? addr[i] : 0;
+      }
+      ev.sectors += sectors;
+      ev.wavefronts += sc.wavefronts;
+      ev.ideal_wavefronts += sc.ideal;
+    }
+  }
+  return true;
+}
+
+// ---- fragment registers ------------------------------------------------------------
+// Register slots of a Vec operand; faults unless it has `want` registers.
+bool fragment_slots(WarpContext& c, const ptx::Instr& in, const ptx::Operand& o, uint32_t want, const char* what,
+                    uint32_t* slots) {
+  if (o.kind != ptx::OperandKind::Vec || o.vec_len != want) {
+    fault_unsupported(c, in,
+                      fmt::format("a {} fragment of {} registers (the lab's layout for this shape and type has {})",
+                                  what, o.kind == ptx::OperandKind::Vec ? o.vec_len : 1, want));
+    return false;
+  }
+  for (uint32_t k = 0; k < want; ++k) slots[k] = c.L->kernel->vec_slots[o.reg + k];
+  return true;
+}
+
+// Raw bits of element i (PTX numbering: 16-bit elements packed low half first).
+uint32_t element_bits(const WarpContext& c, const uint32_t* slots, const frag::FragmentInfo& f, uint32_t lane,
+                      uint32_t i) {
+  const uint32_t reg = f.elem_bits == 32 ? i : i / 2;
+  const uint32_t slot = slots[reg];
+  if (slot >= ptx::kSinkReg) return 0;
+  const uint32_t v = uint32_t(c.regs[size_t(slot) * kWarpSize + lane]);
+  return f.elem_bits == 32 ? v : (v >> (16 * (i & 1))) & 0xffffu;
+}
+
+// Collects destination registers lane by lane, then writes them all at once
+// (so a destination that is also a source is read before it is written).
+struct FragmentOut {
+  uint32_t regs[16][kWarpSize] = {};
+  void put(const frag::FragmentInfo& f, uint32_t lane, uint32_t i, uint32_t bits) {
+    if (f.elem_bits == 32) regs[i][lane] = bits;
+    else regs[i / 2][lane] |= (bits & 0xffffu) << (16 * (i & 1));
+  }
+  void write(WarpContext& c, const uint32_t* slots, uint32_t n) const {
+    for (uint32_t r = 0; r < n; ++r) {
+      if (slots[r] >= ptx::kSinkReg) continue;
+      uint64_t* d = c.regs + size_t(slots[r]) * kWarpSize;
+      for (uint32_t l = 0; l < kWarpSize; ++l) d[l] = regs[r][l];
+    }
+  }
+};
+
+float element_value(uint32_t bits, Type t) {
+  switch (t) {
+    case Type::F16: return half_to_float(uint16_t(bits));
+    case Type::BF16: return bf16_to_float(uint16_t(bits));
+    case Type::TF32: return std::bit_cast<float>(bits & 0xffffe000u);  // low 13 significand bits ignored
+    default: return std::bit_cast<float>(bits);
+  }
+}
+
+uint32_t element_from_float(float v, Type t) {
+  switch (t) {
+    case Type::F16: return float_to_half(v);
+    case Type::BF16: return float_to_bf16(v);
+    default: return std::bit_cast<uint32_t>(v);
+  }
+}
+
+// D[m x n] = A[m x k] * B[k x n] + C, row-major arrays; see the file comment
+// for the summation order.
+void multiply_accumulate(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n,
+                         uint32_t k) {
+  for (uint32_t r = 0; r < m; ++r)
+    for (uint32_t col = 0; col < n; ++col) {
+      double s = C[r * n + col];
+      for (uint32_t kk = 0; kk < k; ++kk) s += double(A[r * k + kk] * Bm[kk * n + col]);  // exact fp32 product
+      D[r * n + col] = float(s);
+    }
+}
+
+// ---- mma.sync ------------------------------------------------------------------------
+void exec_mma(const ptx::Instr& in, WarpContext& c) {
+  const uint32_t m = in.shape_m, n = in.shape_n, k = in.shape_k;
+  const Type ab = in.type2, ct = in.type3, dt = in.type;
+  const frag::FragmentInfo fa = frag::mma_a_info(m, n, k, ab), fb = frag::mma_b_info(m, n, k, ab);
+  const frag::FragmentInfo fc = frag::mma_c_info(m, n, k, ct), fd = frag::mma_c_info(m, n, k, dt);
+  if (!fa.elems || !fb.elems || !fc.elems || !fd.elems || in.layout_a != 0 || in.layout_b != 1) {
+    fault_unsupported(c, in,
+                      fmt::format("mma .m{}n{}k{} with {} inputs and {} -> {} accumulators (the lab runs m16n8k16 "
+                                  "and m16n8k8 .row.col with .f16/.bf16, m16n8k8 and m16n8k4 with .tf32)",
+                                  m, n, k, ptx::type_name(ab), ptx::type_name(ct), ptx::type_name(dt)));
+    return;
+  }
+  uint32_t sd[8], sa[8], sb[8], sc[8];
+  if (!fragment_slots(c, in, in.ops[0], fd.regs, "D", sd) || !fragment_slots(c, in, in.ops[1], fa.regs, "A", sa) ||
+      !fragment_slots(c, in, in.ops[2], fb.regs, "B", sb) || !fragment_slots(c, in, in.ops[3], fc.regs, "C", sc))
+    return;
+  float A[16 * 16], Bm[16 * 8], C[16 * 8], D[16 * 8];
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+    for (uint32_t i = 0; i < fa.elems; ++i) {
+      frag::Coord p = frag::mma_a(m, n, k, ab, lane, i);
+      A[p.row * k + p.col] = element_value(element_bits(c, sa, fa, lane, i), ab);
+    }
+    for (uint32_t i = 0; i < fb.elems; ++i) {
+      frag::Coord p = frag::mma_b(m, n, k, ab, lane, i);
+      Bm[p.row * n + p.col] = element_value(element_bits(c, sb, fb, lane, i), ab);
+    }
+    for (uint32_t i = 0; i < fc.elems; ++i) {
+      frag::Coord p = frag::mma_c(m, n, k, lane, i);
+      C[p.row * n + p.col] = element_value(element_bits(c, sc, fc, lane, i), ct);
+    }
+  }
+  multiply_accumulate(A, Bm, C, D, m, n, k);
+  FragmentOut out;
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+    for (uint32_t i = 0; i < fd.elems; ++i) {
+      frag::Coord p = frag::mma_c(m, n, k, lane, i);
+      out.put(fd, lane, i, element_from_float(D[p.row * n + p.col], dt));
+    }
+  out.write(c, sd, fd.regs);
+}
+
+// ---- wmma ------------------------------------------------------------------------------
+struct WmmaTile {
+  frag::WmmaMatrix which;
+  uint32_t rows, cols;
+};
+
+WmmaTile wmma_tile(Op op, uint32_t m, uint32_t n, uint32_t k) {
+  switch (op) {
+    case Op::WmmaLoadA: return {frag::WmmaMatrix::A, m, k};
+    case Op::WmmaLoadB: return {frag::WmmaMatrix::B, k, n};
+    default: return {frag::WmmaMatrix::C, m, n};
+  }
+}
+
+// wmma.load.{a,b,c} and wmma.store.d: element (row, col) of the tile lies at
+// base + (row * stride + col) * size (row-major) or base + (col * stride +
+// row) * size (col-major); stride is in elements (PTX ISA 9.7.14.4.1).
+void exec_wmma_memory(const ptx::Instr& in, WarpContext& c) {
+  const bool store = in.op == Op::WmmaStoreD;
+  const uint32_t m = in.shape_m, n = in.shape_n, k = in.shape_k;
+  const WmmaTile tile = wmma_tile(in.op, m, n, k);
+  const Type t = in.type;
+  const frag::FragmentInfo f = frag::wmma_info(tile.which, m, n, k, t);
+  if (!f.elems) {
+    fault_unsupported(c, in,
+                      fmt::format("wmma .m{}n{}k{} {} fragments (the lab runs m16n16k16 .f16/.bf16 with .f32/.f16 "
+                                  "accumulators, and m16n16k8 .tf32)",
+                                  m, n, k, ptx::type_name(t)));
+    return;
+  }
+  const ptx::Operand& frag_op = in.ops[store ? 1 : 0];
+  const ptx::Operand& addr_op = in.ops[store ? 0 : 1];
+  uint32_t slots[16];
+  if (!fragment_slots(c, in, frag_op, f.regs, "wmma", slots)) return;
+  const bool col_major = in.layout_a == 1;
+  const uint32_t esize = t == Type::TF32 ? 4 : uint32_t(ptx::type_bytes(t));
+  const uint32_t unique = tile.rows * tile.cols / kWarpSize;  // .f16 A/B repeat the rest
+  uint64_t base[32], stride[32], tmp[32];
+  lane_addresses(c, addr_op, base);
+  if (in.ops[2].kind != ptx::OperandKind::None) {
+    const uint64_t* s = src(c, in.ops[2], tmp);
+    for (uint32_t i = 0; i < kWarpSize; ++i) stride[i] = uint32_t(s[i]);
+  } else {
+    for (uint32_t i = 0; i < kWarpSize; ++i) stride[i] = col_major ? tile.rows : tile.cols;
+  }
+  uint32_t shared = 0;
+  if (!split_spaces(c, in, base, shared)) return;
+  // Address of element i for each lane.
+  auto elem_addr = [&](uint32_t lane, uint32_t i) {
+    frag::Coord p = frag::wmma_element(tile.which, m, n, k, t, lane, i);
+    uint64_t off = col_major ? uint64_t(p.col) * stride[lane] + p.row : uint64_t(p.row) * stride[lane] + p.col;
+    return base[lane] + off * esize;
+  };
+  FragmentOut out;
+  for (uint32_t i = 0; i < unique;) {
+    // The longest run i..i+len-1 contiguous for every lane, len a power of two,
+    // at most 16 bytes, its start aligned to its size: one load/store instruction.
+    uint64_t addr[32];
+    for (uint32_t l = 0; l < kWarpSize; ++l) addr[l] = elem_addr(l, i);
+    uint32_t len = 1;
+    while (i + 2 * len <= unique && 2 * len * esize <= 16) {
+      bool ok = true;
+      for (uint32_t l = 0; l < kWarpSize && ok; ++l) {
+        if (addr[l] % (2 * len * esize)) ok = false;
+        for (uint32_t j = len; j < 2 * len && ok; ++j) ok = elem_addr(l, i + j) == addr[l] + uint64_t(j) * esize;
+      }
+      if (!ok) break;
+      len *= 2;
+    }
+    const uint32_t bytes = len * esize;
+    uint8_t* host[32];
+    if (!request(c, addr, kFullWarp, shared, bytes, store, host)) return;
+    for (uint32_t l = 0; l < kWarpSize; ++l) {
+      if (!host[l]) continue;  // vetoed by the checker: a load leaves zeros
+      for (uint32_t j = 0; j < len; ++j) {
+        uint8_t* p = host[l] + j * esize;
+        if (store) {
+          uint32_t v = element_bits(c, slots, f, l, i + j);
+          std::memcpy(p, &v, esize);  // little-endian: the low esize bytes
+        } else {
+          uint32_t v = 0;
+          std::memcpy(&v, p, esize);
+          for (uint32_t rep = i + j; rep < f.elems; rep += unique) out.put(f, l, rep, v);
+        }
+      }
+    }
+    i += len;
+  }
+  if (!store) out.write(c, slots, f.regs);
+}
+
+void exec_wmma_mma(const ptx::Instr& in, WarpContext& c) {
+  const uint32_t m = in.shape_m, n = in.shape_n, k = in.shape_k;
+  const Type ab = in.type2, ct = in.type3, dt = in.type;
+  using frag::WmmaMatrix;
+  const frag::FragmentInfo fa = frag::wmma_info(WmmaMatrix::A, m, n, k, ab);
+  const frag::FragmentInfo fb = frag::wmma_info(WmmaMatrix::B, m, n, k, ab);
+  const frag::FragmentInfo fc = frag::wmma_info(WmmaMatrix::C, m, n, k, ct);
+  const frag::FragmentInfo fd = frag::wmma_info(WmmaMatrix::C, m, n, k, dt);
+  if (!fa.elems || !fb.elems || !fc.elems || !fd.elems) {
+    fault_unsupported(c, in,
+                      fmt::format("wmma.mma .m{}n{}k{} with {} inputs and {} -> {} accumulators", m, n, k,
+                                  ptx::type_name(ab), ptx::type_name(ct), ptx::type_name(dt)));
+    return;
+  }
+  uint32_t sd[16], sa[16], sb[16], sc[16];
+  if (!fragment_slots(c, in, in.ops[0], fd.regs, "D", sd) || !fragment_slots(c, in, in.ops[1], fa.regs, "A", sa) ||
+      !fragment_slots(c, in, in.ops[2], fb.regs, "B", sb) || !fragment_slots(c, in, in.ops[3], fc.regs, "C", sc))
+    return;
+  // The layout qualifiers say how the fragments were loaded; the lab's
+  // fragments hold matrix coordinates whatever the memory layout, so
+  // .row/.col need no work here.
+  float A[16 * 16], Bm[16 * 16], C[16 * 16], D[16 * 16];
+  const uint32_t ua = m * k / kWarpSize, ub = k * n / kWarpSize, uc = m * n / kWarpSize;
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+    for (uint32_t i = 0; i < ua; ++i) {
+      frag::Coord p = frag::wmma_element(WmmaMatrix::A, m, n, k, ab, lane, i);
+      A[p.row * k + p.col] = element_value(element_bits(c, sa, fa, lane, i), ab);
+    }
+    for (uint32_t i = 0; i < ub; ++i) {
+      frag::Coord p = frag::wmma_element(WmmaMatrix::B, m, n, k, ab, lane, i);
+      Bm[p.row * n + p.col] = element_value(element_bits(c, sb, fb, lane, i), ab);
+    }
+    for (uint32_t i = 0; i < uc; ++i) {
+      frag::Coord p = frag::wmma_element(WmmaMatrix::C, m, n, k, ct, lane, i);
+      C[p.row * n + p.col] = element_value(element_bits(c, sc, fc, lane, i), ct);
+    }
+  }
+  multiply_accumulate(A, Bm, C, D, m, n, k);
+  FragmentOut out;
+  for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+    for (uint32_t i = 0; i < fd.elems; ++i) {
+      frag::Coord p = frag::wmma_element(WmmaMatrix::C, m, n, k, dt, lane, i);
+      out.put(fd, lane, i, element_from_float(D[p.row * n + p.col], dt));
+    }
+  out.write(c, sd, fd.regs);
+}
+
+// ---- ldmatrix / stmatrix ------------------------------------------------------------
+// .m8n8 .b16 only; lanes 8j..8j+7 address the 16-byte rows of matrix j.
+void exec_ldstmatrix(const ptx::Instr& in, WarpContext& c) {
+  const bool store = in.op == Op::Stmatrix;
+  const uint32_t num = in.vec;
+  const bool trans = in.flags & ptx::kFlagTrans;
+  if (in.shape_m != 8 || in.shape_n != 8 || ptx::type_bytes(in.type) != 2 || (num != 1 && num != 2 && num != 4)) {
+    fault_unsupported(c, in, fmt::format(".m{}n{} {} .x{} (the lab runs .m8n8 .b16 .x1/.x2/.x4)", in.shape_m,
+                                         in.shape_n, ptx::type_name(in.type), num));
+    return;
+  }
+  const frag::FragmentInfo f{2 * num, 16, num};
+  uint32_t slots[4];
+  if (!fragment_slots(c, in, in.ops[store ? 1 : 0], num, "matrix", slots)) return;
+  uint64_t addr[32];
+  lane_addresses(c, in.ops[store ? 0 : 1], addr);
+  const uint32_t address_lanes = num == 4 ? kFullWarp : (1u << (8 * num)) - 1;
+  uint32_t shared = 0;
+  if (!split_spaces(c, in, addr, shared)) return;
+  if ((shared & address_lanes) != address_lanes) {
+    uint32_t lane = uint32_t(std::countr_zero(address_lanes & ~shared));
+    raise_fault(c, "fault",
+                fmt::format("'{}' row address of lane {} (0x{:x}) is not in shared memory: ldmatrix/stmatrix only "
+                            "access .shared (pass a __shared__ pointer)",
+                            ptx::op_name(in.op), lane, addr[lane]),
+                lane);
+    return;
+  }
+  // Each row is 16 bytes and must be 16-byte aligned (request() checks).
+  uint8_t* host[32];
+  if (!request(c, addr, address_lanes, shared, 16, store, host)) return;
+  FragmentOut out;
+  for (uint32_t j = 0; j < num; ++j)
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+      for (uint32_t h = 0; h < 2; ++h) {
+        frag::Coord p = frag::ldmatrix_element(lane, h, trans);
+        uint8_t* row = host[frag::ldmatrix_address_lane(j, p.row)];
+        if (!row) continue;  // vetoed by the checker
+        uint16_t v;
+        if (store) {
+          v = uint16_t(element_bits(c, slots, f, lane, 2 * j + h));
+          std::memcpy(row + 2 * p.col, &v, 2);
+        } else {
+          std::memcpy(&v, row + 2 * p.col, 2);
+          out.put(f, lane, 2 * j + h, v);
+        }
+      }
+  if (!store) out.write(c, slots, num);
+}
+
+}  // namespace
+
+void exec_matrix(const ptx::Instr& in, WarpContext& c) {
+  if (!require_full_warp(in, c)) return;
+  switch (in.op) {
+    case Op::Mma: exec_mma(in, c); return;
+    case Op::WmmaLoadA: case Op::WmmaLoadB: case Op::WmmaLoadC: case Op::WmmaStoreD:
+      exec_wmma_memory(in, c);
+      return;
+    case Op::WmmaMma: exec_wmma_mma(in, c); return;
+    case Op::Ldmatrix: case Op::Stmatrix: exec_ldstmatrix(in, c); return;
+    default: fault_unsupported(c, in, "this matrix instruction"); return;
+  }
+}
+
+}  // namespace lab::sim

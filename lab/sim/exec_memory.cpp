@@ -1,0 +1,600 @@
+// lab/sim/exec_memory.cpp: ld, st, atom, red, cvta, isspacep, prefetch,
+// cp.async (PTX ISA 9.7.9 data movement, 9.7.13.5 atom/red).
+//
+// A memory instruction goes: lane addresses -> per-lane space (generic
+// addresses are split by the windows in ptx/module.h) -> alignment and bounds
+// (faults) -> the checker's veto -> the data move -> metrics (requests,
+// sectors + L2 for global/local, wavefronts for shared) -> event.
+#include <atomic>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "lab/sim/exec.h"
+
+namespace lab::sim {
+
+using ptx::Op;
+using ptx::Space;
+using ptx::Type;
+
+namespace {
+
+// Where lane addresses point after generic resolution.
+enum class Where : uint8_t { Global, Shared, Local, Param, Invalid };
+
+const char* where_name(Where w) {
+  switch (w) {
+    case Where::Global: return "global";
+    case Where::Shared: return "shared";
+    case Where::Local: return "local";
+    case Where::Param: return "param";
+    default: return "generic";
+  }
+}
+
+struct Access {
+  uint64_t addr[32];   // space-local: global address, shared offset, local frame offset, param offset
+  uint8_t* host[32];
+  Where where = Where::Global;
+  uint32_t bytes = 0;  // per lane
+};
+
+// reg + imm per lane; an Addr with no register is absolute.
+void lane_addresses(WarpContext& c, const ptx::Operand& o, uint32_t mask, uint64_t* addr) {
+  if (o.kind == ptx::OperandKind::Addr && o.reg < ptx::kSinkReg) {
+    const uint64_t* r = c.regs + size_t(o.reg) * kWarpSize;
+    uint64_t off = uint64_t(o.imm);
+    each_lane(mask, [&](uint32_t i) { addr[i] = r[i] + off; });
+  } else {
+    uint64_t tmp[32];
+    const uint64_t* v = o.kind == ptx::OperandKind::Addr ? nullptr : src(c, o, tmp);
+    each_lane(mask, [&](uint32_t i) { addr[i] = v ? v[i] : uint64_t(o.imm); });
+  }
+}
+
+Where classify_generic(uint64_t a) {
+  if (a - ptx::kSharedWindow < ptx::kWindowSize) return Where::Shared;
+  if (a - ptx::kLocalWindow < ptx::kWindowSize) return Where::Local;
+  return Where::Global;
+}
+
+Where where_of(Space s) {
+  switch (s) {
+    case Space::Shared: case Space::SharedCluster: return Where::Shared;
+    case Space::Local: return Where::Local;
+    case Space::Param: return Where::Param;
+    default: return Where::Global;  // global, const (module segment), generic-as-global
+  }
+}
+
+std::string describe_global_miss(const GlobalMemory& mem, uint64_t addr, uint32_t bytes) {
+  // Nearest buffer below or above, for a message that says how far off the access is.
+  const Buffer* below = nullptr;
+  const Buffer* above = nullptr;
+  for (const Buffer& b : mem.buffers()) {
+    if (b.address <= addr) below = &b;
+    else if (!above) above = &b;
+  }
+  if (addr < ptx::kGlobalBase / 2 && addr < 0x100000) return fmt::format("address 0x{:x} is a null or near-null pointer", addr);
+  if (below && addr >= below->address + below->bytes && addr - (below->address + below->bytes) < 1 << 20)
+    return fmt::format("address 0x{:x} is {} bytes past the end of buffer '{}' [0x{:x}, 0x{:x}) of {} bytes",
+                       addr, addr - (below->address + below->bytes), below->name, below->address,
+                       below->address + below->bytes, below->bytes);
+  if (above && above->address > addr && above->address - addr < 1 << 20)
+    return fmt::format("address 0x{:x} is {} bytes before the start of buffer '{}' [0x{:x}, 0x{:x})", addr,
+                       above->address - addr, above->name, above->address, above->address + above->bytes);
+  return fmt::format("address 0x{:x} is outside every allocated buffer", addr);
+}
+
+// Turns lane addresses into host pointers; faults and returns false if any
+// active lane is misaligned or out of bounds.
+bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t align) {
+  const LaunchState& L = *c.L;
+  BlockState& B = *c.B;
+  const uint32_t bytes = a.bytes;
+  // Alignment first: PTX requires naturally aligned accesses (ISA 5.4.5: "all
+  // addresses must be naturally aligned to the access size").
+  uint32_t bad = 0;
+  each_lane(mask, [&](uint32_t i) { bad |= uint32_t((a.addr[i] & (align - 1)) != 0) << i; });
+  if (bad) [[unlikely]] {
+    uint32_t lane = uint32_t(std::countr_zero(bad));
+    raise_fault(c, "misaligned",
+                fmt::format("misaligned {} {} of {} bytes at address 0x{:x}: the address must be a multiple of {}",
+                            where_name(a.where), is_write ? "write" : "read", bytes, a.addr[lane], align),
+                lane);
+    return false;
+  }
+  switch (a.where) {
+    case Where::Global: {
+      const bool check_gaps = L.options->check;
+      each_lane(mask, [&](uint32_t i) {
+        uint64_t x = a.addr[i];
+        uint64_t off = x - L.arena_lo;
+        if (off < L.arena_bytes && bytes <= L.arena_bytes - off) {
+          a.host[i] = L.arena + off;
+          if (check_gaps && !L.memory->find(x)) bad |= 1u << i;
+          else if (check_gaps && x + bytes > L.memory->find(x)->address + L.memory->find(x)->bytes) bad |= 1u << i;
+        } else if ((off = x - L.module_lo) < L.module_bytes && bytes <= L.module_bytes - off) {
+          a.host[i] = L.module_seg + off;
+        } else {
+          bad |= 1u << i;
+        }
+      });
+      if (bad) [[unlikely]] {
+        uint32_t lane = uint32_t(std::countr_zero(bad));
+        raise_fault(c, "out-of-bounds",
+                    fmt::format("out-of-bounds global {} of {} bytes: {}", is_write ? "write" : "read", bytes,
+                                describe_global_miss(*L.memory, a.addr[lane], bytes)),
+                    lane);
+        return false;
+      }
+      return true;
+    }
+    case Where::Shared: {
+      uint8_t* base = B.shared.data();
+      const uint64_t size = B.shared_bytes;
+      each_lane(mask, [&](uint32_t i) {
+        uint64_t off = a.addr[i];
+        if (off < size && bytes <= size - off) a.host[i] = base + off;
+        else bad |= 1u << i;
+      });
+      if (bad) [[unlikely]] {
+        uint32_t lane = uint32_t(std::countr_zero(bad));
+        raise_fault(c, "out-of-bounds",
+                    fmt::format("out-of-bounds shared {} of {} bytes at offset {} (0x{:x}): the block has {} bytes "
+                                "of shared memory ({} static + {} dynamic)",
+                                is_write ? "write" : "read", bytes, int64_t(a.addr[lane]), a.addr[lane], size,
+                                L.kernel->static_shared_bytes, L.cfg.dynamic_shared_bytes),
+                    lane);
+        return false;
+      }
+      return true;
+    }
+    case Where::Local: {
+      const uint64_t frame = B.local_bytes;
+      uint8_t* base = B.local.data() + size_t(c.warp->index) * kWarpSize * frame;
+      each_lane(mask, [&](uint32_t i) {
+        uint64_t off = a.addr[i];
+        if (off < frame && bytes <= frame - off) a.host[i] = base + i * frame + off;
+        else bad |= 1u << i;
+      });
+      if (bad) [[unlikely]] {
+        uint32_t lane = uint32_t(std::countr_zero(bad));
+        raise_fault(c, "out-of-bounds",
+                    fmt::format("out-of-bounds local {} of {} bytes at offset {}: the thread's local frame has {} bytes "
+                                "(a local array indexed past its end?)",
+                                is_write ? "write" : "read", bytes, int64_t(a.addr[lane]), frame),
+                    lane);
+        return false;
+      }
+      return true;
+    }
+    case Where::Param: {
+      each_lane(mask, [&](uint32_t i) {
+        uint64_t off = a.addr[i];
+        if (off < L.param_bytes && bytes <= L.param_bytes - off && !is_write)
+          a.host[i] = const_cast<uint8_t*>(L.params) + off;
+        else bad |= 1u << i;
+      });
+      if (bad) [[unlikely]] {
+        uint32_t lane = uint32_t(std::countr_zero(bad));
+        raise_fault(c, "out-of-bounds",
+                    fmt::format("param {} of {} bytes at offset {} outside the {}-byte parameter buffer",
+                                is_write ? "write" : "read", bytes, a.addr[lane], L.param_bytes),
+                    lane);
+        return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// Shared-memory cost with the per-pc memo (see SharedCostMemo).
+SharedCost shared_cost(WarpContext& c, const uint64_t* addr, uint32_t mask, uint32_t bytes) {
+  SharedCostMemo& m = c.W->shared_memo[c.pc];
+  uint32_t first = uint32_t(std::countr_zero(mask));
+  uint64_t base = addr[first];
+  uint32_t sub = uint32_t(base & 3);
+  bool same = m.mask == mask && m.bytes == bytes && m.sub_word == sub;
+  if (same) {
+    for (uint32_t i = 0; i < kWarpSize; ++i)
+      if ((mask >> i) & 1 && m.offs[i] != uint32_t(addr[i] - base)) { same = false; break; }
+  }
+  if (same) return m.cost;
+  SharedCost cost = shared_wavefronts(addr, mask, bytes);
+  m.mask = mask;
+  m.bytes = bytes;
+  m.sub_word = sub;
+  m.cost = cost;
+  for (uint32_t i = 0; i < kWarpSize; ++i) m.offs[i] = (mask >> i) & 1 ? uint32_t(addr[i] - base) : 0;
+  return cost;
+}
+
+// Metrics (and the event) of one request in one space.
+void count_request(WarpContext& c, const Access& a, uint32_t mask, bool is_write) {
+  PcCounters& pm = *c.pcm;
+  ++pm.requests;
+  pm.bytes += uint64_t(std::popcount(mask)) * a.bytes;
+  uint32_t sectors = 0;
+  SharedCost sc;
+  if (a.where == Where::Shared) {
+    sc = shared_cost(c, a.addr, mask, a.bytes);
+    pm.wavefronts += sc.wavefronts;
+    pm.ideal_wavefronts += sc.ideal;
+  } else if (a.where == Where::Global || a.where == Where::Local) {
+    uint64_t model[32];
+    const uint64_t* addr = a.addr;
+    if (a.where == Where::Local) {
+      // Local memory is interleaved across the warp in 4-byte words, so a
+      // warp-uniform offset is one coalesced request (CUDA Programming Guide
+      // 5.3.2, "Local Memory"). Each warp's frames get their own region.
+      uint64_t region = (uint64_t(1) << 60) + (uint64_t(c.B->linear) * c.B->num_warps + c.warp->index) *
+                                                  uint64_t(c.B->local_bytes) * kWarpSize;
+      each_lane(mask, [&](uint32_t i) {
+        model[i] = region + (a.addr[i] & ~3ull) * kWarpSize + i * 4 + (a.addr[i] & 3);
+      });
+      addr = model;
+    }
+    uint64_t sec[64];
+    // Fast path: lanes at consecutive addresses cover a contiguous range.
+    bool linear = mask == 0xffffffffu;
+    if (linear) {
+      for (uint32_t i = 1; i < kWarpSize; ++i)
+        if (addr[i] != addr[0] + uint64_t(i) * a.bytes) { linear = false; break; }
+    }
+    if (linear) {
+      uint64_t s0 = addr[0] / kSectorBytes, s1 = (addr[0] + uint64_t(kWarpSize) * a.bytes - 1) / kSectorBytes;
+      sectors = uint32_t(s1 - s0 + 1);
+      if (sectors <= 64) for (uint32_t k = 0; k < sectors; ++k) sec[k] = s0 + k;
+      else sectors = global_sectors(addr, mask, a.bytes, sec);
+    } else {
+      sectors = global_sectors(addr, mask, a.bytes, sec);
+    }
+    pm.sectors += sectors;
+    if (c.L->l2 && a.where == Where::Global) {
+      uint32_t misses = c.L->l2->access(sec, std::min<uint32_t>(sectors, 64), is_write);
+      if (is_write) pm.dram_write_bytes += uint64_t(misses) * kSectorBytes;
+      else pm.dram_read_bytes += uint64_t(misses) * kSectorBytes;
+    }
+  }
+  if (c.ev) [[unlikely]] {
+    WarpEvent& ev = *c.ev;
+    ev.space = a.where == Where::Shared ? Space::Shared : a.where == Where::Local ? Space::Local : Space::Global;
+    ev.access_bytes = uint8_t(std::min<uint32_t>(a.bytes, 255));
+    ev.is_store = is_write;
+    ev.sectors += sectors;
+    ev.wavefronts += sc.wavefronts;
+    ev.ideal_wavefronts += sc.ideal;
+    for (uint32_t i = 0; i < kWarpSize; ++i) ev.lane_addr[i] = (mask >> i) & 1 ? a.addr[i] : ev.lane_addr[i];
+  }
+}
+
+// Splits a generic access by window; calls f(Access&, mask) per space used.
+template <class F>
+void for_each_space(WarpContext& c, const ptx::Instr& in, const ptx::Operand& addr_op, uint32_t bytes, F&& f) {
+  Access a;
+  a.bytes = bytes;
+  lane_addresses(c, addr_op, c.mask, a.addr);
+  if (in.space != Space::Generic) {
+    a.where = where_of(in.space);
+    if (a.where == Where::Shared || a.where == Where::Local)
+      each_lane(c.mask, [&](uint32_t i) { a.addr[i] &= 0xffffffffull; });
+    f(a, c.mask);
+    return;
+  }
+  uint32_t sm = 0, lm = 0;
+  each_lane(c.mask, [&](uint32_t i) {
+    Where w = classify_generic(a.addr[i]);
+    sm |= uint32_t(w == Where::Shared) << i;
+    lm |= uint32_t(w == Where::Local) << i;
+  });
+  uint32_t gm = c.mask & ~sm & ~lm;
+  if (gm) {
+    a.where = Where::Global;
+    f(a, gm);
+    if (c.warp->status == WarpStatus::Faulted) return;
+  }
+  if (sm) {
+    Access s = a;
+    s.where = Where::Shared;
+    each_lane(sm, [&](uint32_t i) { s.addr[i] = a.addr[i] - ptx::kSharedWindow; });
+    f(s, sm);
+    if (c.warp->status == WarpStatus::Faulted) return;
+  }
+  if (lm) {
+    Access l = a;
+    l.where = Where::Local;
+    each_lane(lm, [&](uint32_t i) { l.addr[i] = a.addr[i] - ptx::kLocalWindow; });
+    f(l, lm);
+  }
+}
+
+uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_write, bool is_atomic,
+                      const uint64_t* values = nullptr) {
+  if (!c.checker) return mask;
+  MemoryAccess m;
+  m.space = a.where == Where::Shared ? Space::Shared
+            : a.where == Where::Local ? Space::Local
+            : a.where == Where::Param ? Space::Param
+                                      : Space::Global;
+  m.pc = c.pc;
+  m.warp = c.warp->index;
+  m.mask = mask;
+  m.lane_addr = a.addr;
+  m.bytes = a.bytes;
+  m.is_write = is_write;
+  m.is_atomic = is_atomic;
+  m.lane_value = values;  // checks: same-address stores of different values
+  return c.checker->on_access(m) & mask;
+}
+
+// Element loads/stores: sub-word signed loads sign-extend into the register.
+inline uint64_t load_elem(const uint8_t* p, uint32_t size, bool sign) {
+  switch (size) {
+    case 1: return sign ? uint64_t(int64_t(int8_t(*p))) : *p;
+    case 2: { uint16_t v; std::memcpy(&v, p, 2); return sign ? uint64_t(int64_t(int16_t(v))) : v; }
+    case 4: { uint32_t v; std::memcpy(&v, p, 4); return sign ? uint64_t(int64_t(int32_t(v))) : v; }
+    default: { uint64_t v; std::memcpy(&v, p, 8); return v; }
+  }
+}
+inline void store_elem(uint8_t* p, uint32_t size, uint64_t v) {
+  switch (size) {
+    case 1: *p = uint8_t(v); break;
+    case 2: { uint16_t x = uint16_t(v); std::memcpy(p, &x, 2); break; }
+    case 4: { uint32_t x = uint32_t(v); std::memcpy(p, &x, 4); break; }
+    default: std::memcpy(p, &v, 8); break;
+  }
+}
+
+// Destination / source register slots of a scalar or vector operand.
+uint32_t operand_slots(const WarpContext& c, const ptx::Operand& o, uint32_t* slots) {
+  if (o.kind == ptx::OperandKind::Vec) {
+    for (uint32_t k = 0; k < o.vec_len; ++k) slots[k] = c.L->kernel->vec_slots[o.reg + k];
+    return o.vec_len;
+  }
+  slots[0] = o.kind == ptx::OperandKind::Reg ? o.reg : ptx::kNoReg;
+  return 1;
+}
+
+void exec_load(const ptx::Instr& in, WarpContext& c) {
+  const ptx::Operand& d = in.ops[0];
+  uint32_t slots[8];
+  const uint32_t n = operand_slots(c, d, slots);
+  const uint32_t elem = uint32_t(ptx::type_bytes(in.type));
+  const uint32_t total = elem * n;
+  const bool sign = ptx::type_is_signed(in.type);
+  for_each_space(c, in, in.ops[1], total, [&](Access& a, uint32_t mask) {
+    if (!resolve(c, a, mask, false, total)) return;
+    mask = checker_veto(c, a, mask, false, false);
+    if (a.where != Where::Param) count_request(c, a, mask, false);
+    if (n == 1) {
+      uint64_t* out = slots[0] < ptx::kSinkReg ? c.regs + size_t(slots[0]) * kWarpSize : c.sink;
+      if (elem == 4 && !sign) {
+        each_lane(mask, [&](uint32_t i) { uint32_t v; std::memcpy(&v, a.host[i], 4); out[i] = v; });
+      } else {
+        each_lane(mask, [&](uint32_t i) { out[i] = load_elem(a.host[i], elem, sign); });
+      }
+      return;
+    }
+    for (uint32_t k = 0; k < n; ++k) {
+      uint32_t slot = slots[k];
+      uint64_t* out = slot < ptx::kSinkReg ? c.regs + size_t(slot) * kWarpSize : c.sink;
+      each_lane(mask, [&](uint32_t i) { out[i] = load_elem(a.host[i] + k * elem, elem, sign); });
+    }
+  });
+}
+
+void exec_store(const ptx::Instr& in, WarpContext& c) {
+  const ptx::Operand& s = in.ops[1];
+  uint32_t slots[8];
+  uint32_t n = 1;
+  uint64_t tmp[32];
+  const uint64_t* single = nullptr;
+  if (s.kind == ptx::OperandKind::Vec) n = operand_slots(c, s, slots);
+  else single = src(c, s, tmp);
+  uint32_t elem = uint32_t(ptx::type_bytes(in.type));
+  const uint32_t total = elem * n;
+  for_each_space(c, in, in.ops[0], total, [&](Access& a, uint32_t mask) {
+    if (!resolve(c, a, mask, true, total)) return;
+    mask = checker_veto(c, a, mask, true, false, single);
+    count_request(c, a, mask, true);
+    if (single) {
+      if (elem == 4) each_lane(mask, [&](uint32_t i) { uint32_t v = uint32_t(single[i]); std::memcpy(a.host[i], &v, 4); });
+      else each_lane(mask, [&](uint32_t i) { store_elem(a.host[i], elem, single[i]); });
+      return;
+    }
+    for (uint32_t k = 0; k < n; ++k) {
+      uint32_t slot = slots[k];
+      // A vector source may hold `_`? Not for st; immediates were given hidden slots by the parser.
+      const uint64_t* v = slot < ptx::kSinkReg ? c.regs + size_t(slot) * kWarpSize : nullptr;
+      each_lane(mask, [&](uint32_t i) { store_elem(a.host[i] + k * elem, elem, v ? v[i] : 0); });
+    }
+  });
+}
+
+// ---- atomics -----------------------------------------------------------------------
+template <class T>
+T atom_apply(ptx::AtomOp op, T old, T b, T cmpv) {
+  switch (op) {
+    case ptx::AtomOp::Add:
+      if constexpr (std::is_floating_point_v<T>) return T(old + b);
+      else return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b));
+    case ptx::AtomOp::Min:
+      if constexpr (std::is_floating_point_v<T>) return std::isnan(old) ? b : std::isnan(b) ? old : std::min(old, b);
+      else return std::min(old, b);
+    case ptx::AtomOp::Max:
+      if constexpr (std::is_floating_point_v<T>) return std::isnan(old) ? b : std::isnan(b) ? old : std::max(old, b);
+      else return std::max(old, b);
+    case ptx::AtomOp::Exch: return b;
+    case ptx::AtomOp::Cas: return old == cmpv ? b : old;  // (cmpv is the compare value: atom.cas d, [a], b, c)
+    default: break;
+  }
+  if constexpr (!std::is_floating_point_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    switch (op) {
+      case ptx::AtomOp::And: return T(U(old) & U(b));
+      case ptx::AtomOp::Or: return T(U(old) | U(b));
+      case ptx::AtomOp::Xor: return T(U(old) ^ U(b));
+      // atom.inc/dec.u32 (PTX ISA 9.7.13.5): wrap at b.
+      case ptx::AtomOp::Inc: return U(old) >= U(b) ? T(0) : T(U(old) + 1);
+      case ptx::AtomOp::Dec: return (U(old) == 0 || U(old) > U(b)) ? b : T(U(old) - 1);
+      default: break;
+    }
+  }
+  return old;
+}
+
+template <class T>
+void atom_lanes(WarpContext& c, const ptx::Instr& in, Access& a, uint32_t mask, const uint64_t* b,
+                const uint64_t* cv, uint64_t* out) {
+  using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>>;
+  const bool global = a.where == Where::Global;
+  // Lanes are applied in lane order, as one of the orders hardware may pick.
+  each_lane(mask, [&](uint32_t i) {
+    T bv = as<T>(b[i]);
+    T cval = cv ? as<T>(cv[i]) : T(0);
+    Bits* p = reinterpret_cast<Bits*>(a.host[i]);
+    T old;
+    if (in.atom == ptx::AtomOp::Cas) {
+      // atom.cas d, [a], b, c: store c if *a == b.
+      T cmpv = bv, newv = cval;
+      if (global) {
+        std::atomic_ref<Bits> r(*p);
+        Bits expected = std::bit_cast<Bits>(cmpv);
+        r.compare_exchange_strong(expected, std::bit_cast<Bits>(newv));
+        old = std::bit_cast<T>(expected);
+      } else {
+        old = std::bit_cast<T>(*p);
+        if (std::bit_cast<Bits>(old) == std::bit_cast<Bits>(cmpv)) *p = std::bit_cast<Bits>(newv);
+      }
+    } else if (global) {
+      std::atomic_ref<Bits> r(*p);
+      Bits cur = r.load(std::memory_order_relaxed);
+      while (!r.compare_exchange_weak(cur, std::bit_cast<Bits>(atom_apply<T>(in.atom, std::bit_cast<T>(cur), bv, cval)))) {
+      }
+      old = std::bit_cast<T>(cur);
+    } else {
+      old = std::bit_cast<T>(*p);
+      *p = std::bit_cast<Bits>(atom_apply<T>(in.atom, old, bv, cval));
+    }
+    if (out) out[i] = bits(old);
+  });
+}
+
+void exec_atomic(const ptx::Instr& in, WarpContext& c) {
+  const bool is_red = in.op == Op::Red;
+  const ptx::Operand& addr_op = is_red ? in.ops[0] : in.ops[1];
+  uint64_t tb[32], tc[32];
+  const uint64_t* b = src(c, is_red ? in.ops[1] : in.ops[2], tb);
+  const uint64_t* cv = (!is_red && in.atom == ptx::AtomOp::Cas) ? src(c, in.ops[3], tc) : nullptr;
+  uint64_t* out = is_red ? nullptr : dst(c, in.ops[0]);
+  uint64_t bcopy[32], ccopy[32];
+  // The destination may be the same register as b or c.
+  std::memcpy(bcopy, b, sizeof bcopy);
+  if (cv) { std::memcpy(ccopy, cv, sizeof ccopy); cv = ccopy; }
+  const uint32_t bytes = uint32_t(ptx::type_bytes(in.type));
+  for_each_space(c, in, addr_op, bytes, [&](Access& a, uint32_t mask) {
+    if (a.where == Where::Local || a.where == Where::Param) {
+      raise_fault(c, "fault", "atomic operation on local or param memory: atomics need a global or shared address",
+                  uint32_t(std::countr_zero(mask)));
+      return;
+    }
+    if (!resolve(c, a, mask, true, bytes)) return;
+    mask = checker_veto(c, a, mask, true, true);
+    count_request(c, a, mask, true);
+    switch (in.type) {
+      case Type::F32: atom_lanes<float>(c, in, a, mask, bcopy, cv, out); break;
+      case Type::F64: atom_lanes<double>(c, in, a, mask, bcopy, cv, out); break;
+      case Type::S32: atom_lanes<int32_t>(c, in, a, mask, bcopy, cv, out); break;
+      case Type::S64: atom_lanes<int64_t>(c, in, a, mask, bcopy, cv, out); break;
+      case Type::U64: case Type::B64: atom_lanes<uint64_t>(c, in, a, mask, bcopy, cv, out); break;
+      case Type::B16: case Type::U16: atom_lanes<uint16_t>(c, in, a, mask, bcopy, cv, out); break;
+      case Type::F16x2: case Type::F16: case Type::BF16: case Type::BF16x2:
+        raise_fault(c, "unsupported", "half-precision atomics are not supported by the simulator",
+                    uint32_t(std::countr_zero(mask)));
+        return;
+      default: atom_lanes<uint32_t>(c, in, a, mask, bcopy, cv, out); break;
+    }
+  });
+}
+
+// ---- cp.async --------------------------------------------------------------------------
+// Performed synchronously at issue: the copy is complete before any
+// cp.async.wait_group, which is one of the orders the hardware allows.
+void exec_cp_async(const ptx::Instr& in, WarpContext& c) {
+  const uint32_t cp_size = uint32_t(in.ops[2].imm);
+  uint64_t ts[32];
+  const uint64_t* src_size = in.ops[3].kind != ptx::OperandKind::None ? src(c, in.ops[3], ts) : nullptr;
+  Access s;
+  s.bytes = cp_size;
+  s.where = Where::Global;
+  lane_addresses(c, in.ops[1], c.mask, s.addr);
+  Access d;
+  d.bytes = cp_size;
+  d.where = Where::Shared;
+  lane_addresses(c, in.ops[0], c.mask, d.addr);
+  each_lane(c.mask, [&](uint32_t i) {
+    d.addr[i] &= 0xffffffffull;
+    if (d.addr[i] - ptx::kSharedWindow < ptx::kWindowSize) d.addr[i] -= ptx::kSharedWindow;
+  });
+  if (!resolve(c, d, c.mask, true, cp_size)) return;
+  // A src-size of 0 reads nothing; only lanes that read need a valid source.
+  uint32_t reading = c.mask;
+  if (src_size) each_lane(c.mask, [&](uint32_t i) { if (uint32_t(src_size[i]) == 0) reading &= ~(1u << i); });
+  if (reading && !resolve(c, s, reading, false, std::min<uint32_t>(cp_size, 4))) return;
+  uint32_t mask = checker_veto(c, d, c.mask, true, false);
+  if (reading) count_request(c, s, reading & mask, false);
+  each_lane(mask, [&](uint32_t i) {
+    uint32_t n = src_size ? std::min<uint32_t>(uint32_t(src_size[i]), cp_size) : cp_size;
+    if (n) std::memcpy(d.host[i], s.host[i], n);
+    if (n < cp_size) std::memset(d.host[i] + n, 0, cp_size - n);
+  });
+}
+
+}  // namespace
+
+void exec_memory(const ptx::Instr& in, WarpContext& c) {
+  switch (in.op) {
+    case Op::Ld: case Op::Ldu: exec_load(in, c); return;
+    case Op::St: exec_store(in, c); return;
+    case Op::Atom: case Op::Red: exec_atomic(in, c); return;
+    case Op::Cvta: {
+      // cvta.<space> turns a space address into a generic one; cvta.to.<space> back (PTX ISA 9.7.9.17).
+      uint64_t window = in.space == Space::Shared ? ptx::kSharedWindow : in.space == Space::Local ? ptx::kLocalWindow : 0;
+      uint64_t ta[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      uint64_t* d = dst(c, in.ops[0]);
+      const bool narrow = ptx::type_bytes(in.type) == 4;
+      if (in.cvta_to)
+        each_lane(c.mask, [&](uint32_t i) { uint64_t v = a[i] - window; d[i] = narrow ? uint32_t(v) : v; });
+      else
+        each_lane(c.mask, [&](uint32_t i) {
+          uint64_t v = (window ? (a[i] & 0xffffffffull) : a[i]) + window;
+          d[i] = narrow ? uint32_t(v) : v;
+        });
+      return;
+    }
+    case Op::Isspacep: {
+      uint64_t ta[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      uint64_t* d = dst(c, in.ops[0]);
+      each_lane(c.mask, [&](uint32_t i) {
+        Where w = classify_generic(a[i]);
+        d[i] = in.space == Space::Shared ? w == Where::Shared
+               : in.space == Space::Local ? w == Where::Local
+                                          : w == Where::Global;
+      });
+      return;
+    }
+    case Op::CpAsync: exec_cp_async(in, c); return;
+    case Op::Prefetch: case Op::CpAsyncCommitGroup: case Op::CpAsyncWaitGroup: case Op::CpAsyncWaitAll:
+      return;
+    default:
+      raise_fault(c, "unsupported", std::string("'") + ptx::op_name(in.op) + "' is not supported",
+                  uint32_t(std::countr_zero(c.mask)));
+  }
+}
+
+}  // namespace lab::sim

@@ -1,0 +1,191 @@
+// lab/sim/exec_warp.cpp: CTA barriers and warp-level collectives
+// (PTX ISA 9.7.13: bar/barrier, bar.red, bar.warp.sync, shfl.sync,
+// vote.sync, match.sync, redux.sync, activemask).
+//
+// The lanes taking part in a collective are the lanes executing the
+// instruction (active and guard-true). Reading a lane outside them returns
+// that lane's register as it stands, one of the values the ISA allows for an
+// "undefined" source; the checker (SimOptions::check) flags such masks.
+#include <fmt/format.h>
+
+#include "lab/sim/exec.h"
+
+namespace lab::sim {
+
+using ptx::Op;
+
+namespace {
+
+uint32_t first_value(WarpContext& c, const ptx::Operand& o) {
+  uint64_t t[32];
+  const uint64_t* v = src(c, o, t);
+  return uint32_t(v[std::countr_zero(c.mask)]);
+}
+
+// bar.sync / barrier.sync / bar.red park the warp; launch.cpp's block loop
+// releases the barrier when every live thread (or the given count) arrived.
+// Exited threads do not count (sm_70+ behaviour, PTX ISA 9.7.13.4).
+void barrier_arrive(const ptx::Instr& in, WarpContext& c, bool wait, const ptx::Operand& id_op,
+                    const ptx::Operand& count_op) {
+  uint32_t id = first_value(c, id_op);
+  if (id >= kMaxBarriers) {
+    raise_fault(c, "fault", fmt::format("barrier id {} is out of range: bar.sync takes 0..15", id),
+                uint32_t(std::countr_zero(c.mask)));
+    return;
+  }
+  WarpState& w = *c.warp;
+  BarrierState& bs = c.B->barriers[id];
+  if (count_op.kind != ptx::OperandKind::None) bs.expected = first_value(c, count_op);
+  if (c.checker) c.checker->on_barrier(c.pc, w.index, id, c.mask, w.live);
+  bs.arrived += uint32_t(std::popcount(c.mask));
+  ++c.W->barriers;
+  if (c.ev) c.ev->kind = WarpEvent::Barrier;
+  if (!wait) return;
+  w.status = WarpStatus::AtBarrier;
+  w.barrier_id = uint8_t(id);
+  w.barrier_arrived = c.mask;
+}
+
+void exec_shfl(const ptx::Instr& in, WarpContext& c) {
+  uint64_t ta[32], tb[32], tc[32], tm[32];
+  const uint64_t* a = src(c, in.ops[2], ta);
+  const uint64_t* b = src(c, in.ops[3], tb);
+  const uint64_t* cv = src(c, in.ops[4], tc);
+  if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, uint32_t(src(c, in.ops[5], tm)[std::countr_zero(c.mask)]), c.mask);
+  uint64_t val[32];
+  uint32_t pmask = 0;
+  // PTX ISA 9.7.8.6 (shfl.sync), pseudocode "Semantics".
+  each_lane(c.mask, [&](uint32_t lane) {
+    uint32_t bval = uint32_t(b[lane]) & 0x1f;
+    uint32_t cval = uint32_t(cv[lane]);
+    uint32_t seg = (cval >> 8) & 0x1f;
+    uint32_t max_lane = ((lane & seg) | ((cval & 0x1f) & ~seg));
+    uint32_t min_lane = lane & seg;
+    int32_t j;
+    bool p;
+    switch (in.shfl) {
+      case ptx::ShflMode::Up: j = int32_t(lane) - int32_t(bval); p = j >= int32_t(max_lane); break;
+      case ptx::ShflMode::Down: j = int32_t(lane + bval); p = j <= int32_t(max_lane); break;
+      case ptx::ShflMode::Bfly: j = int32_t(lane ^ bval); p = j <= int32_t(max_lane); break;
+      default: j = int32_t(min_lane | (bval & ~seg)); p = j <= int32_t(max_lane); break;
+    }
+    if (!p) j = int32_t(lane);
+    val[lane] = a[j & 31];
+    pmask |= uint32_t(p) << lane;
+  });
+  uint64_t* d = dst(c, in.ops[0]);
+  each_lane(c.mask, [&](uint32_t i) { d[i] = uint32_t(val[i]); });
+  if (in.ops[1].kind == ptx::OperandKind::Reg && in.ops[1].reg < ptx::kSinkReg) {
+    uint64_t* p = dst(c, in.ops[1]);
+    each_lane(c.mask, [&](uint32_t i) { p[i] = (pmask >> i) & 1; });
+  }
+}
+
+void exec_vote(const ptx::Instr& in, WarpContext& c) {
+  uint64_t tm[32];
+  if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, uint32_t(src(c, in.ops[2], tm)[std::countr_zero(c.mask)]), c.mask);
+  const uint32_t act = c.mask;
+  const uint32_t pred = pred_mask(c, in.ops[1]) & act;
+  uint64_t* d = dst(c, in.ops[0]);
+  uint64_t v;
+  switch (in.vote) {
+    case ptx::VoteMode::All: v = pred == act; break;
+    case ptx::VoteMode::Any: v = pred != 0; break;
+    case ptx::VoteMode::Uni: v = pred == 0 || pred == act; break;
+    default: v = pred; break;  // ballot: bit i = lane i's predicate
+  }
+  each_lane(act, [&](uint32_t i) { d[i] = v; });
+}
+
+void exec_match(const ptx::Instr& in, WarpContext& c) {
+  uint64_t ta[32], tm[32];
+  const uint64_t* a = src(c, in.ops[2], ta);
+  if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, uint32_t(src(c, in.ops[3], tm)[std::countr_zero(c.mask)]), c.mask);
+  const bool wide = ptx::type_bytes(in.type) == 8;
+  const uint32_t act = c.mask;
+  auto key = [&](uint32_t i) { return wide ? a[i] : uint64_t(uint32_t(a[i])); };
+  uint32_t same[32];
+  each_lane(act, [&](uint32_t i) {
+    uint32_t m = 0;
+    each_lane(act, [&](uint32_t j) { m |= uint32_t(key(j) == key(i)) << j; });
+    same[i] = m;
+  });
+  uint64_t* d = dst(c, in.ops[0]);
+  const bool has_p = in.ops[1].kind == ptx::OperandKind::Reg && in.ops[1].reg < ptx::kSinkReg;
+  uint64_t* p = has_p ? dst(c, in.ops[1]) : nullptr;
+  if (in.vote == ptx::VoteMode::All) {
+    bool all = same[std::countr_zero(act)] == act;
+    each_lane(act, [&](uint32_t i) {
+      d[i] = all ? act : 0;
+      if (p) p[i] = all;
+    });
+  } else {
+    each_lane(act, [&](uint32_t i) { d[i] = same[i]; });
+  }
+}
+
+void exec_redux(const ptx::Instr& in, WarpContext& c) {
+  uint64_t ta[32], tm[32];
+  const uint64_t* a = src(c, in.ops[1], ta);
+  if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, uint32_t(src(c, in.ops[2], tm)[std::countr_zero(c.mask)]), c.mask);
+  const bool sgn = ptx::type_is_signed(in.type);
+  const uint32_t act = c.mask;
+  uint32_t first = uint32_t(std::countr_zero(act));
+  uint32_t acc = uint32_t(a[first]);
+  each_lane(act & ~(1u << first), [&](uint32_t i) {
+    uint32_t x = uint32_t(a[i]);
+    switch (in.redux) {
+      case ptx::ReduxOp::Add: acc += x; break;
+      case ptx::ReduxOp::Min: acc = sgn ? uint32_t(std::min(int32_t(acc), int32_t(x))) : std::min(acc, x); break;
+      case ptx::ReduxOp::Max: acc = sgn ? uint32_t(std::max(int32_t(acc), int32_t(x))) : std::max(acc, x); break;
+      case ptx::ReduxOp::And: acc &= x; break;
+      case ptx::ReduxOp::Or: acc |= x; break;
+      case ptx::ReduxOp::Xor: acc ^= x; break;
+      default: break;
+    }
+  });
+  uint64_t* d = dst(c, in.ops[0]);
+  each_lane(act, [&](uint32_t i) { d[i] = acc; });
+}
+
+}  // namespace
+
+void exec_warp(const ptx::Instr& in, WarpContext& c) {
+  switch (in.op) {
+    case Op::BarSync: barrier_arrive(in, c, true, in.ops[0], in.ops[1]); return;
+    case Op::BarArrive: barrier_arrive(in, c, false, in.ops[0], in.ops[1]); return;
+    case Op::BarRed: {
+      const uint32_t pred = pred_mask(c, in.ops[3]) & c.mask;
+      barrier_arrive(in, c, true, in.ops[1], in.ops[2]);
+      if (c.warp->status != WarpStatus::AtBarrier) return;
+      BarrierState& bs = c.B->barriers[c.warp->barrier_id];
+      bs.red_popc += uint32_t(std::popcount(pred));
+      bs.red_and = bs.red_and && pred == c.mask;
+      bs.red_or = bs.red_or || pred != 0;
+      c.warp->red_dst = in.ops[0].reg;
+      c.warp->red_kind = in.redux == ptx::ReduxOp::And ? 2 : in.redux == ptx::ReduxOp::Or ? 3 : 1;
+      return;
+    }
+    case Op::BarWarpSync: {
+      // __syncwarp: lanes of one SIMT path are already in step; only the checker cares.
+      uint64_t tm[32];
+      if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, uint32_t(src(c, in.ops[0], tm)[std::countr_zero(c.mask)]), c.mask);
+      return;
+    }
+    case Op::ShflSync: exec_shfl(in, c); return;
+    case Op::VoteSync: exec_vote(in, c); return;
+    case Op::MatchSync: exec_match(in, c); return;
+    case Op::ReduxSync: exec_redux(in, c); return;
+    case Op::Activemask: {
+      uint64_t* d = dst(c, in.ops[0]);
+      uint32_t m = c.warp->mask;
+      each_lane(c.mask, [&](uint32_t i) { d[i] = m; });
+      return;
+    }
+    default:
+      raise_fault(c, "unsupported", std::string("'") + ptx::op_name(in.op) + "' is not supported",
+                  uint32_t(std::countr_zero(c.mask)));
+  }
+}
+
+}  // namespace lab::sim

@@ -1,0 +1,312 @@
+// lab/sim/launch.cpp: one kernel launch. Prepares the kernel once (family and
+// reconvergence point per instruction), hands blocks to worker threads (each
+// block runs start to finish on one worker, like a CTA on one SM), runs each
+// block's warps until they park at a barrier or exit, and merges the
+// per-worker metrics and errors at the end.
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <thread>
+
+#include "lab/ptx/cfg.h"
+#include "lab/sim/device.h"
+#include "lab/sim/exec.h"
+
+namespace lab::sim {
+
+// ---- metrics helpers declared in launch.h ---------------------------------------------
+void PcCounters::add(const PcCounters& o) {
+  warp_insts += o.warp_insts;
+  thread_insts += o.thread_insts;
+  active_lanes += o.active_lanes;
+  requests += o.requests;
+  sectors += o.sectors;
+  wavefronts += o.wavefronts;
+  ideal_wavefronts += o.ideal_wavefronts;
+  bytes += o.bytes;
+  divergent += o.divergent;
+  dram_read_bytes += o.dram_read_bytes;
+  dram_write_bytes += o.dram_write_bytes;
+}
+
+uint64_t KernelMetrics::total_warp_insts() const {
+  uint64_t s = 0;
+  for (const auto& p : per_pc) s += p.warp_insts;
+  return s;
+}
+uint64_t KernelMetrics::total_thread_insts() const {
+  uint64_t s = 0;
+  for (const auto& p : per_pc) s += p.thread_insts;
+  return s;
+}
+
+namespace {
+
+// A warp switches to its block's other warps after this many instructions
+// even without a barrier, so warps that spin on each other make progress.
+constexpr uint64_t kQuantum = 1 << 16;
+// Stop handing out blocks after this many faults: the errors are deduplicated
+// anyway and a faulting grid of a million blocks should end quickly.
+constexpr uint64_t kMaxFaults = 256;
+
+const GpuModel& model_for(const std::string& name) {
+  try {
+    return gpu_model(name);
+  } catch (const UnknownGpu&) {
+    return default_gpu();
+  }
+}
+
+void emit_block_event(const LaunchState& L, WorkerState& W, const BlockState& B, WarpEvent::Kind kind) {
+  WarpEvent ev{};
+  ev.kind = kind;
+  ev.block_linear = B.linear;
+  ev.sm = B.sm;
+  ev.seq = W.event_seq++;
+  L.events->on_event(ev);
+}
+
+// Releases every barrier whose arrivals are complete. Returns true if any warp was released.
+bool release_barriers(BlockState& B) {
+  uint32_t live_threads = 0;
+  for (const WarpState& w : B.warps) live_threads += uint32_t(std::popcount(w.live));
+  bool released = false;
+  for (uint32_t id = 0; id < kMaxBarriers; ++id) {
+    BarrierState& bs = B.barriers[id];
+    if (bs.arrived == 0) continue;
+    bool waiting = false;
+    for (const WarpState& w : B.warps) waiting |= w.status == WarpStatus::AtBarrier && w.barrier_id == id;
+    uint32_t expected = bs.expected ? bs.expected : live_threads;
+    if (!waiting || bs.arrived < expected) continue;
+    for (WarpState& w : B.warps) {
+      if (w.status != WarpStatus::AtBarrier || w.barrier_id != id) continue;
+      w.status = WarpStatus::Ready;
+      if (w.red_kind && w.red_dst < ptx::kSinkReg) {
+        uint64_t v = w.red_kind == 1 ? bs.red_popc : w.red_kind == 2 ? bs.red_and : bs.red_or;
+        uint64_t* d = w.regs + size_t(w.red_dst) * kWarpSize;
+        for (uint32_t m = w.barrier_arrived; m; m &= m - 1) d[std::countr_zero(m)] = v;
+      }
+      w.red_kind = 0;
+      w.red_dst = ptx::kNoReg;
+    }
+    bs = BarrierState{};
+    released = true;
+  }
+  return released;
+}
+
+void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
+  const ptx::Kernel& k = *L.kernel;
+  const LaunchConfig& cfg = L.cfg;
+  BlockState& B = W.block;
+  B.linear = uint32_t(linear);
+  B.ctaid = Dim3{uint32_t(linear % cfg.grid.x), uint32_t((linear / cfg.grid.x) % cfg.grid.y),
+                 uint32_t(linear / (uint64_t(cfg.grid.x) * cfg.grid.y))};
+  // Block b goes to SM b % sm_count (the machine model's scheduler refines this).
+  B.sm = uint32_t(linear % L.sm_count);
+  B.num_threads = uint32_t(cfg.block.count());
+  B.num_warps = (B.num_threads + kWarpSize - 1) / kWarpSize;
+  const size_t slots = size_t(k.num_slots) * kWarpSize;
+  // Registers start at zero (hardware leaves them undefined; zero keeps runs reproducible).
+  B.regs.assign(size_t(B.num_warps) * slots, 0);
+  B.shared_bytes = L.shared_bytes;
+  B.shared.assign(L.shared_bytes, 0);
+  B.local_bytes = k.local_bytes;
+  if (k.local_bytes) B.local.assign(size_t(B.num_warps) * kWarpSize * k.local_bytes, 0);
+  B.warps.resize(B.num_warps);
+  for (uint32_t wi = 0; wi < B.num_warps; ++wi) {
+    WarpState& w = B.warps[wi];
+    uint32_t lanes = std::min<uint32_t>(kWarpSize, B.num_threads - wi * kWarpSize);
+    w.index = wi;
+    w.pc = 0;
+    w.exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+    w.mask = w.live = w.exists;
+    w.rpc = kNoPc;
+    w.status = WarpStatus::Ready;
+    w.stack.clear();
+    w.regs = B.regs.data() + wi * slots;
+    w.steps = 0;
+    w.carry = 0;
+    w.red_kind = 0;
+    w.red_dst = ptx::kNoReg;
+  }
+  B.barriers = {};
+  B.faulted = false;
+
+  WarpContext c;
+  c.L = &L;
+  c.W = &W;
+  c.B = &B;
+  std::unique_ptr<BlockChecker> checker;
+  if (L.options->check) {
+    CheckContext cc;
+    cc.module = L.module;
+    cc.kernel = L.kernel;
+    cc.memory = L.memory;
+    cc.block = &B;
+    cc.report = [&L, &W, &B](const char* kind, std::string msg, uint32_t pc, uint32_t warp, uint32_t lane) {
+      record_error(L, W, B, kind, msg, pc, warp, lane);
+    };
+    checker = make_block_checker(cc);
+    checker->on_block_start();
+  }
+  c.checker = checker.get();
+  if (L.events) {
+    W.event.block_linear = B.linear;
+    W.event.sm = B.sm;
+    c.ev = &W.event;
+    emit_block_event(L, W, B, WarpEvent::BlockPlaced);
+  }
+
+  for (;;) {
+    bool all_done = true;
+    for (WarpState& w : B.warps) {
+      if (w.status == WarpStatus::Ready) {
+        c.warp = &w;
+        run_warp(c, kQuantum);
+        if (B.faulted) break;
+      }
+      all_done &= w.status == WarpStatus::Done;
+    }
+    if (B.faulted || all_done) break;
+    release_barriers(B);
+    bool any_ready = false, all_finished = true;
+    for (const WarpState& w : B.warps) {
+      any_ready |= w.status == WarpStatus::Ready;
+      all_finished &= w.status == WarpStatus::Done;
+    }
+    if (all_finished) break;
+    if (!any_ready) {
+      // Deadlock: every live warp waits at a barrier that cannot complete.
+      uint32_t live_threads = 0;
+      for (const WarpState& w : B.warps) live_threads += uint32_t(std::popcount(w.live));
+      for (const WarpState& w : B.warps) {
+        if (w.status != WarpStatus::AtBarrier) continue;
+        const BarrierState& bs = B.barriers[w.barrier_id];
+        uint32_t expected = bs.expected ? bs.expected : live_threads;
+        record_error(L, W, B, "barrier-divergence",
+                     fmt::format("barrier {} can never complete: {} of the {} threads it waits for arrived; the "
+                                 "others exited or wait at a different barrier (a __syncthreads() inside a "
+                                 "branch that not all threads of the block take?)",
+                                 w.barrier_id, bs.arrived, expected),
+                     w.pc - 1, w.index, uint32_t(std::countr_zero(w.barrier_arrived | (w.barrier_arrived ? 0 : 1))));
+        break;
+      }
+      ++W.faults;
+      break;
+    }
+  }
+  if (checker) checker->on_block_end();
+  if (L.events) emit_block_event(L, W, B, WarpEvent::BlockRetired);
+}
+
+}  // namespace
+
+LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const LaunchConfig& cfg,
+                    const std::vector<uint8_t>& params, GlobalMemory& memory, const SimOptions& options) {
+  auto t0 = std::chrono::steady_clock::now();
+  const GpuModel& gpu = model_for(options.gpu);
+  const uint64_t block_threads = cfg.block.count();
+  if (block_threads == 0 || cfg.grid.count() == 0)
+    throw LaunchError(fmt::format("kernel '{}': empty launch (grid {}x{}x{}, block {}x{}x{})", kernel.name,
+                                  cfg.grid.x, cfg.grid.y, cfg.grid.z, cfg.block.x, cfg.block.y, cfg.block.z));
+  if (block_threads > 1024)
+    throw LaunchError(fmt::format("kernel '{}': a block of {} threads exceeds the limit of 1024 threads per block",
+                                  kernel.name, block_threads));
+  const uint64_t shared_total = uint64_t(kernel.static_shared_bytes) + cfg.dynamic_shared_bytes;
+  const uint64_t shared_limit = gpu.shared_per_block_optin ? uint64_t(gpu.shared_per_block_optin) : 227 * 1024;
+  if (shared_total > shared_limit)
+    throw LaunchError(fmt::format("kernel '{}': {} bytes of shared memory per block ({} static + {} dynamic) exceed "
+                                  "the {} limit of {} bytes",
+                                  kernel.name, shared_total, kernel.static_shared_bytes, cfg.dynamic_shared_bytes,
+                                  gpu.name, shared_limit));
+
+  memory.ensure_module_globals(module);
+
+  LaunchState L;
+  L.module = &module;
+  L.kernel = &kernel;
+  L.cfg = cfg;
+  L.options = &options;
+  L.params = params.data();
+  L.param_bytes = uint32_t(params.size());
+  L.memory = &memory;
+  L.arena = memory.host(GlobalMemory::arena_base(), 0);
+  L.arena_lo = GlobalMemory::arena_base();
+  L.arena_bytes = memory.arena_bytes();
+  L.module_seg = memory.module_segment();
+  L.module_lo = ptx::kGlobalBase;
+  L.module_bytes = memory.module_segment_bytes();
+  L.sm_count = uint32_t(std::max(1, gpu.sm_count));
+  // Shared memory: the static variables, then the dynamic (extern) array.
+  uint64_t dyn_start = kernel.dynamic_shared_offset ? kernel.dynamic_shared_offset : kernel.static_shared_bytes;
+  L.shared_bytes = uint32_t(std::max<uint64_t>(shared_total, dyn_start + cfg.dynamic_shared_bytes));
+  L.max_steps = options.max_steps ? options.max_steps : 100'000'000;
+  L.events = options.events;
+  L.timer_origin_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+  const std::vector<int32_t> ipdom = ptx::ipdom_targets(kernel);
+  L.prepared.resize(kernel.code.size());
+  for (size_t i = 0; i < kernel.code.size(); ++i) {
+    L.prepared[i].family = family_of(kernel.code[i]);
+    L.prepared[i].ipdom = ipdom[i] >= 0 ? uint32_t(ipdom[i]) : uint32_t(kernel.code.size());
+  }
+  // One L2 per launch, sized as the modelled GPU's (device.h).
+  L2Model l2(gpu.l2_bytes ? gpu.l2_bytes : 50ull << 20);
+  L.l2 = &l2;
+
+  const uint64_t total_blocks = cfg.grid.count();
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = unsigned(std::min<uint64_t>(threads, total_blocks));
+  std::vector<WorkerState> workers(threads);
+  for (WorkerState& W : workers) {
+    W.per_pc.assign(kernel.code.size(), PcCounters{});
+    W.shared_memo.assign(kernel.code.size(), SharedCostMemo{});
+  }
+  std::atomic<uint64_t> next_block{0}, blocks_done{0}, faults{0};
+  auto work = [&](WorkerState& W, bool reports_progress) {
+    for (;;) {
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) break;
+      if (faults.load(std::memory_order_relaxed) >= kMaxFaults) break;
+      uint64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
+      if (b >= total_blocks) break;
+      uint64_t before = W.faults;
+      run_block(L, W, b);
+      if (W.faults != before) faults.fetch_add(W.faults - before, std::memory_order_relaxed);
+      uint64_t done = blocks_done.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (reports_progress && options.progress && (done % 64 == 0 || done == total_blocks))
+        options.progress(done, total_blocks);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, std::ref(workers[t]), false);
+  work(workers[0], true);
+  for (auto& t : pool) t.join();
+  if (options.progress) options.progress(blocks_done.load(), total_blocks);
+
+  LaunchResult result;
+  KernelMetrics& m = result.metrics;
+  m.per_pc.assign(kernel.code.size(), PcCounters{});
+  for (WorkerState& W : workers) {
+    for (size_t i = 0; i < m.per_pc.size(); ++i) m.per_pc[i].add(W.per_pc[i]);
+    m.barriers += W.barriers;
+    for (KernelError& e : W.errors) {
+      auto it = std::find_if(result.errors.begin(), result.errors.end(), [&](const KernelError& x) {
+        return x.kind == e.kind && x.line == e.line && (e.line != 0 || x.ptx_line == e.ptx_line);
+      });
+      if (it != result.errors.end()) it->count += e.count;
+      else result.errors.push_back(std::move(e));
+    }
+  }
+  const uint64_t done = blocks_done.load();
+  const uint64_t warps_per_block = (block_threads + kWarpSize - 1) / kWarpSize;
+  m.blocks = done;
+  m.warps = done * warps_per_block;
+  m.threads = done * block_threads;
+  result.ok = result.errors.empty();
+  m.sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+}  // namespace lab::sim

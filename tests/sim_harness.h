@@ -1,0 +1,76 @@
+// tests/sim_harness.h: compile CUDA (NVRTC) or take PTX text, parse it and
+// launch it in the simulator, for the exec and whole-kernel tests.
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lab/compile/nvrtc.h"
+#include "lab/ptx/parser.h"
+#include "lab/sim/launch.h"
+
+namespace simtest {
+
+using namespace lab;
+
+struct Program {
+  ptx::Module module;
+  sim::GlobalMemory memory;
+  std::vector<uint8_t> params;
+  const ptx::Kernel* kernel = nullptr;
+
+  static Program from_cuda(const std::string& source, const std::string& kernel_name,
+                           const std::string& arch = "compute_80") {
+    compile::CompileOptions opt;
+    opt.arch = arch;
+    std::string text = compile::compile_to_ptx(source, "test.cu", opt);
+    return from_ptx(text, kernel_name);
+  }
+  static Program from_ptx(const std::string& text, const std::string& kernel_name) {
+    Program p;
+    p.module = ptx::parse(text, "test.ptx");
+    for (const auto& k : p.module.kernels)
+      if (k.name == kernel_name || k.name.find(kernel_name) != std::string::npos) p.kernel = &k;
+    return p;
+  }
+  Program() = default;
+  Program(Program&& o) noexcept : module(std::move(o.module)), memory(std::move(o.memory)), params(std::move(o.params)) {
+    kernel = nullptr;
+    if (o.kernel)
+      for (const auto& k : module.kernels)
+        if (k.name == o.kernel->name) kernel = &k;
+  }
+
+  template <class T>
+  uint64_t buffer(const std::vector<T>& host, const std::string& name = "buf") {
+    uint64_t a = memory.allocate(host.size() * sizeof(T), name);
+    if (!host.empty()) memory.write(a, host.data(), host.size() * sizeof(T));
+    return a;
+  }
+  template <class T>
+  std::vector<T> read(uint64_t addr, size_t n) const {
+    std::vector<T> out(n);
+    memory.read(addr, out.data(), n * sizeof(T));
+    return out;
+  }
+  // Appends one parameter at the next offset the kernel declares.
+  template <class T>
+  void arg(T v) {
+    size_t idx = arg_count_++;
+    uint32_t off = kernel && idx < kernel->params.size() ? kernel->params[idx].offset : uint32_t(params.size());
+    if (params.size() < off + sizeof(T)) params.resize(off + sizeof(T));
+    std::memcpy(params.data() + off, &v, sizeof(T));
+  }
+  sim::LaunchResult run(sim::Dim3 grid, sim::Dim3 block, uint32_t dyn_smem = 0, sim::SimOptions opt = {}) {
+    sim::LaunchConfig cfg{grid, block, dyn_smem};
+    if (kernel && params.size() < kernel->param_bytes) params.resize(kernel->param_bytes);
+    if (opt.threads == 0) opt.threads = 2;
+    return sim::launch(module, *kernel, cfg, params, memory, opt);
+  }
+
+ private:
+  size_t arg_count_ = 0;
+};
+
+}  // namespace simtest
