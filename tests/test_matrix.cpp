@@ -3,10 +3,19 @@
 // against a float64 CPU reference.
 #include <doctest/doctest.h>
 
+#include <bit>
+#include <cmath>
+#include <cstring>
 #include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
+#include "lab/compile/nvrtc.h"
+#include "lab/ptx/parser.h"
+#include "lab/sim/float16.h"
 #include "lab/sim/fragments.h"
+#include "lab/sim/launch.h"
 
 using namespace lab;
 using namespace lab::sim;
@@ -150,4 +159,419 @@ TEST_CASE("wmma lab layout: counts fixed by the ISA, full coverage") {
   for (uint32_t i = 0; i < 8; ++i)
     CHECK(frag::wmma_element(WmmaMatrix::A, 16, 16, 16, Type::F16, 7, i) ==
           frag::wmma_element(WmmaMatrix::A, 16, 16, 16, Type::F16, 7, i + 8));
+}
+
+// ---- whole kernels in the simulator ----------------------------------------------
+namespace {
+
+// A kernel compiled with NVRTC and parsed, with a param buffer filled in
+// parameter order.
+struct Compiled {
+  ptx::Module module;
+  const ptx::Kernel* kernel = nullptr;
+  std::vector<uint8_t> params;
+  size_t next = 0;
+  template <class T>
+  void arg(T v) {
+    REQUIRE(next < kernel->params.size());
+    REQUIRE(kernel->params[next].size == sizeof(T));
+    std::memcpy(params.data() + kernel->params[next].offset, &v, sizeof(T));
+    ++next;
+  }
+};
+
+Compiled compile_kernel(const std::string& source, const std::string& name, const std::string& kernel,
+                        std::vector<std::string> defines = {}) {
+  compile::CompileOptions o;
+  o.defines = std::move(defines);
+  Compiled c;
+  c.module = ptx::parse(compile::compile_to_ptx(source, name, o), name);
+  c.kernel = c.module.find_kernel(kernel);
+  REQUIRE(c.kernel != nullptr);
+  c.params.assign(c.kernel->param_bytes, 0);
+  return c;
+}
+
+LaunchResult run(Compiled& k, GlobalMemory& mem, Dim3 grid, Dim3 block) {
+  LaunchConfig cfg;
+  cfg.grid = grid;
+  cfg.block = block;
+  SimOptions opt;
+  opt.threads = 1;
+  LaunchResult r = launch(k.module, *k.kernel, cfg, k.params, mem, opt);
+  for (const auto& e : r.errors) MESSAGE(e.kind << ": " << e.message << " (line " << e.line << ")");
+  return r;
+}
+
+// Deterministic inputs in [-1, 1).
+struct Lcg {
+  uint64_t s;
+  float next() {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return float(int32_t(s >> 32) % 1024) / 1024.f;
+  }
+};
+
+std::vector<uint16_t> halves(size_t n, uint64_t seed, std::vector<double>& values) {
+  Lcg g{seed};
+  std::vector<uint16_t> h(n);
+  values.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    h[i] = float_to_half(g.next());
+    values[i] = half_to_float(h[i]);
+  }
+  return h;
+}
+
+template <class T>
+uint64_t upload(GlobalMemory& mem, const std::vector<T>& v, const char* name) {
+  uint64_t a = mem.allocate(v.size() * sizeof(T), name);
+  mem.write(a, v.data(), v.size() * sizeof(T));
+  return a;
+}
+
+template <class T>
+std::vector<T> download(GlobalMemory& mem, uint64_t a, size_t n) {
+  std::vector<T> v(n);
+  mem.read(a, v.data(), n * sizeof(T));
+  return v;
+}
+
+// |got - want| within fp32-accumulation error of the terms' magnitude; NaN fails.
+void check_close(float got, double want, double magnitude, const char* what, size_t index) {
+  const double tol = 1e-5 * magnitude + 1e-6;
+  if (!(std::fabs(double(got) - want) <= tol)) {
+    FAIL_CHECK(what << "[" << index << "] = " << got << ", fp64 reference " << want);
+  }
+}
+
+const ptx::Instr* find_op(const ptx::Kernel& k, ptx::Op op, size_t* pc_out, int vec = 0) {
+  for (size_t pc = 0; pc < k.code.size(); ++pc)
+    if (k.code[pc].op == op && (vec == 0 || k.code[pc].vec == vec)) {
+      *pc_out = pc;
+      return &k.code[pc];
+    }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("wmma m16n16k16 f16: load (row A, col B, row C), mma, store (col D)") {
+  const char* src = R"(
+#include <mma.h>
+#include <cuda_fp16.h>
+using namespace nvcuda;
+extern "C" __global__ void wmma_gemm(const __half* A, const __half* B, const float* C, float* D) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+  wmma::load_matrix_sync(a, A, 16);
+  wmma::load_matrix_sync(b, B, 16);
+  wmma::load_matrix_sync(c, C, 16, wmma::mem_row_major);
+  wmma::mma_sync(c, a, b, c);
+  wmma::store_matrix_sync(D, c, 16, wmma::mem_col_major);
+}
+)";
+  Compiled k = compile_kernel(src, "wmma_gemm.cu", "wmma_gemm");
+  std::vector<double> a, b;
+  auto ah = halves(256, 1, a), bh = halves(256, 2, b);  // B stored column-major: B[k][n] at n*16 + k
+  std::vector<float> c(256);
+  Lcg g{3};
+  for (float& x : c) x = g.next();
+  GlobalMemory mem;
+  uint64_t A = upload(mem, ah, "A"), B = upload(mem, bh, "B"), C = upload(mem, c, "C");
+  uint64_t D = upload(mem, std::vector<float>(256, NAN), "D");
+  k.arg(A); k.arg(B); k.arg(C); k.arg(D);
+  LaunchResult r = run(k, mem, {1, 1, 1}, {32, 1, 1});
+  REQUIRE(r.ok);
+  auto d = download<float>(mem, D, 256);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j) {
+      double want = c[i * 16 + j], mag = std::fabs(want);
+      for (int kk = 0; kk < 16; ++kk) {
+        want += a[i * 16 + kk] * b[j * 16 + kk];
+        mag += std::fabs(a[i * 16 + kk] * b[j * 16 + kk]);
+      }
+      check_close(d[j * 16 + i], want, mag, "D", size_t(i * 16 + j));  // D stored column-major
+    }
+  // One wmma.mma = 2*16*16*16 flops for the timing model.
+  size_t pc;
+  const ptx::Instr* mma = find_op(*k.kernel, ptx::Op::WmmaMma, &pc);
+  REQUIRE(mma != nullptr);
+  CHECK(frag::tensor_flops(*mma) == 8192);
+  CHECK(r.metrics.per_pc[pc].warp_insts == 1);
+  // The row-major A load from global moves 512 bytes in 4 requests (a0a1,
+  // a2a3, a4a5, a6a7: 4 bytes per lane each); each request reads 8 rows x
+  // 16 bytes, one sector per row: 4 x 8 = 32 sectors.
+  const ptx::Instr* la = find_op(*k.kernel, ptx::Op::WmmaLoadA, &pc);
+  REQUIRE(la != nullptr);
+  CHECK(r.metrics.per_pc[pc].bytes == 512);
+  CHECK(r.metrics.per_pc[pc].requests == 4);
+  CHECK(r.metrics.per_pc[pc].sectors == 32);
+}
+
+TEST_CASE("wmma m16n16k16 bf16 from shared with a padded stride, f32 accumulate") {
+  const char* src = R"(
+#include <mma.h>
+#include <cuda_bf16.h>
+using namespace nvcuda;
+#define LD 24
+extern "C" __global__ void wmma_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B, float* D) {
+  __shared__ __align__(32) __nv_bfloat16 As[16 * LD];
+  __shared__ __align__(32) __nv_bfloat16 Bs[16 * LD];
+  for (int i = threadIdx.x; i < 256; i += 32) {
+    As[(i / 16) * LD + i % 16] = A[i];
+    Bs[(i / 16) * LD + i % 16] = B[i];
+  }
+  __syncthreads();
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+  wmma::fill_fragment(c, 0.f);
+  wmma::load_matrix_sync(a, As, LD);
+  wmma::load_matrix_sync(b, Bs, LD);
+  wmma::mma_sync(c, a, b, c);
+  wmma::store_matrix_sync(D, c, 16, wmma::mem_row_major);
+}
+)";
+  Compiled k = compile_kernel(src, "wmma_bf16.cu", "wmma_bf16");
+  Lcg g{11};
+  std::vector<uint16_t> ah(256), bh(256);
+  std::vector<double> a(256), b(256);
+  for (int i = 0; i < 256; ++i) {
+    ah[i] = float_to_bf16(g.next());
+    a[i] = bf16_to_float(ah[i]);
+    bh[i] = float_to_bf16(g.next());
+    b[i] = bf16_to_float(bh[i]);
+  }
+  GlobalMemory mem;
+  uint64_t A = upload(mem, ah, "A"), B = upload(mem, bh, "B");
+  uint64_t D = upload(mem, std::vector<float>(256, NAN), "D");
+  k.arg(A); k.arg(B); k.arg(D);
+  LaunchResult r = run(k, mem, {1, 1, 1}, {32, 1, 1});
+  REQUIRE(r.ok);
+  auto d = download<float>(mem, D, 256);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j) {
+      double want = 0, mag = 0;
+      for (int kk = 0; kk < 16; ++kk) {
+        want += a[i * 16 + kk] * b[kk * 16 + j];
+        mag += std::fabs(a[i * 16 + kk] * b[kk * 16 + j]);
+      }
+      check_close(d[i * 16 + j], want, mag, "D", size_t(i * 16 + j));
+    }
+  // The A load from shared reads 16 rows of 32 bytes at a 48-byte stride:
+  // 512 bytes, 4 ideal wavefronts, and the padding keeps it conflict-free.
+  size_t pc;
+  REQUIRE(find_op(*k.kernel, ptx::Op::WmmaLoadA, &pc) != nullptr);
+  CHECK(r.metrics.per_pc[pc].bytes == 512);
+  CHECK(r.metrics.per_pc[pc].ideal_wavefronts == 4);
+  CHECK(r.metrics.per_pc[pc].wavefronts == 4);
+}
+
+// mma.sync m16n8k16 with A by ldmatrix.x4 and B by ldmatrix.x2.trans from
+// shared; LDA (the A tile's row stride in halves) sets the bank conflicts.
+static const char* kMmaLdmatrix = R"(
+#include <cuda_fp16.h>
+extern "C" __global__ void mma_ldmatrix(const __half* A, const __half* B, const float* C, float* D) {
+  __shared__ __align__(128) __half As[16 * LDA];
+  __shared__ __align__(128) __half Bs[16 * 8];
+  const int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+  for (int i = lane; i < 256; i += 32) As[(i / 16) * LDA + i % 16] = A[i];
+  for (int i = lane; i < 128; i += 32) Bs[i] = B[i];
+  __syncthreads();
+  unsigned a0, a1, a2, a3, b0, b1;
+  unsigned pa = (unsigned)__cvta_generic_to_shared(&As[(lane & 15) * LDA + (lane >> 4) * 8]);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "r"(pa));
+  unsigned pb = (unsigned)__cvta_generic_to_shared(&Bs[(lane & 15) * 8]);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];" : "=r"(b0), "=r"(b1) : "r"(pb));
+  float c0 = C[g * 8 + 2 * t], c1 = C[g * 8 + 2 * t + 1];
+  float c2 = C[(g + 8) * 8 + 2 * t], c3 = C[(g + 8) * 8 + 2 * t + 1];
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(c0), "+f"(c1), "+f"(c2), "+f"(c3)
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  D[g * 8 + 2 * t] = c0;
+  D[g * 8 + 2 * t + 1] = c1;
+  D[(g + 8) * 8 + 2 * t] = c2;
+  D[(g + 8) * 8 + 2 * t + 1] = c3;
+}
+)";
+
+TEST_CASE("mma.sync m16n8k16 f16 with ldmatrix (x4, x2.trans) from shared; ldmatrix bank conflicts") {
+  for (int lda : {24, 16}) {
+    CAPTURE(lda);
+    Compiled k = compile_kernel(kMmaLdmatrix, "mma_ldmatrix.cu", "mma_ldmatrix", {"LDA=" + std::to_string(lda)});
+    std::vector<double> a, b;
+    auto ah = halves(256, 5, a), bh = halves(128, 6, b);  // A 16x16, B 16x8 row-major
+    std::vector<float> c(128);
+    Lcg g{7};
+    for (float& x : c) x = g.next();
+    GlobalMemory mem;
+    uint64_t A = upload(mem, ah, "A"), B = upload(mem, bh, "B"), C = upload(mem, c, "C");
+    uint64_t D = upload(mem, std::vector<float>(128, NAN), "D");
+    k.arg(A); k.arg(B); k.arg(C); k.arg(D);
+    LaunchResult r = run(k, mem, {1, 1, 1}, {32, 1, 1});
+    REQUIRE(r.ok);
+    auto d = download<float>(mem, D, 128);
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 8; ++j) {
+        double want = c[i * 8 + j], mag = std::fabs(want);
+        for (int kk = 0; kk < 16; ++kk) {
+          want += a[i * 16 + kk] * b[kk * 8 + j];
+          mag += std::fabs(a[i * 16 + kk] * b[kk * 8 + j]);
+        }
+        check_close(d[i * 8 + j], want, mag, "D", size_t(i * 8 + j));
+      }
+    size_t pc;
+    REQUIRE(find_op(*k.kernel, ptx::Op::Ldmatrix, &pc, 4) != nullptr);
+    const PcCounters& x4 = r.metrics.per_pc[pc];
+    CHECK(x4.requests == 1);
+    CHECK(x4.bytes == 512);  // 4 matrices x 8 rows x 16 bytes
+    CHECK(x4.ideal_wavefronts == 4);
+    // 48-byte rows put each phase's 8 rows in 8 distinct groups of 4 banks;
+    // 32-byte rows put rows r and r+4 on the same banks: 2-way conflicts.
+    CHECK(x4.wavefronts == (lda == 24 ? 4u : 8u));
+    REQUIRE(find_op(*k.kernel, ptx::Op::Ldmatrix, &pc, 2) != nullptr);
+    CHECK(r.metrics.per_pc[pc].wavefronts == 2);  // 16 contiguous rows
+    REQUIRE(find_op(*k.kernel, ptx::Op::Mma, &pc) != nullptr);
+    CHECK(frag::tensor_flops(k.kernel->code[pc]) == 2 * 16 * 8 * 16);
+  }
+}
+
+TEST_CASE("mma.sync m16n8k8 tf32: fragments per the ISA table, low 13 bits truncated") {
+  const char* src = R"(
+extern "C" __global__ void mma_tf32(const float* A, const float* B, float* D) {
+  // A 16x8, B 8x8 (k x n), D 16x8, all row-major; fragments per PTX ISA 9.7.14.5.7.
+  const int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+  unsigned a0 = __float_as_uint(A[g * 8 + t]), a1 = __float_as_uint(A[(g + 8) * 8 + t]);
+  unsigned a2 = __float_as_uint(A[g * 8 + t + 4]), a3 = __float_as_uint(A[(g + 8) * 8 + t + 4]);
+  unsigned b0 = __float_as_uint(B[t * 8 + g]), b1 = __float_as_uint(B[(t + 4) * 8 + g]);
+  float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  D[g * 8 + 2 * t] = d0;
+  D[g * 8 + 2 * t + 1] = d1;
+  D[(g + 8) * 8 + 2 * t] = d2;
+  D[(g + 8) * 8 + 2 * t + 1] = d3;
+}
+)";
+  Compiled k = compile_kernel(src, "mma_tf32.cu", "mma_tf32");
+  // Full-precision fp32 inputs: 1 + a fraction that tf32 cannot hold.
+  std::vector<float> a(128), b(64);
+  Lcg g{21};
+  for (float& x : a) x = 1.f + g.next() * 0.999f;
+  for (float& x : b) x = g.next() + 0.0001234f;
+  GlobalMemory mem;
+  uint64_t A = upload(mem, a, "A"), B = upload(mem, b, "B");
+  uint64_t D = upload(mem, std::vector<float>(128, NAN), "D");
+  k.arg(A); k.arg(B); k.arg(D);
+  LaunchResult r = run(k, mem, {1, 1, 1}, {32, 1, 1});
+  REQUIRE(r.ok);
+  auto d = download<float>(mem, D, 128);
+  auto tf32 = [](float x) { return double(std::bit_cast<float>(std::bit_cast<uint32_t>(x) & 0xffffe000u)); };
+  double max_exact_gap = 0;
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double want = 0, exact = 0, mag = 0;
+      for (int kk = 0; kk < 8; ++kk) {
+        want += tf32(a[i * 8 + kk]) * tf32(b[kk * 8 + j]);
+        exact += double(a[i * 8 + kk]) * b[kk * 8 + j];
+        mag += std::fabs(double(a[i * 8 + kk]) * b[kk * 8 + j]);
+      }
+      check_close(d[i * 8 + j], want, mag, "D", size_t(i * 8 + j));
+      max_exact_gap = std::max(max_exact_gap, std::fabs(exact - want) / mag);
+    }
+  // The inputs were chosen so that truncation is visible: the check above
+  // would fail against the untruncated product.
+  CHECK(max_exact_gap > 1e-4);
+}
+
+TEST_CASE("mma.sync m16n8k16 bf16: fragments packed by hand per the ISA table") {
+  const char* src = R"(
+extern "C" __global__ void mma_bf16(const unsigned short* A, const unsigned short* B, float* D) {
+  // A 16x16, B 16x8 (k x n), D 16x8, row-major; PTX ISA 9.7.14.5.8.
+  const int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+  auto pack = [](unsigned short lo, unsigned short hi) { return unsigned(lo) | (unsigned(hi) << 16); };
+  unsigned a0 = pack(A[g * 16 + 2 * t], A[g * 16 + 2 * t + 1]);
+  unsigned a1 = pack(A[(g + 8) * 16 + 2 * t], A[(g + 8) * 16 + 2 * t + 1]);
+  unsigned a2 = pack(A[g * 16 + 2 * t + 8], A[g * 16 + 2 * t + 9]);
+  unsigned a3 = pack(A[(g + 8) * 16 + 2 * t + 8], A[(g + 8) * 16 + 2 * t + 9]);
+  unsigned b0 = pack(B[(2 * t) * 8 + g], B[(2 * t + 1) * 8 + g]);
+  unsigned b1 = pack(B[(2 * t + 8) * 8 + g], B[(2 * t + 9) * 8 + g]);
+  float d0 = 1.f, d1 = 1.f, d2 = 1.f, d3 = 1.f;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  D[g * 8 + 2 * t] = d0;
+  D[g * 8 + 2 * t + 1] = d1;
+  D[(g + 8) * 8 + 2 * t] = d2;
+  D[(g + 8) * 8 + 2 * t + 1] = d3;
+}
+)";
+  Compiled k = compile_kernel(src, "mma_bf16.cu", "mma_bf16");
+  Lcg g{31};
+  std::vector<uint16_t> ah(256), bh(128);
+  std::vector<double> a(256), b(128);
+  for (int i = 0; i < 256; ++i) a[i] = bf16_to_float(ah[i] = float_to_bf16(g.next() * 3.f));
+  for (int i = 0; i < 128; ++i) b[i] = bf16_to_float(bh[i] = float_to_bf16(g.next() * 3.f));
+  GlobalMemory mem;
+  uint64_t A = upload(mem, ah, "A"), B = upload(mem, bh, "B");
+  uint64_t D = upload(mem, std::vector<float>(128, NAN), "D");
+  k.arg(A); k.arg(B); k.arg(D);
+  LaunchResult r = run(k, mem, {1, 1, 1}, {32, 1, 1});
+  REQUIRE(r.ok);
+  auto d = download<float>(mem, D, 128);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double want = 1.0, mag = 1.0;  // C = 1
+      for (int kk = 0; kk < 16; ++kk) {
+        want += a[i * 16 + kk] * b[kk * 8 + j];
+        mag += std::fabs(a[i * 16 + kk] * b[kk * 8 + j]);
+      }
+      check_close(d[i * 8 + j], want, mag, "D", size_t(i * 8 + j));
+    }
+}
+
+TEST_CASE("mma.sync with f16 accumulators, and a partial warp is an invalid-mask error") {
+  const char* src = R"(
+#include <cuda_fp16.h>
+extern "C" __global__ void mma_f16acc(unsigned* D, int active) {
+  // A = all 1.0, B = all 2.0 (f16x2 0x3c00 / 0x4000 pairs), C = 0.5: D = 8 * 2 + 0.5 = 16.5.
+  unsigned a0 = 0x3c003c00u, a1 = 0x3c003c00u, b0 = 0x40004000u;
+  unsigned c0 = 0x38003800u, c1 = 0x38003800u;
+  if (threadIdx.x < active)
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3}, {%4}, {%0, %1};"
+                 : "+r"(c0), "+r"(c1) : "r"(a0), "r"(a1), "r"(b0));
+  D[2 * threadIdx.x] = c0;
+  D[2 * threadIdx.x + 1] = c1;
+}
+)";
+  Compiled k = compile_kernel(src, "mma_f16acc.cu", "mma_f16acc");
+  GlobalMemory mem;
+  uint64_t D = upload(mem, std::vector<uint32_t>(64, 0), "D");
+  k.arg(D);
+  k.arg(int32_t(32));
+  LaunchResult r = run(k, mem, {1, 1, 1}, {32, 1, 1});
+  REQUIRE(r.ok);
+  auto d = download<uint32_t>(mem, D, 64);
+  const uint32_t h = float_to_half(16.5f);
+  for (uint32_t v : d) CHECK(v == (h | h << 16));
+
+  Compiled k2 = compile_kernel(src, "mma_f16acc.cu", "mma_f16acc");
+  GlobalMemory mem2;
+  uint64_t D2 = upload(mem2, std::vector<uint32_t>(64, 0), "D");
+  k2.arg(D2);
+  k2.arg(int32_t(16));
+  LaunchResult r2 = run(k2, mem2, {1, 1, 1}, {32, 1, 1});
+  CHECK_FALSE(r2.ok);
+  REQUIRE(!r2.errors.empty());
+  CHECK(r2.errors[0].kind == "invalid-mask");
+  // The error names the asm statement's source line (8 or 9: NVRTC may tag its operand line).
+  CHECK(r2.errors[0].line >= 8);
+  CHECK(r2.errors[0].line <= 9);
 }

@@ -129,4 +129,10 @@ Coord wmma_element(WmmaMatrix which, uint32_t m, uint32_t n, uint32_t k, Type t,
   return {};
 }
 
+// [WORK] ---------------------------------------------------------------------
+uint64_t tensor_flops(const ptx::Instr& in) {
+  if (in.op != ptx::Op::Mma && in.op != ptx::Op::WmmaMma) return 0;
+  return 2ull * in.shape_m * in.shape_n * in.shape_k;
+}
+
 }  // namespace lab::sim::frag

@@ -16,6 +16,7 @@
 //   [MMA]      mma.sync m16n8k4/k8/k16 fragments (A, B, C/D)
 //   [LDMATRIX] ldmatrix/stmatrix m8n8 .b16: address lanes and element owners
 //   [WMMA]     wmma m16n16k16 / m16n16k8: the lab's documented layout
+//   [WORK]     floating-point work of one tensor-core instruction
 #pragma once
 
 #include <cstdint>
@@ -110,5 +111,13 @@ FragmentInfo wmma_info(WmmaMatrix which, uint32_t m, uint32_t n, uint32_t k, ptx
 // Element i (0 <= i < wmma_info(...).elems) of `lane`.
 Coord wmma_element(WmmaMatrix which, uint32_t m, uint32_t n, uint32_t k, ptx::Type t, uint32_t lane,
                    uint32_t i);
+
+// [WORK] ---------------------------------------------------------------------
+// Floating-point operations one warp-level instruction performs on tensor
+// cores: 2*m*n*k for mma and wmma.mma (one multiply and one add per term of
+// D = A*B + C), 0 for every other instruction (ldmatrix, wmma.load/store are
+// memory work). The timing model multiplies this by PcCounters::warp_insts
+// of the pc to classify and count tensor work.
+uint64_t tensor_flops(const ptx::Instr& in);
 
 }  // namespace lab::sim::frag
