@@ -550,6 +550,63 @@ TEST_CASE("matrix instructions: shapes, layouts, types, fragments") {
   CHECK(mma.ops[2].vec_len == 2);
 }
 
+TEST_CASE("calls to .func bodies are inlined; arguments go through the local frame") {
+  std::string text = R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.func (.param .b32 func_retval0) twice(.param .b32 twice_param_0);
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  mov.u32 %r1, 7;
+  {
+  .param .b32 param0;
+  st.param.b32 [param0+0], %r1;
+  .param .b32 retval0;
+  call.uni (retval0), twice, (param0);
+  ld.param.b32 %r2, [retval0+0];
+  }
+  ret;
+}
+.func (.param .b32 func_retval0) twice(.param .b32 twice_param_0)
+{
+  .reg .b32 %r<3>;
+  .reg .pred %p<2>;
+  ld.param.b32 %r1, [twice_param_0];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra $L__BB1_2;
+  add.s32 %r2, %r1, %r1;
+  st.param.b32 [func_retval0+0], %r2;
+  ret;
+$L__BB1_2:
+  st.param.b32 [func_retval0+0], %r1;
+  ret;
+}
+)";
+  Module m = parse(text, "call.ptx");
+  const Kernel& k = only_kernel(m);
+  REQUIRE(k.code.size() == 12);
+  // mov, st arg, [ld param, setp, bra, add, st ret, bra end, st ret, bra end], ld ret, ret
+  CHECK(k.code[1].op == Op::St);
+  CHECK(k.code[1].space == Space::Local);
+  int64_t arg_off = k.code[1].ops[0].imm;
+  CHECK(k.code[2].op == Op::Ld);
+  CHECK(k.code[2].space == Space::Local);
+  CHECK(k.code[2].ops[1].imm == arg_off);
+  CHECK(k.code[2].ops[0].reg != k.code[0].ops[0].reg);  // callee registers get fresh slots
+  CHECK(k.code[4].op == Op::Bra);
+  CHECK(k.code[4].target == 8);
+  CHECK(k.code[7].op == Op::Bra);
+  CHECK(k.code[7].target == 10);  // `ret` jumps past the inlined body
+  CHECK(k.code[9].op == Op::Bra);
+  CHECK(k.code[9].target == 10);
+  CHECK(k.code[10].op == Op::Ld);
+  CHECK(k.code[10].ops[1].imm == k.code[6].ops[0].imm);  // result read where the callee wrote it
+  CHECK(k.code[11].op == Op::Ret);
+  CHECK(k.local_bytes == 8);
+}
+
 namespace {
 ParseError parse_error_of(const std::string& text) {
   try {

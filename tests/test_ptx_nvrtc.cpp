@@ -206,6 +206,17 @@ extern "C" __global__ void asm_mma(const half* a, float* d, int valid) {
 }
 )";
 
+// Double-precision sin/pow call libdevice helpers that stay .func: inlined.
+const char* kDoubleMath = R"(
+extern "C" __global__ void dmath(double* d, const float* in, int n) {
+  int i = threadIdx.x;
+  double x = in[i];
+  d[i] = sin(x) + cos(x) + pow(x, 3.1) + exp(x) + log(x) + sqrt(x) + (double)(long long)(x * n) / n;
+  float f = in[i];
+  d[n + i] = sinf(f) + expf(f) + powf(f, 2.3f) + erff(f) + tanf(f) + f / (float)n;
+}
+)";
+
 }  // namespace
 
 TEST_CASE("real kernels compiled by NVRTC parse for compute_75/80/90") {
@@ -280,6 +291,14 @@ TEST_CASE("real kernels compiled by NVRTC parse for compute_75/80/90") {
           CHECK(in.type2 == Type::F16);
           CHECK(in.ops[0].vec_len == 8);
         }
+    }
+    {
+      Module m = compile_and_parse(kDoubleMath, "dmath.cu", arch);
+      const Kernel* k = m.find_kernel("dmath");
+      REQUIRE(k);
+      check_kernel_sane(*k);
+      CHECK(k->local_bytes > 0);  // call arguments and the trig reduction's scratch
+      for (const SourceLoc& l : k->locs) CHECK(l.file <= 1);  // inlined helpers keep the call's line
     }
     if (sm >= 80) {
       Module m = compile_and_parse(kInlineAsm, "asm.cu", arch);

@@ -306,7 +306,7 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
     check_count(raw, s.lo, s.hi, opcode);
     copy_ops(in, raw);
     switch (s.op) {
-      case Op::Mul: case Op::Mad: case Op::Dp2a: {
+      case Op::Mul: case Op::Mad: case Op::MadC: case Op::Dp2a: {
         if (take(m, "lo")) in.mul = MulMode::Lo;
         else if (take(m, "hi")) in.mul = MulMode::Hi;
         else if (take(m, "wide")) in.mul = MulMode::Wide;

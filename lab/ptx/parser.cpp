@@ -84,6 +84,7 @@ class Parser {
   }
 
   Module run() {
+    prescan_funcs();
     parse_module();
     return std::move(mod_);
   }
@@ -350,11 +351,21 @@ class Parser {
         kshared_index_[name] = static_cast<uint32_t>(k_.shared_vars.size());
         k_.shared_vars.push_back(std::move(v));
       } else if (space == Space::Local) {
-        if (klocal_index_.count(name)) fail(line, "local variable '" + v.name + "' declared twice");
+        if (klocal_index_.count(name) && inline_depth_ == 0) fail(line, "local variable '" + v.name + "' declared twice");
         uint64_t off = align_up(k_.local_bytes, v.align);
         v.offset = off;
         k_.local_bytes = static_cast<uint32_t>(align_up(off + v.size, 1));
         klocal_index_[name] = static_cast<uint32_t>(k_.local_vars.size());
+        k_.local_vars.push_back(std::move(v));
+      } else if (space == Space::Param) {
+        // Call arguments/results (`{ .param .b64 param0; st.param ...; call ...; }`)
+        // live in the per-thread local frame; calls are inlined (see inline_call).
+        uint64_t off = align_up(k_.local_bytes, v.align);
+        v.offset = off;
+        v.space = Space::Local;
+        k_.local_bytes = static_cast<uint32_t>(off + v.size);
+        klocal_index_[name] = static_cast<uint32_t>(k_.local_vars.size());
+        call_param_vars_.insert(static_cast<uint32_t>(k_.local_vars.size()));
         k_.local_vars.push_back(std::move(v));
       } else {
         fail(line, "a kernel may declare only .reg, .shared and .local variables");
@@ -420,6 +431,10 @@ class Parser {
     kparam_index_.clear();
     labels_.clear();
     label_fixups_.clear();
+    label_scope_.clear();
+    call_param_vars_.clear();
+    reg_floor_ = 0;
+    inline_count_ = 0;
     inline_outer_.clear();
     cur_loc_ = SourceLoc{};
     cur_loc_index_ = 0;
@@ -500,9 +515,10 @@ class Parser {
   }
 
   void parse_body() {
+    size_t outer = scope_marks_.size();
     expect('{', "to open the kernel body");
     scope_marks_.push_back(regs_.size());
-    while (!scope_marks_.empty()) {
+    while (scope_marks_.size() > outer) {
       const Token& t = peek();
       uint32_t line = t.line;
       if (t.kind == Tok::End) fail(line, "kernel body is not closed (missing '}')");
@@ -528,18 +544,20 @@ class Parser {
       if (is_punct(peek(1), ':')) {
         next();
         next();
-        if (labels_.count(w)) fail(line, "label '" + std::string(w) + "' defined twice");
-        labels_[w] = static_cast<int32_t>(k_.code.size());
+        std::string q = label_scope_ + std::string(w);
+        if (labels_.count(q)) fail(line, "label '" + std::string(w) + "' defined twice");
+        labels_[q] = static_cast<int32_t>(k_.code.size());
         continue;
       }
       if (w[0] == '.') {
         next();
-        if (w == ".reg") parse_reg_decl(line);
+        if (w == ".reg") parse_reg_decl(line, Type::None);
+        else if (w.substr(0, 5) == ".reg.") parse_reg_decl(line, type_word(w.substr(4)));  // `.reg.b16 t;` (cuda_fp16.hpp asm)
         else if (w == ".shared") parse_var_decl(Space::Shared, false, line);
         else if (w == ".local") parse_var_decl(Space::Local, false, line);
         else if (w == ".loc") parse_loc(line);
         else if (w == ".pragma") skip_to_semicolon();
-        else if (w == ".param") fail_call_sequence(line);
+        else if (w == ".param") parse_var_decl(Space::Param, false, line);
         else fail(line, "unsupported directive " + show(t) + " inside a kernel");
         continue;
       }
@@ -547,24 +565,111 @@ class Parser {
     }
   }
 
-  // `{ .param .b64 param0; st.param.b64 [param0], %rd1; call.uni (retval0), vprintf, (param0, param1); }`
-  [[noreturn]] void fail_call_sequence(uint32_t line) {
-    std::string callee;
-    for (size_t i = pos_; i < toks_.size() && i < pos_ + 4000; ++i) {
+  // [CALLS] ------------------------------------------------------------------
+  // A `.func` with a body is inlined at each call: its registers get fresh
+  // slots, its labels a private namespace, its `ret` becomes a jump to the
+  // end of the copy, and its .param arguments/results are bound to the
+  // caller's call variables in the local frame. The interpreter never sees a
+  // call. (libdevice's double-precision sin/pow call such helpers.)
+  void prescan_funcs() {
+    int depth = 0;
+    for (size_t i = 0; i < toks_.size(); ++i) {
       const Token& t = toks_[i];
-      if (t.kind == Tok::Word && (t.text == "call" || t.text.substr(0, 5) == "call.")) {
-        for (size_t j = i + 1; j < toks_.size() && j < i + 64; ++j) {
-          if (is_punct(toks_[j], '(')) {  // return-value list
-            while (j < toks_.size() && !is_punct(toks_[j], ')')) ++j;
-            continue;
-          }
-          if (toks_[j].kind == Tok::Word) { callee = std::string(toks_[j].text); break; }
+      if (is_punct(t, '{')) ++depth;
+      else if (is_punct(t, '}')) --depth;
+      else if (depth == 0 && t.kind == Tok::Word && t.text == ".func") {
+        size_t save = pos_;
+        pos_ = i + 1;
+        FuncDef f;
+        if (is_punct(peek(), '(')) f.rets = param_names();
+        if (peek().kind == Tok::Word) {
+          std::string_view name = next().text;
+          if (is_punct(peek(), '(')) f.params = param_names();
+          while (peek().kind == Tok::Word) next();
+          if (is_punct(peek(), '{')) f.body = pos_;
+          auto it = func_defs_.find(name);
+          if (it == func_defs_.end() || f.body) func_defs_[name] = f;
         }
-        break;
+        pos_ = save;
       }
     }
-    fail_call(line, callee);
   }
+  std::vector<std::string_view> param_names() {  // at '(' of `(.param .b64 a, .param .align 8 .b8 b[16])`
+    std::vector<std::string_view> names;
+    next();
+    while (!accept(')')) {
+      const Token& t = next();
+      if (t.kind == Tok::End) fail(t.line, "unterminated parameter list");
+      if (t.kind == Tok::Word && t.text[0] != '.' && !(t.text[0] >= '0' && t.text[0] <= '9')) names.push_back(t.text);
+    }
+    return names;
+  }
+  std::vector<std::string_view> call_list(uint32_t line) {  // at '(' of `(param0, param1)`
+    std::vector<std::string_view> names;
+    next();
+    if (accept(')')) return names;
+    do names.push_back(expect_word("a call argument"));
+    while (accept(','));
+    expect(')', "to close a call's argument list");
+    (void)line;
+    return names;
+  }
+
+  void inline_call(uint32_t line) {
+    std::vector<std::string_view> rets, args;
+    if (is_punct(peek(), '(')) {
+      rets = call_list(line);
+      expect(',', "after a call's return list");
+    }
+    std::string_view callee = expect_word("a function name");
+    if (accept(',')) {
+      if (!is_punct(peek(), '(')) fail(line, "indirect calls (call through a register) are not supported", "call");
+      args = call_list(line);
+    }
+    if (accept(',')) fail(line, "indirect calls with a prototype are not supported", "call");
+    expect(';', "after a call");
+    auto it = func_defs_.find(callee);
+    if (it == func_defs_.end() || it->second.body == 0) fail_call(line, std::string(callee));
+    const FuncDef& f = it->second;
+    for (std::string_view active : inline_stack_)
+      if (active == callee) fail(line, "recursive call to '" + std::string(callee) + "' is not supported", "call");
+    if (rets.size() != f.rets.size() || args.size() != f.params.size())
+      fail(line, "call to '" + std::string(callee) + "' with the wrong number of arguments", "call");
+    if (k_.code.size() > 2'000'000) fail(line, "inlining calls makes the kernel too large", "call");
+    std::vector<std::pair<std::string_view, int64_t>> saved;  // -1 = was absent
+    auto bind = [&](std::string_view callee_name, std::string_view caller_var) {
+      auto a = klocal_index_.find(caller_var);
+      if (a == klocal_index_.end() || !call_param_vars_.count(a->second))
+        fail(line, "call argument '" + std::string(caller_var) + "' is not a declared .param", "call");
+      uint32_t idx = a->second;
+      auto old = klocal_index_.find(callee_name);
+      saved.push_back({callee_name, old == klocal_index_.end() ? -1 : int64_t(old->second)});
+      klocal_index_[callee_name] = idx;
+    };
+    for (size_t i = 0; i < args.size(); ++i) bind(f.params[i], args[i]);
+    for (size_t i = 0; i < rets.size(); ++i) bind(f.rets[i], rets[i]);
+
+    size_t save_pos = pos_;
+    std::string save_scope = label_scope_;
+    size_t save_floor = reg_floor_;
+    label_scope_ = "#" + std::to_string(++inline_count_) + "/";
+    inline_stack_.push_back(callee);
+    ++inline_depth_;
+    reg_floor_ = regs_.size();  // the callee sees only its own registers
+    pos_ = f.body;
+    parse_body();
+    labels_[label_scope_ + "#end"] = static_cast<int32_t>(k_.code.size());
+    --inline_depth_;
+    inline_stack_.pop_back();
+    reg_floor_ = save_floor;
+    label_scope_ = save_scope;
+    pos_ = save_pos;
+    for (auto r = saved.rbegin(); r != saved.rend(); ++r) {
+      if (r->second < 0) klocal_index_.erase(r->first);
+      else klocal_index_[r->first] = static_cast<uint32_t>(r->second);
+    }
+  }
+
   [[noreturn]] void fail_call(uint32_t line, const std::string& callee) {
     std::string what = callee.empty() ? std::string("calls a device function")
                                       : "calls the device function '" + callee + "'";
@@ -579,8 +684,7 @@ class Parser {
     fail(line, what, "call");
   }
 
-  void parse_reg_decl(uint32_t line) {
-    Type type = Type::None;
+  void parse_reg_decl(uint32_t line, Type type) {
     while (peek().kind == Tok::Word && !peek().text.empty() && peek().text[0] == '.') {
       std::string_view w = next().text;
       Type t = type_word(w);
@@ -631,6 +735,7 @@ class Parser {
       }
     }
     skip_line(line);
+    if (inline_depth_ > 0) return;  // inlined code keeps the call site's line
     cur_loc_ = result;
     loc_dirty_ = true;
   }
@@ -650,7 +755,7 @@ class Parser {
       for (size_t i = d; i < name.size(); ++i) num = num * 10 + (name[i] - '0');
       if (name.size() - d > 1 && name[d] == '0') has_num = false;  // %r01 is not %r1
     }
-    for (size_t i = regs_.size(); i-- > 0;) {
+    for (size_t i = regs_.size(); i-- > reg_floor_;) {
       const RegEntry& e = regs_[i];
       if (e.range) {
         if (has_num && e.name == prefix && num < e.count) {
@@ -852,7 +957,7 @@ class Parser {
     if (label_context) {
       RawOperand r;
       r.op.kind = OperandKind::Label;
-      label_fixups_.push_back({0, t.text, line});  // instruction index set by the caller
+      label_fixups_.push_back({0, label_scope_ + std::string(t.text), line});  // index set by the caller
       return r;
     }
     return resolve_word(t);
@@ -879,15 +984,9 @@ class Parser {
     std::string_view opcode = opt.text;
     std::string_view base = opcode.substr(0, opcode.find('.'));
     if (base == "call") {
-      std::string callee;
-      for (size_t i = pos_; i < toks_.size() && i < pos_ + 64; ++i) {
-        if (is_punct(toks_[i], '(')) {
-          while (i < toks_.size() && !is_punct(toks_[i], ')')) ++i;
-          continue;
-        }
-        if (toks_[i].kind == Tok::Word) { callee = std::string(toks_[i].text); break; }
-      }
-      fail_call(line, callee);
+      if (in.guard != kNoReg) fail(line, "predicated calls are not supported", opcode);
+      inline_call(line);
+      return;
     }
     if (const char* why = detail::unsupported_family(opcode))
       fail(line, "unsupported instruction '" + std::string(opcode) + "' (" + why + ")", opcode);
@@ -907,10 +1006,26 @@ class Parser {
         fail(line, "expected ',' or ';' after an operand of '" + std::string(opcode) + "', found " + show(peek()), opcode);
       }
     }
+    if (inline_depth_ > 0 && (base == "ret")) {
+      // `ret` of an inlined function: jump to the end of its body.
+      in.op = Op::Bra;
+      in.ops[0].kind = OperandKind::Label;
+      in.num_ops = 1;
+      label_fixups_.push_back({0, label_scope_ + "#end", line});
+      fixups_before = label_fixups_.size() - 1;
+      if (!raw_.empty()) fail(line, "'ret' takes no operands", opcode);
+      goto decoded;
+    }
     try {
       detail::decode_instruction(opcode, raw_, in);
     } catch (const detail::DecodeError& e) {
       fail(line, e.message, opcode);
+    }
+  decoded:
+    // st.param/ld.param on a call argument: that variable lives in the local frame.
+    if (in.space == Space::Param) {
+      for (int i = 0; i < in.num_ops; ++i)
+        if (in.ops[i].kind == OperandKind::Addr && detail::is_pending_local(in.ops[i].reg)) in.space = Space::Local;
     }
     // Symbols: local offsets are known now; shared ones wait for the layout.
     for (int i = 0; i < in.num_ops; ++i) {
@@ -994,10 +1109,14 @@ class Parser {
     // Labels.
     k_.labels.assign(k_.code.size(), std::string());
     for (const auto& [name, idx] : labels_)
-      if (idx >= 0 && static_cast<size_t>(idx) < k_.code.size()) k_.labels[idx] = std::string(name);
+      if (idx >= 0 && static_cast<size_t>(idx) < k_.code.size() && (k_.labels[idx].empty() || name[0] != '#'))
+        k_.labels[idx] = name;
     for (const auto& f : label_fixups_) {
       auto it = labels_.find(f.name);
-      if (it == labels_.end()) fail(f.line, "unknown label '" + std::string(f.name) + "'", "bra");
+      if (it == labels_.end()) {
+        std::string shown = f.name[0] == '#' ? f.name.substr(f.name.find('/') + 1) : f.name;
+        fail(f.line, "unknown label '" + shown + "'", "bra");
+      }
       Instr& in = k_.code[f.instr];
       in.target = it->second;
       in.ops[0].imm = it->second;
@@ -1023,8 +1142,13 @@ class Parser {
 
   struct LabelFixup {
     uint32_t instr;
-    std::string_view name;
+    std::string name;  // qualified
     uint32_t line;
+  };
+  // A .func with a body, found by a pre-scan so calls may precede it.
+  struct FuncDef {
+    std::vector<std::string_view> rets, params;  // names of return/argument .params
+    size_t body = 0;                               // token index of '{', 0 = no body
   };
 
   std::string origin_;
@@ -1036,6 +1160,12 @@ class Parser {
   std::vector<VarDecl> module_shared_;
   std::unordered_map<std::string_view, size_t> module_shared_index_;
   std::unordered_set<std::string_view> funcs_;
+  std::unordered_map<std::string_view, FuncDef> func_defs_;
+  std::vector<std::string_view> inline_stack_;
+  int inline_depth_ = 0;
+  uint32_t inline_count_ = 0;
+  size_t reg_floor_ = 0;                    // regs_ below this are invisible (caller's, while inlining)
+  std::unordered_set<uint32_t> call_param_vars_;  // local_vars that hold call arguments/results
 
   // Kernel being parsed.
   bool in_kernel_ = false;
@@ -1043,7 +1173,8 @@ class Parser {
   std::vector<RegEntry> regs_;        // visible declarations, innermost last
   std::vector<size_t> scope_marks_;   // regs_.size() at each open '{'
   std::unordered_map<std::string_view, uint32_t> kshared_index_, klocal_index_, kparam_index_;
-  std::unordered_map<std::string_view, int32_t> labels_;
+  std::unordered_map<std::string, int32_t> labels_;  // qualified by label_scope_
+  std::string label_scope_;            // "" in the kernel, "#N/" inside inlined call N
   std::vector<LabelFixup> label_fixups_;
   std::unordered_map<uint64_t, SourceLoc> inline_outer_;
   SourceLoc cur_loc_;
