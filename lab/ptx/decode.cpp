@@ -16,7 +16,7 @@ namespace {
 
 Type type_from(std::string_view w) {
   // PTX ISA 9.x section 5.2.
-  static const struct { const char* name; Type t; } kTypes[] = {
+  static const struct { std::string_view name; Type t; } kTypes[] = {
       {"pred", Type::Pred}, {"b8", Type::B8},     {"b16", Type::B16},       {"b32", Type::B32},
       {"b64", Type::B64},   {"b128", Type::B128}, {"u8", Type::U8},         {"u16", Type::U16},
       {"u32", Type::U32},   {"u64", Type::U64},   {"s8", Type::S8},         {"s16", Type::S16},
@@ -56,7 +56,7 @@ Mods classify(std::string_view opcode, std::string_view* base) {
       m.types[m.ntypes++] = t;
       continue;
     }
-    static const struct { const char* name; Round r; } kRound[] = {
+    static const struct { std::string_view name; Round r; } kRound[] = {
         {"rn", Round::Rn},   {"rz", Round::Rz},   {"rm", Round::Rm},   {"rp", Round::Rp},
         {"rni", Round::Rni}, {"rzi", Round::Rzi}, {"rmi", Round::Rmi}, {"rpi", Round::Rpi},
         {"rna", Round::Rna},
@@ -65,7 +65,7 @@ Mods classify(std::string_view opcode, std::string_view* base) {
     for (const auto& r : kRound)
       if (w == r.name) { m.round = r.r; done = true; }
     if (done) continue;
-    static const struct { const char* name; uint16_t f; } kFlags[] = {
+    static const struct { std::string_view name; uint16_t f; } kFlags[] = {
         {"ftz", kFlagFtz},       {"sat", kFlagSat},   {"approx", kFlagApprox}, {"full", kFlagFull},
         {"nc", kFlagNc},         {"uni", kFlagUni},   {"volatile", kFlagVolatile},
         {"aligned", kFlagAligned}, {"relu", kFlagRelu}, {"cc", kFlagCarryOut}, {"NaN", kFlagNaN},
@@ -151,7 +151,7 @@ int64_t float_imm(const RawOperand& r, Type ctx) {
 }
 
 Cmp cmp_from(std::string_view w) {
-  static const struct { const char* name; Cmp c; } kCmp[] = {
+  static const struct { std::string_view name; Cmp c; } kCmp[] = {
       {"eq", Cmp::Eq},   {"ne", Cmp::Ne},   {"lt", Cmp::Lt},   {"le", Cmp::Le},   {"gt", Cmp::Gt},
       {"ge", Cmp::Ge},   {"lo", Cmp::Lo},   {"ls", Cmp::Ls},   {"hi", Cmp::Hi},   {"hs", Cmp::Hs},
       {"equ", Cmp::Equ}, {"neu", Cmp::Neu}, {"ltu", Cmp::Ltu}, {"leu", Cmp::Leu}, {"gtu", Cmp::Gtu},
@@ -227,7 +227,7 @@ void require_addr(const Operand& o, std::string_view opcode) {
 }
 
 struct Simple {
-  const char* base;
+  std::string_view base;
   Op op;
   uint8_t lo, hi;
 };
@@ -336,7 +336,7 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
         set_types(1, 1);
         break;
       case Op::Prmt: {
-        static const struct { const char* n; PrmtMode p; } kModes[] = {
+        static const struct { std::string_view n; PrmtMode p; } kModes[] = {
             {"f4e", PrmtMode::F4e}, {"b4e", PrmtMode::B4e}, {"rc8", PrmtMode::Rc8},
             {"ecl", PrmtMode::Ecl}, {"ecr", PrmtMode::Ecr}, {"rc16", PrmtMode::Rc16}};
         for (const auto& e : kModes)
@@ -345,7 +345,7 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
         break;
       }
       case Op::Testp: {
-        static const struct { const char* n; TestpMode t; } kModes[] = {
+        static const struct { std::string_view n; TestpMode t; } kModes[] = {
             {"finite", TestpMode::Finite},         {"infinite", TestpMode::Infinite},
             {"number", TestpMode::Number},         {"notanumber", TestpMode::NotANumber},
             {"normal", TestpMode::Normal},         {"subnormal", TestpMode::Subnormal}};
@@ -455,7 +455,7 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
   if (base == "atom" || base == "red") {
     bool is_red = base == "red";
     in.op = is_red ? Op::Red : Op::Atom;
-    static const struct { const char* n; AtomOp a; } kAtom[] = {
+    static const struct { std::string_view n; AtomOp a; } kAtom[] = {
         {"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max}, {"exch", AtomOp::Exch},
         {"cas", AtomOp::Cas}, {"and", AtomOp::And}, {"or", AtomOp::Or},   {"xor", AtomOp::Xor},
         {"inc", AtomOp::Inc}, {"dec", AtomOp::Dec}};
@@ -588,7 +588,7 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
   }
   if (base == "redux") {
     in.op = Op::ReduxSync;
-    static const struct { const char* n; ReduxOp r; } kRedux[] = {
+    static const struct { std::string_view n; ReduxOp r; } kRedux[] = {
         {"add", ReduxOp::Add}, {"min", ReduxOp::Min}, {"max", ReduxOp::Max},
         {"and", ReduxOp::And}, {"or", ReduxOp::Or},   {"xor", ReduxOp::Xor}};
     for (const auto& e : kRedux)
