@@ -1,0 +1,65 @@
+// lab/bench/gemm_bench.h: `gpulab bench gemm`: every CPU and GPU version of
+// C = alpha*A*B + beta*C on one problem, each checked against the float64
+// reference before and after timing, then timed (CPU: measured here; GPU:
+// measured on a real GPU, or predicted by the machine model from the
+// simulator's counted work) and compared with its reference (OpenBLAS,
+// cuBLAS SGEMM, cuBLAS GemmEx fp16).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace lab::bench {
+
+struct BenchOptions {
+  int m = 256, n = 256, k = 256;
+  std::string backend = "auto";  // sim | cuda | auto
+  std::string gpu = "H100";      // model for simulator predictions
+  unsigned threads = 0;          // CPU threads for cpu_04 and OpenBLAS; 0 = all hardware threads
+  bool cpu_rows = true, gpu_rows = true;
+  std::vector<std::string> only;  // version names to run (empty: all)
+  // Progress lines for long runs (the CLI prints them on stderr).
+  std::function<void(const std::string&)> progress;
+};
+
+// A request that cannot be served (e.g. --backend cuda with no GPU): exit 2.
+struct BenchError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct BenchRow {
+  std::string name;
+  std::string device;     // "cpu" | "gpu"
+  std::string backend;    // "cpu" | "sim" | "cuda"
+  std::string precision;  // "fp32" | "fp16"
+  std::optional<double> ms;      // median time; none when no prediction exists
+  std::optional<double> gflops;
+  std::optional<double> pct_of_reference;  // of the same-device, same-precision reference row
+  bool measured = false;  // true: timed on this hardware; false: predicted
+  std::optional<bool> correct;  // none: not run (simulator lacks an instruction)
+  double max_rel_error = 0;
+  bool reference = false;  // OpenBLAS / cuBLAS rows
+  std::string note;        // why a figure is missing, device name, ...
+};
+
+struct BenchReport {
+  int m = 0, n = 0, k = 0;
+  std::string gpu_backend;  // "sim" or "cuda"
+  std::string gpu_label;    // "H100 (simulated)" or the real device name
+  std::string backend_note; // what `auto` chose and why
+  unsigned cpu_threads = 0;
+  std::vector<BenchRow> rows;
+};
+
+BenchReport run_gemm_bench(const BenchOptions& options);
+std::string format_gemm_table(const BenchReport& report);
+// {"m","n","k","results":[{"name","device","backend","precision","ms","gflops",
+//   "measured","correct","max_rel_error","reference"}]}
+nlohmann::json gemm_report_json(const BenchReport& report);
+
+}  // namespace lab::bench

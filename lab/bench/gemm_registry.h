@@ -1,0 +1,42 @@
+// lab/bench/gemm_registry.h: the GPU GEMM versions as kernels/gemm/gemm.toml
+// lists them, with each one's launch geometry as a function of M, N, K, so
+// the bench, lessons and views can launch any version without knowing it.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lab/sim/launch.h"
+
+namespace lab::bench {
+
+enum class Precision { Fp32, Fp16 };  // fp16: __half A and B, fp32 accumulate and C
+const char* precision_name(Precision p);  // "fp32" / "fp16"
+
+struct GemmVersion {
+  std::string name;        // "03_smem_tiled"
+  std::string file;        // absolute path of the .cu
+  std::string kernel;      // "gemm_03_smem_tiled" (extern "C")
+  Precision precision = Precision::Fp32;
+  uint32_t block[2] = {1, 1};
+  char grid_x = 'N', grid_y = 'M';  // the problem dimension each grid axis walks
+  uint32_t tile[2] = {1, 1};        // outputs per block along grid x, y
+  uint32_t dynamic_shared_bytes = 0;
+  int min_arch = 50;                // lowest compute capability (x10) the kernel compiles for
+
+  sim::LaunchConfig launch_config(int M, int N, int K) const;
+};
+
+// A manifest the lab cannot use: message names the file and what to fix.
+struct ManifestError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// kernels/gemm/gemm.toml in the source tree.
+std::string default_gemm_manifest();
+// Parses a manifest; `file` entries are resolved beside it. Throws ManifestError.
+std::vector<GemmVersion> load_gemm_versions(const std::string& manifest_path = default_gemm_manifest());
+
+}  // namespace lab::bench

@@ -1,0 +1,138 @@
+// gpulab bench: benchmarks, never tests.
+//
+//   gpulab bench gemm [--size N | --m M --n N --k K] [--backend sim|cuda|auto]
+//                     [--gpu MODEL] [--threads T] [--only NAME ...] [--json]
+//   gpulab bench sim  [--size N] [--e2e-size N] [--threads T] [--json]
+//
+// `bench gemm` runs every CPU and GPU GEMM version on one problem, checks each
+// against the float64 reference before and after timing, and prints a table
+// (or the JSON the issue fixes). Default size 256: simulating all nine GPU
+// versions fits in well under 3 minutes on a 2-core machine; progress lines go
+// to stderr. `bench sim` measures the simulator's own speed.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "lab/bench/gemm_bench.h"
+#include "lab/bench/gemm_registry.h"
+#include "lab/bench/sim_speed.h"
+#include "lab/cli/command.h"
+#include "lab/compile/nvrtc.h"
+#include "lab/cuda/backend.h"
+#include "lab/ptx/parser.h"
+#include "lab/sim/device.h"
+#include "lab/sim/launch.h"
+#include "lab/sim/run.h"
+
+namespace {
+
+struct GemmArgs {
+  int size = 256, m = 0, n = 0, k = 0;
+  std::string backend = "auto", gpu = "H100";
+  unsigned threads = 0;
+  std::vector<std::string> only;
+  bool json = false, quiet = false;
+};
+
+void progress_line(const std::string& s) { std::fprintf(stderr, "[bench] %s\n", s.c_str()); }
+
+int run_bench_gemm(const GemmArgs& a) {
+  lab::bench::BenchOptions o;
+  o.m = a.m ? a.m : a.size;
+  o.n = a.n ? a.n : a.size;
+  o.k = a.k ? a.k : a.size;
+  o.backend = a.backend;
+  o.gpu = a.gpu;
+  o.threads = a.threads;
+  o.only = a.only;
+  if (!a.quiet) o.progress = progress_line;
+  try {
+    lab::bench::BenchReport rep = lab::bench::run_gemm_bench(o);
+    if (a.json)
+      std::printf("%s\n", lab::bench::gemm_report_json(rep).dump(2).c_str());
+    else
+      std::printf("%s", lab::bench::format_gemm_table(rep).c_str());
+    for (const auto& r : rep.rows)
+      if (r.correct && !*r.correct) return lab::cli::kExitKernelFault;  // a wrong result is never just a number
+    return lab::cli::kExitOk;
+  } catch (const lab::bench::BenchError& e) {
+    std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
+  } catch (const lab::sim::UnknownGpu& e) {
+    std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
+  } catch (const lab::compile::CompileError& e) {
+    std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
+  } catch (const lab::ptx::ParseError& e) {
+    std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
+  } catch (const lab::bench::ManifestError& e) {
+    std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
+  } catch (const lab::sim::RunError& e) {
+    std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
+  } catch (const lab::cuda::CudaError& e) {
+    std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
+  }
+  return lab::cli::kExitUsage;
+}
+
+struct SimArgs {
+  int size = 256, e2e = 512;
+  unsigned threads = 0;
+  std::string gpu = "H100";
+  bool json = false;
+};
+
+int run_bench_sim(const SimArgs& a) {
+  lab::bench::SimSpeedOptions o;
+  o.speed_size = a.size;
+  o.end_to_end_size = a.e2e;
+  o.threads = a.threads;
+  o.gpu = a.gpu;
+  o.progress = progress_line;
+  try {
+    lab::bench::SimSpeed s = lab::bench::measure_sim_speed(o);
+    if (a.json)
+      std::printf("%s\n", lab::bench::sim_speed_json(s).dump(2).c_str());
+    else
+      std::printf("%s", lab::bench::format_sim_speed(s).c_str());
+    return s.correct ? lab::cli::kExitOk : lab::cli::kExitKernelFault;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpulab bench sim: %s\n", e.what());
+    return lab::cli::kExitUsage;
+  }
+}
+
+const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
+  auto* bench = app.add_subcommand("bench", "Benchmarks: GEMM versions on CPU and GPU, simulator speed");
+  bench->require_subcommand(1);
+
+  static GemmArgs g;
+  auto* gemm = bench->add_subcommand("gemm", "Every GEMM version, checked then timed (or predicted)");
+  auto* size = gemm->add_option("--size", g.size, "M = N = K (default 256)")->check(CLI::PositiveNumber);
+  gemm->add_option("--m", g.m, "rows of A and C")->check(CLI::PositiveNumber)->excludes(size);
+  gemm->add_option("--n", g.n, "columns of B and C")->check(CLI::PositiveNumber)->excludes(size);
+  gemm->add_option("--k", g.k, "columns of A, rows of B")->check(CLI::PositiveNumber)->excludes(size);
+  gemm->add_option("--backend", g.backend, "sim | cuda | auto (GPU when present)")
+      ->check(CLI::IsMember({"sim", "cuda", "auto"}));
+  gemm->add_option("--gpu", g.gpu, "GPU model for predictions: " + lab::sim::gpu_model_names());
+  gemm->add_option("--threads", g.threads, "CPU threads for cpu_04 and OpenBLAS, and simulator workers (0 = all)");
+  gemm->add_option("--only", g.only, "run only these versions (e.g. 03_smem_tiled cpu_04_simd_threads)");
+  gemm->add_flag("--json", g.json, "JSON instead of the table");
+  gemm->add_flag("--quiet", g.quiet, "no progress lines on stderr");
+  gemm->callback([&rc] {
+    // --m/--n/--k: any not given falls back to --size's default.
+    rc = run_bench_gemm(g);
+  });
+
+  static SimArgs s;
+  auto* simc = bench->add_subcommand("sim", "Simulator speed on the tiled SGEMM (events off)");
+  simc->add_option("--size", s.size, "problem for the per-core speed (default 256)")->check(CLI::PositiveNumber);
+  simc->add_option("--e2e-size", s.e2e, "problem for the end-to-end time (default 512)")->check(CLI::PositiveNumber);
+  simc->add_option("--threads", s.threads, "simulator workers for the end-to-end run (0 = all)");
+  simc->add_option("--gpu", s.gpu, "GPU model");
+  simc->add_flag("--json", s.json, "JSON instead of text");
+  simc->callback([&rc] { rc = run_bench_sim(s); });
+});
+
+}  // namespace

@@ -1,0 +1,89 @@
+// tests/test_bench_gemm.cpp: every GPU GEMM version from kernels/gemm/gemm.toml,
+// simulated at odd sizes against the float64 reference, and the manifest's
+// launch geometry. A version whose instructions the simulator reports as
+// "unsupported" is skipped with the reason printed; once the simulator
+// implements them the same case runs and must pass.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "lab/bench/gemm_problem.h"
+#include "lab/bench/gemm_registry.h"
+#include "lab/bench/gemm_sim.h"
+
+using namespace lab::bench;
+
+TEST_CASE("the manifest lists the nine versions with covering grids") {
+  auto versions = load_gemm_versions();
+  REQUIRE(versions.size() == 9);
+  CHECK(versions.front().name == "01_naive");
+  CHECK(versions.back().name == "09_tensor_core_mma");
+  for (const auto& v : versions) {
+    CAPTURE(v.name);
+    for (int n : {1, 17, 128, 129, 1000}) {
+      auto cfg = v.launch_config(n, n + 3, 5);
+      // The grid covers every output: blocks * tile >= extent on both axes.
+      const int ex = v.grid_x == 'M' ? n : n + 3, ey = v.grid_y == 'M' ? n : n + 3;
+      CHECK(uint64_t(cfg.grid.x) * v.tile[0] >= uint64_t(ex));
+      CHECK(uint64_t(cfg.grid.x - 1) * v.tile[0] < uint64_t(ex));
+      CHECK(uint64_t(cfg.grid.y) * v.tile[1] >= uint64_t(ey));
+      CHECK(cfg.block.count() <= 1024);
+    }
+  }
+  CHECK(versions[7].precision == Precision::Fp16);
+  CHECK(versions[8].precision == Precision::Fp16);
+}
+
+TEST_CASE("a bad manifest names the file, the line and the fix") {
+  const std::string path = "/tmp/gpulab_test_bad_gemm.toml";
+  {
+    std::ofstream out(path);
+    out << "[[version]]\nname = \"x\"\nfile = \"01_naive.cu\"\nkernel = \"k\"\nprecision = \"fp8\"\n";
+  }
+  try {
+    load_gemm_versions(path);
+    FAIL("expected ManifestError");
+  } catch (const ManifestError& e) {
+    const std::string m = e.what();
+    CHECK(m.find(path + ":1:") != std::string::npos);
+    CHECK(m.find("precision") != std::string::npos);
+  }
+  std::remove(path.c_str());
+}
+
+TEST_CASE("every GPU version matches the float64 reference in the simulator") {
+  struct Shape { int m, n, k; float alpha, beta; };
+  const Shape shapes[] = {{1, 1, 1, 1.f, 0.f}, {17, 33, 65, 1.f, 0.f}, {128, 96, 40, 0.5f, -1.25f}};
+  lab::sim::SimOptions opts;
+  opts.threads = 2;
+  for (const auto& v : load_gemm_versions()) {
+    for (Shape s : shapes) {
+      CAPTURE(v.name); CAPTURE(s.m); CAPTURE(s.n); CAPTURE(s.k);
+      GemmProblem p = make_gemm_problem(s.m, s.n, s.k, s.alpha, s.beta);
+      SimGemmRun run = simulate_gemm(v, p, opts);
+      if (run.unsupported) {
+        MESSAGE("skipped " << v.name << ": the simulator does not support an instruction yet: "
+                           << run.unsupported_reason);
+        continue;
+      }
+      for (const auto& e : run.result.errors) MESSAGE(e.kind << ": " << e.message << " (line " << e.line << ")");
+      CHECK(run.result.ok);
+      GemmCheck c = check_gemm(p, v.precision, run.C.data());
+      CHECK(c.correct);
+      CHECK(c.max_rel_error <= gemm_tolerance(v.precision, s.k));
+    }
+  }
+}
+
+TEST_CASE("the check catches a wrong result and an unwritten element") {
+  GemmProblem p = make_gemm_problem(17, 33, 65);
+  const auto& ref = p.reference(Precision::Fp32);
+  std::vector<float> C(ref.begin(), ref.end());
+  CHECK(check_gemm(p, Precision::Fp32, C.data()).correct);
+  C[5] += 0.01f;
+  CHECK_FALSE(check_gemm(p, Precision::Fp32, C.data()).correct);
+  C[5] = std::nanf("");  // an element left as the poison
+  CHECK(std::isinf(check_gemm(p, Precision::Fp32, C.data()).max_rel_error));
+}
