@@ -575,3 +575,66 @@ extern "C" __global__ void mma_f16acc(unsigned* D, int active) {
   CHECK(r2.errors[0].line >= 8);
   CHECK(r2.errors[0].line <= 9);
 }
+
+// ---- the GEMM progression's tensor-core versions at odd sizes ------------------------
+// kernels/gemm/08 (WMMA) and 09 (mma.sync + ldmatrix + cp.async double
+// buffering): C = alpha * A * B + beta * C, A and B fp16 row-major, C fp32.
+static void check_gemm_version(const char* file, const char* kernel, uint32_t block_m, uint32_t block_n,
+                               uint32_t threads) {
+  compile::CompileOptions o;
+  const std::string path = std::string(GPULAB_SOURCE_DIR) + "/kernels/gemm/" + file;
+  ptx::Module module = ptx::parse(compile::compile_file_to_ptx(path, o), path);
+  const ptx::Kernel* k = module.find_kernel(kernel);
+  REQUIRE(k != nullptr);
+  struct Size { int m, n, k; float beta; };
+  for (Size s : {Size{1, 1, 1, 0.f}, Size{17, 33, 65, 0.5f}, Size{128, 96, 40, 0.f}, Size{70, 136, 48, 0.25f}}) {
+    CAPTURE(s.m); CAPTURE(s.n); CAPTURE(s.k);
+    const float alpha = 1.5f;
+    std::vector<double> a, b;
+    auto ah = halves(size_t(s.m) * s.k, 41, a), bh = halves(size_t(s.k) * s.n, 43, b);
+    std::vector<float> c(size_t(s.m) * s.n, NAN);  // poisoned: every element must be written
+    Lcg g{47};
+    if (s.beta != 0.f)
+      for (float& x : c) x = g.next();
+    GlobalMemory mem;
+    uint64_t A = upload(mem, ah, "A"), B = upload(mem, bh, "B"), C = upload(mem, c, "C");
+    Compiled run_k{module, k, std::vector<uint8_t>(k->param_bytes, 0)};
+    run_k.kernel = run_k.module.find_kernel(kernel);
+    run_k.arg(int32_t(s.m)); run_k.arg(int32_t(s.n)); run_k.arg(int32_t(s.k)); run_k.arg(alpha);
+    run_k.arg(A); run_k.arg(B); run_k.arg(s.beta); run_k.arg(C);
+    Dim3 grid{(uint32_t(s.n) + block_n - 1) / block_n, (uint32_t(s.m) + block_m - 1) / block_m, 1};
+    LaunchResult r = run(run_k, mem, grid, {threads, 1, 1});
+    REQUIRE(r.ok);
+    auto d = download<float>(mem, C, c.size());
+    int bad = 0;
+    for (int i = 0; i < s.m && bad < 5; ++i)
+      for (int j = 0; j < s.n && bad < 5; ++j) {
+        double acc = 0, mag = 0;
+        for (int kk = 0; kk < s.k; ++kk) {
+          acc += a[size_t(i) * s.k + kk] * b[size_t(kk) * s.n + j];
+          mag += std::fabs(a[size_t(i) * s.k + kk] * b[size_t(kk) * s.n + j]);
+        }
+        double cin = s.beta != 0.f ? double(c[size_t(i) * s.n + j]) : 0.0;
+        double want = alpha * acc + s.beta * cin;
+        double tol = 1e-5 * (alpha * mag + std::fabs(s.beta * cin)) + 1e-6;
+        float got = d[size_t(i) * s.n + j];
+        if (!(std::fabs(got - want) <= tol)) {
+          ++bad;
+          FAIL_CHECK("C[" << i << "][" << j << "] = " << got << ", fp64 reference " << want);
+        }
+      }
+    // Tensor work was done on tensor-core instructions.
+    uint64_t flops = 0;
+    for (size_t pc = 0; pc < k->code.size(); ++pc)
+      flops += frag::tensor_flops(k->code[pc]) * r.metrics.per_pc[pc].warp_insts;
+    CHECK(flops >= 2ull * s.m * s.n * s.k);
+  }
+}
+
+TEST_CASE("kernels/gemm/08_tensor_core_wmma at odd sizes against fp64") {
+  check_gemm_version("08_tensor_core_wmma.cu", "gemm_08_tensor_core_wmma", 64, 64, 128);
+}
+
+TEST_CASE("kernels/gemm/09_tensor_core_mma at odd sizes against fp64") {
+  check_gemm_version("09_tensor_core_mma.cu", "gemm_09_tensor_core_mma", 128, 128, 256);
+}
