@@ -638,3 +638,121 @@ TEST_CASE("kernels/gemm/08_tensor_core_wmma at odd sizes against fp64") {
 TEST_CASE("kernels/gemm/09_tensor_core_mma at odd sizes against fp64") {
   check_gemm_version("09_tensor_core_mma.cu", "gemm_09_tensor_core_mma", 128, 128, 256);
 }
+
+TEST_CASE("wmma m16n16k8 tf32 and m16n16k16 with f16 accumulators") {
+  const char* src = R"(
+#include <mma.h>
+#include <cuda_fp16.h>
+using namespace nvcuda;
+extern "C" __global__ void wmma_tf32(const float* A, const float* B, float* D) {
+  // A 16x8 row-major, B 8x16 col-major (ld 8), D 16x16 row-major.
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> c;
+  wmma::fill_fragment(c, 0.f);
+  wmma::load_matrix_sync(a, A, 8);
+  wmma::load_matrix_sync(b, B, 8);
+  wmma::mma_sync(c, a, b, c);
+  wmma::store_matrix_sync(D, c, 16, wmma::mem_row_major);
+}
+extern "C" __global__ void wmma_f16acc(const __half* A, const __half* B, const __half* C, __half* D) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::col_major> a;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, __half> c;
+  wmma::load_matrix_sync(a, A, 16);
+  wmma::load_matrix_sync(b, B, 16);
+  wmma::load_matrix_sync(c, C, 16, wmma::mem_col_major);
+  wmma::mma_sync(c, a, b, c);
+  wmma::store_matrix_sync(D, c, 16, wmma::mem_row_major);
+}
+)";
+  {
+    Compiled k = compile_kernel(src, "wmma_more.cu", "wmma_tf32");
+    std::vector<float> a(128), b(128);
+    Lcg g{51};
+    for (float& x : a) x = g.next();
+    for (float& x : b) x = g.next();
+    GlobalMemory mem;
+    uint64_t A = upload(mem, a, "A"), B = upload(mem, b, "B");
+    uint64_t D = upload(mem, std::vector<float>(256, NAN), "D");
+    k.arg(A); k.arg(B); k.arg(D);
+    LaunchResult r = run(k, mem, {1, 1, 1}, {32, 1, 1});
+    REQUIRE(r.ok);
+    auto d = download<float>(mem, D, 256);
+    auto tf32 = [](float x) { return double(std::bit_cast<float>(std::bit_cast<uint32_t>(x) & 0xffffe000u)); };
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j) {
+        double want = 0, mag = 0;
+        for (int kk = 0; kk < 8; ++kk) {
+          want += tf32(a[i * 8 + kk]) * tf32(b[j * 8 + kk]);
+          mag += std::fabs(a[i * 8 + kk] * b[j * 8 + kk]);
+        }
+        check_close(d[i * 16 + j], want, mag, "D", size_t(i * 16 + j));
+      }
+  }
+  {
+    Compiled k = compile_kernel(src, "wmma_more.cu", "wmma_f16acc");
+    std::vector<double> a, b, c;
+    auto ah = halves(256, 61, a), bh = halves(256, 62, b), ch = halves(256, 63, c);
+    GlobalMemory mem;
+    uint64_t A = upload(mem, ah, "A"), B = upload(mem, bh, "B"), C = upload(mem, ch, "C");
+    uint64_t D = upload(mem, std::vector<uint16_t>(256, 0x7e00), "D");
+    k.arg(A); k.arg(B); k.arg(C); k.arg(D);
+    LaunchResult r = run(k, mem, {1, 1, 1}, {32, 1, 1});
+    REQUIRE(r.ok);
+    auto d = download<uint16_t>(mem, D, 256);
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j) {
+        double want = c[j * 16 + i];  // C loaded column-major
+        for (int kk = 0; kk < 16; ++kk) want += a[kk * 16 + i] * b[kk * 16 + j];  // A column-major
+        // One rounding to f16 at the end: within half an f16 ulp (2^-11 relative).
+        CHECK(std::fabs(half_to_float(d[i * 16 + j]) - want) <= std::fabs(want) * 0x1p-11 + 0x1p-24);
+      }
+  }
+}
+
+TEST_CASE("stmatrix (sm_90) writes back what ldmatrix read; .trans transposes") {
+  const char* src = R"(
+extern "C" __global__ void ldst(const unsigned short* in, unsigned short* out, unsigned short* out_t) {
+  // Four 8x8 b16 matrices, 16-byte rows: rows 0..31 of a 32x8 tile.
+  __shared__ __align__(128) unsigned short s[32 * 8], o[32 * 8], t[32 * 8];
+  const int lane = threadIdx.x;
+  for (int i = lane; i < 256; i += 32) s[i] = in[i];
+  __syncthreads();
+  unsigned r0, r1, r2, r3;
+  unsigned p = (unsigned)__cvta_generic_to_shared(&s[lane * 8]);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(p));
+  unsigned q = (unsigned)__cvta_generic_to_shared(&o[lane * 8]);
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+               :: "r"(q), "r"(r0), "r"(r1), "r"(r2), "r"(r3));
+  unsigned u = (unsigned)__cvta_generic_to_shared(&t[lane * 8]);
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+               :: "r"(u), "r"(r0), "r"(r1), "r"(r2), "r"(r3));
+  __syncthreads();
+  for (int i = lane; i < 256; i += 32) { out[i] = o[i]; out_t[i] = t[i]; }
+}
+)";
+  compile::CompileOptions o;
+  o.arch = "compute_90";
+  Compiled k;
+  k.module = ptx::parse(compile::compile_to_ptx(src, "ldst.cu", o), "ldst.cu");
+  k.kernel = k.module.find_kernel("ldst");
+  REQUIRE(k.kernel != nullptr);
+  k.params.assign(k.kernel->param_bytes, 0);
+  std::vector<uint16_t> in(256);
+  for (int i = 0; i < 256; ++i) in[i] = uint16_t(i * 7 + 1);
+  GlobalMemory mem;
+  uint64_t I = upload(mem, in, "in");
+  uint64_t O = upload(mem, std::vector<uint16_t>(256, 0), "out");
+  uint64_t T = upload(mem, std::vector<uint16_t>(256, 0), "out_t");
+  k.arg(I); k.arg(O); k.arg(T);
+  LaunchResult r = run(k, mem, {1, 1, 1}, {32, 1, 1});
+  REQUIRE(r.ok);
+  auto out = download<uint16_t>(mem, O, 256), out_t = download<uint16_t>(mem, T, 256);
+  for (int i = 0; i < 256; ++i) CHECK(out[i] == in[i]);
+  // Matrix j, element (r, c) comes back at (c, r) of matrix j.
+  for (int j = 0; j < 4; ++j)
+    for (int rr = 0; rr < 8; ++rr)
+      for (int cc = 0; cc < 8; ++cc) CHECK(out_t[j * 64 + cc * 8 + rr] == in[j * 64 + rr * 8 + cc]);
+}
