@@ -1,0 +1,97 @@
+// lab/sim/device.h: the GPU models the lab predicts for, with their published
+// figures. Every number here is a fact from a datasheet, a whitepaper or the
+// CUDA C++ Programming Guide's "Compute Capabilities" table (sources beside
+// each model in device.cpp), except the few marked "microbenchmark", which
+// NVIDIA does not publish and which come from published measurements.
+//
+// `--gpu MODEL` everywhere resolves through gpu_model(): case-insensitive,
+// with aliases ("4090", "rtx4090", "rtx-4090", "h100", ...). H100 is the default.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace lab::sim {
+
+struct GpuModel {
+  // ---- identity ---------------------------------------------------------------
+  std::string_view name;        // short name the lab prints: "H100"
+  std::string_view full_name;   // "NVIDIA H100 SXM5 80GB"
+  std::string_view architecture;// "Hopper"
+  int cc_major = 0, cc_minor = 0;   // compute capability
+  std::string_view sm_arch;     // ptxas target: "sm_90"
+  std::string_view ptx_target;  // NVRTC virtual architecture: "compute_90"
+
+  // ---- SM resources (CUDA Programming Guide, Compute Capabilities table) -------
+  int sm_count = 0;
+  double boost_clock_hz = 0;
+  int warp_size = 32;
+  int max_warps_per_sm = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int max_threads_per_block = 1024;
+  int max_block_dim[3] = {1024, 1024, 64};
+  uint32_t max_grid_dim[3] = {2147483647u, 65535u, 65535u};
+  int regs_per_sm = 65536;           // 32-bit registers
+  int regs_per_block = 65536;
+  int max_regs_per_thread = 255;
+  int reg_alloc_unit = 256;          // registers are allocated per warp in units of 256
+  int shared_per_sm = 0;             // bytes, the largest carveout
+  int shared_per_block = 48 * 1024;  // default per-block limit (no opt-in)
+  int shared_per_block_optin = 0;    // with cudaFuncAttributeMaxDynamicSharedMemorySize
+  int reserved_shared_per_block = 0; // the driver's 1 KB per block on sm_80+
+  int shared_alloc_granularity = 0;  // bytes
+  int warp_schedulers_per_sm = 4;    // one warp instruction issued per scheduler per cycle
+
+  // ---- execution units per SM (whitepapers: SM diagrams) ------------------------
+  int fp32_lanes_per_sm = 0;   // FP32 FMA lanes ("CUDA cores")
+  int fp64_lanes_per_sm = 0;
+  int int32_lanes_per_sm = 64;
+  int sfu_lanes_per_sm = 16;   // special function units (sin, ex2, rcp, ...)
+  int lsu_lanes_per_sm = 32;   // load/store units: one 32-lane request per cycle
+
+  // ---- memory system -------------------------------------------------------------
+  uint64_t dram_bytes = 0;           // capacity
+  double dram_bytes_per_s = 0;       // peak DRAM bandwidth
+  uint64_t l2_bytes = 0;
+  double l2_bytes_per_clock = 0;     // aggregate L2 bandwidth (whitepaper or microbenchmark)
+  double host_bytes_per_s = 0;       // PCIe, one direction
+  // Latencies in SM cycles (microbenchmark figures; NVIDIA does not publish them).
+  int dram_latency_cycles = 0;
+  int l2_latency_cycles = 0;
+  int shared_latency_cycles = 0;
+  int fp32_latency_cycles = 4;       // dependent FP32 FMA (microbenchmark)
+
+  // ---- peak rates, dense (datasheets) -------------------------------------------
+  double fp32_flops = 0;             // non-tensor FP32
+  double fp64_flops = 0;             // non-tensor FP64
+  double fp16_tensor_flops = 0;      // FP16 inputs, FP32 accumulate, dense
+  double bf16_tensor_flops = 0;      // BF16 inputs, FP32 accumulate, dense (0: no support)
+  double tf32_tensor_flops = 0;      // dense (0: no support)
+  double int8_tensor_ops = 0;        // dense
+
+  // Derived figures.
+  int max_active_threads() const { return sm_count * max_threads_per_sm; }
+  double sm_clock_period_s() const { return 1.0 / boost_clock_hz; }
+};
+
+// All models, in a stable order (T4, A100, RTX 4090, H100, H200).
+std::span<const GpuModel> all_gpu_models();
+
+// The model `name` names: case-insensitive, aliases accepted ("4090",
+// "rtx4090", "rtx-4090", "a100", "h100", "h200", "t4", "a100-sxm4-80gb", ...).
+// Throws UnknownGpu, whose message lists the valid names.
+const GpuModel& gpu_model(std::string_view name);
+const GpuModel& default_gpu();  // H100
+
+// Valid names for messages and --help: "T4, A100, RTX4090, H100, H200".
+std::string gpu_model_names();
+
+struct UnknownGpu : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+}  // namespace lab::sim
