@@ -117,7 +117,8 @@ Coord wmma_element(WmmaMatrix which, uint32_t m, uint32_t n, uint32_t k, ptx::Ty
 // cores: 2*m*n*k for mma and wmma.mma (one multiply and one add per term of
 // D = A*B + C), 0 for every other instruction (ldmatrix, wmma.load/store are
 // memory work). The timing model multiplies this by PcCounters::warp_insts
-// of the pc to classify and count tensor work.
+// of the pc to classify and count tensor work; the input precision, which
+// picks the device's tensor rate (fp16 / bf16 / tf32), is Instr::type2.
 uint64_t tensor_flops(const ptx::Instr& in);
 
 }  // namespace lab::sim::frag
