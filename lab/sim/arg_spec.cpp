@@ -104,6 +104,10 @@ ArgSpec parse_arg_spec(std::string_view text) {
     } else {
       int64_t n;
       if (!parse_int(count, n) || n <= 0) fail(text, fmt::format("element count '{}' must be a positive integer", count));
+      // Bounded so that count * element size cannot wrap around 64 bits (found
+      // by fuzzing: i64[2^61+1] became an 8-byte buffer filled with 2^64 bytes).
+      if (uint64_t(n) > (uint64_t(1) << 48) / uint64_t(e->bytes))
+        fail(text, fmt::format("element count {} is too large: at most 2^48 bytes per buffer", count));
       spec.count = uint64_t(n);
     }
     std::string_view rest = text.substr(close + 1);

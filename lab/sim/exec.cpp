@@ -9,6 +9,7 @@
 // already r), then runs one side and pushes the other. A path that reaches
 // its rpc is popped; lanes that exit are removed from every entry.
 #include "lab/sim/exec.h"
+#include "lab/sim/sanitize.h"
 
 #include <chrono>
 #include <fmt/format.h>
@@ -219,22 +220,26 @@ void run_warp(WarpContext& c, uint64_t quantum) {
     PcCounters& pm = per_pc[pc];
     uint32_t m = w.mask;
     ++pm.warp_insts;
-    pm.active_lanes += uint32_t(std::popcount(m));
+    pm.active_lanes += (lanes_in(m));
     if (in.guard != ptx::kNoReg) {
       const uint64_t* g = w.regs + size_t(in.guard) * kWarpSize;
       uint32_t gm = 0;
       for (uint32_t i = 0; i < kWarpSize; ++i) gm |= uint32_t(g[i] & 1) << i;
       m &= in.guard_negated ? ~gm : gm;
     }
-    pm.thread_insts += uint32_t(std::popcount(m));
+    pm.thread_insts += (lanes_in(m));
     c.mask = m;
     c.pc = pc;
     c.pcm = &pm;
     if (++w.steps > L.max_steps) [[unlikely]] {
       raise_fault(c, "hang",
                   fmt::format("a warp issued more than {} instructions without finishing; the kernel "
-                              "probably loops forever (check the loop condition), or raise the step budget",
-                              L.max_steps),
+                              "probably loops forever (check the loop condition), or raise the step budget "
+                              "(--max-steps){}",
+                              L.max_steps, [&] {  // where it loops (sanitize.cpp)
+                                std::string loop = describe_loop(*L.module, *L.kernel, pc);
+                                return loop.empty() ? loop : "; " + loop;
+                              }()),
                   uint32_t(std::countr_zero(m | (m == 0 ? w.mask : 0))));
       return;
     }

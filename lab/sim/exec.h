@@ -107,6 +107,14 @@ void record_error(const LaunchState& L, WorkerState& W, const BlockState& B, con
                   const std::string& message, uint32_t pc, uint32_t warp, uint32_t lane);
 
 // [OPERANDS] --------------------------------------------------------------------
+// Lane count of a mask. std::popcount becomes a libgcc call when the build
+// does not target POPCNT; this SWAR form is a handful of ALU ops.
+inline uint32_t lanes_in(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 template <class F>
 inline void each_lane(uint32_t mask, F&& f) {
   if (mask == 0xffffffffu) {

@@ -197,26 +197,26 @@ SharedCost shared_cost(WarpContext& c, const uint64_t* addr, uint32_t mask, uint
   uint32_t first = uint32_t(std::countr_zero(mask));
   uint64_t base = addr[first];
   uint32_t sub = uint32_t(base & 3);
-  bool same = m.mask == mask && m.bytes == bytes && m.sub_word == sub;
-  if (same) {
-    for (uint32_t i = 0; i < kWarpSize; ++i)
-      if ((mask >> i) & 1 && m.offs[i] != uint32_t(addr[i] - base)) { same = false; break; }
-  }
-  if (same) return m.cost;
+  uint32_t offs[32];
+  for (uint32_t i = 0; i < kWarpSize; ++i) offs[i] = (mask >> i) & 1 ? uint32_t(addr[i] - base) : 0;
+  if (m.mask == mask && m.bytes == bytes && m.sub_word == sub && std::memcmp(offs, m.offs, sizeof offs) == 0)
+    return m.cost;
   SharedCost cost = shared_wavefronts(addr, mask, bytes);
   m.mask = mask;
   m.bytes = bytes;
   m.sub_word = sub;
   m.cost = cost;
-  for (uint32_t i = 0; i < kWarpSize; ++i) m.offs[i] = (mask >> i) & 1 ? uint32_t(addr[i] - base) : 0;
+  std::memcpy(m.offs, offs, sizeof offs);
   return cost;
 }
 
 // Metrics (and the event) of one request in one space.
-void count_request(WarpContext& c, const Access& a, uint32_t mask, bool is_write) {
+void count_request(WarpContext& c, Where where, const uint64_t* lane_addr, uint32_t access_bytes, uint32_t mask,
+                   bool is_write) {
+  struct { Where where; const uint64_t* addr; uint32_t bytes; } a{where, lane_addr, access_bytes};
   PcCounters& pm = *c.pcm;
   ++pm.requests;
-  pm.bytes += uint64_t(std::popcount(mask)) * a.bytes;
+  pm.bytes += uint64_t(lanes_in(mask)) * a.bytes;
   uint32_t sectors = 0;
   SharedCost sc;
   if (a.where == Where::Shared) {
@@ -238,20 +238,19 @@ void count_request(WarpContext& c, const Access& a, uint32_t mask, bool is_write
       addr = model;
     }
     uint64_t sec[64];
-    // Fast path: lanes at consecutive addresses cover a contiguous range.
-    bool linear = mask == 0xffffffffu;
-    if (linear) {
-      for (uint32_t i = 1; i < kWarpSize; ++i)
-        if (addr[i] != addr[0] + uint64_t(i) * a.bytes) { linear = false; break; }
+    // Fast path: an aligned access of at most 32 bytes lies in one sector; when
+    // the lanes' sectors come in non-decreasing order (the usual row-major
+    // pattern), distinct sectors are counted by comparing neighbours, no sort.
+    bool ordered = a.bytes <= kSectorBytes;
+    uint32_t n = 0;
+    if (ordered) {
+      for (uint32_t m = mask; m; m &= m - 1) {
+        uint64_t s = addr[std::countr_zero(m)] / kSectorBytes;
+        if (n && s < sec[n - 1]) { ordered = false; break; }
+        if (!n || s != sec[n - 1]) sec[n++] = s;
+      }
     }
-    if (linear) {
-      uint64_t s0 = addr[0] / kSectorBytes, s1 = (addr[0] + uint64_t(kWarpSize) * a.bytes - 1) / kSectorBytes;
-      sectors = uint32_t(s1 - s0 + 1);
-      if (sectors <= 64) for (uint32_t k = 0; k < sectors; ++k) sec[k] = s0 + k;
-      else sectors = global_sectors(addr, mask, a.bytes, sec);
-    } else {
-      sectors = global_sectors(addr, mask, a.bytes, sec);
-    }
+    sectors = ordered ? n : global_sectors(addr, mask, a.bytes, sec);
     pm.sectors += sectors;
     if (c.L->l2 && a.where == Where::Global) {
       uint32_t misses = c.L->l2->access(sec, std::min<uint32_t>(sectors, 64), is_write);
@@ -358,7 +357,133 @@ uint32_t operand_slots(const WarpContext& c, const ptx::Operand& o, uint32_t* sl
   return 1;
 }
 
+// Fast path for the common scalar 4/8-byte access to one space with no
+// checker and no events: addresses are checked with one min/max/alignment
+// reduction instead of per-lane tests. Returns false (nothing done) when any
+// lane would need the general path, which then also reports the fault.
+// Shared-memory addresses fit in 32 bits, so the full-warp shared path works
+// on uint32 lanes (8 per AVX2 register): address, alignment, bounds and the
+// bank-conflict memo comparison in one pass. Returns false to fall back.
+#if defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+bool shared_full_warp(const uint64_t* r, uint32_t imm, uint32_t elem, uint32_t size, const SharedCostMemo& memo,
+                      uint32_t* addr, bool* memo_hit) {
+  uint32_t bits_or = 0, max_addr = 0, diff = 0;
+  const uint32_t base = uint32_t(r[0]) + imm;
+  for (uint32_t i = 0; i < kWarpSize; ++i) {
+    uint32_t a = uint32_t(r[i]) + imm;
+    addr[i] = a;
+    bits_or |= a;
+    max_addr = a > max_addr ? a : max_addr;
+    diff |= (a - base) ^ memo.offs[i];
+  }
+  *memo_hit = diff == 0 && memo.mask == 0xffffffffu && memo.bytes == elem && memo.sub_word == (base & 3);
+  return !(bits_or & (elem - 1)) && max_addr <= size - elem;
+}
+
+template <bool kStore>
+bool fast_shared(const ptx::Instr& in, WarpContext& c, const ptx::Operand& ao, uint64_t* v, uint32_t elem) {
+  BlockState& B = *c.B;
+  if (B.shared_bytes < elem) return false;
+  SharedCostMemo& memo = c.W->shared_memo[c.pc];
+  uint32_t addr[32];
+  bool hit;
+  if (!shared_full_warp(c.regs + size_t(ao.reg) * kWarpSize, uint32_t(ao.imm), elem, B.shared_bytes, memo, addr, &hit))
+    return false;
+  uint8_t* p = B.shared.data();
+  if constexpr (kStore) {
+    if (elem == 4) for (uint32_t i = 0; i < kWarpSize; ++i) { uint32_t x = uint32_t(v[i]); std::memcpy(p + addr[i], &x, 4); }
+    else for (uint32_t i = 0; i < kWarpSize; ++i) std::memcpy(p + addr[i], &v[i], 8);
+  } else {
+    if (elem == 4) for (uint32_t i = 0; i < kWarpSize; ++i) { uint32_t x; std::memcpy(&x, p + addr[i], 4); v[i] = x; }
+    else for (uint32_t i = 0; i < kWarpSize; ++i) std::memcpy(&v[i], p + addr[i], 8);
+  }
+  PcCounters& pm = *c.pcm;
+  ++pm.requests;
+  pm.bytes += uint64_t(kWarpSize) * elem;
+  if (!hit) {
+    uint64_t a64[32];
+    for (uint32_t i = 0; i < kWarpSize; ++i) a64[i] = addr[i];
+    memo.cost = shared_wavefronts(a64, 0xffffffffu, elem);
+    memo.mask = 0xffffffffu;
+    memo.bytes = elem;
+    memo.sub_word = addr[0] & 3;
+    for (uint32_t i = 0; i < kWarpSize; ++i) memo.offs[i] = addr[i] - addr[0];
+  }
+  pm.wavefronts += memo.cost.wavefronts;
+  pm.ideal_wavefronts += memo.cost.ideal;
+  return true;
+}
+
+template <bool kStore>
+bool fast_access(const ptx::Instr& in, WarpContext& c) {
+  if (c.checker || c.ev) return false;
+  const ptx::Operand& ao = kStore ? in.ops[0] : in.ops[1];
+  const ptx::Operand& vo = kStore ? in.ops[1] : in.ops[0];
+  if (ao.kind != ptx::OperandKind::Addr || ao.reg >= ptx::kSinkReg) return false;
+  if (vo.kind != ptx::OperandKind::Reg || vo.reg >= ptx::kSinkReg) return false;
+  const uint32_t elem = uint32_t(ptx::type_bytes(in.type));
+  if (elem != 4 && elem != 8) return false;
+  const LaunchState& L = *c.L;
+  if (in.space == Space::Shared && c.mask == 0xffffffffu)
+    return fast_shared<kStore>(in, c, ao, c.regs + size_t(vo.reg) * kWarpSize, elem);
+  Where where;
+  uint8_t* base;
+  uint64_t lo, size;
+  if (in.space == Space::Shared) {
+    where = Where::Shared;
+    base = c.B->shared.data();
+    lo = 0;
+    size = c.B->shared_bytes;
+  } else if ((in.space == Space::Global || in.space == Space::Generic) && !L.options->check) {
+    where = Where::Global;
+    base = L.arena;
+    lo = L.arena_lo;
+    size = L.arena_bytes;
+  } else {
+    return false;
+  }
+  if (size < elem) return false;
+  const uint64_t* r = c.regs + size_t(ao.reg) * kWarpSize;
+  const uint64_t imm = uint64_t(ao.imm);
+  const uint64_t amask = where == Where::Shared ? 0xffffffffull : ~0ull;
+  uint64_t addr[32];
+  uint64_t bits_or = 0, max_off = 0;
+  const uint32_t mask = c.mask;
+  if (mask == 0xffffffffu) {
+    for (uint32_t i = 0; i < kWarpSize; ++i) {
+      uint64_t a = (r[i] + imm) & amask;
+      addr[i] = a;
+      bits_or |= a;
+      uint64_t off = a - lo;
+      max_off = off > max_off ? off : max_off;
+    }
+  } else {
+    each_lane(mask, [&](uint32_t i) {
+      uint64_t a = (r[i] + imm) & amask;
+      addr[i] = a;
+      bits_or |= a;
+      uint64_t off = a - lo;
+      max_off = off > max_off ? off : max_off;
+    });
+  }
+  if ((bits_or & (elem - 1)) || max_off > size - elem) return false;
+  uint64_t* v = c.regs + size_t(vo.reg) * kWarpSize;
+  uint8_t* p = base - lo;
+  if constexpr (kStore) {
+    if (elem == 4) each_lane(mask, [&](uint32_t i) { uint32_t x = uint32_t(v[i]); std::memcpy(p + addr[i], &x, 4); });
+    else each_lane(mask, [&](uint32_t i) { std::memcpy(p + addr[i], &v[i], 8); });
+  } else {
+    if (elem == 4) each_lane(mask, [&](uint32_t i) { uint32_t x; std::memcpy(&x, p + addr[i], 4); v[i] = x; });
+    else each_lane(mask, [&](uint32_t i) { std::memcpy(&v[i], p + addr[i], 8); });
+  }
+  count_request(c, where, addr, elem, mask, kStore);
+  return true;
+}
+
 void exec_load(const ptx::Instr& in, WarpContext& c) {
+  if (fast_access<false>(in, c)) return;
   const ptx::Operand& d = in.ops[0];
   uint32_t slots[8];
   const uint32_t n = operand_slots(c, d, slots);
@@ -368,7 +493,7 @@ void exec_load(const ptx::Instr& in, WarpContext& c) {
   for_each_space(c, in, in.ops[1], total, [&](Access& a, uint32_t mask) {
     if (!resolve(c, a, mask, false, total)) return;
     mask = checker_veto(c, a, mask, false, false);
-    if (a.where != Where::Param) count_request(c, a, mask, false);
+    if (a.where != Where::Param) count_request(c, a.where, a.addr, a.bytes, mask, false);
     if (n == 1) {
       uint64_t* out = slots[0] < ptx::kSinkReg ? c.regs + size_t(slots[0]) * kWarpSize : c.sink;
       if (elem == 4 && !sign) {
@@ -387,6 +512,7 @@ void exec_load(const ptx::Instr& in, WarpContext& c) {
 }
 
 void exec_store(const ptx::Instr& in, WarpContext& c) {
+  if (fast_access<true>(in, c)) return;
   const ptx::Operand& s = in.ops[1];
   uint32_t slots[8];
   uint32_t n = 1;
@@ -399,7 +525,7 @@ void exec_store(const ptx::Instr& in, WarpContext& c) {
   for_each_space(c, in, in.ops[0], total, [&](Access& a, uint32_t mask) {
     if (!resolve(c, a, mask, true, total)) return;
     mask = checker_veto(c, a, mask, true, false, single);
-    count_request(c, a, mask, true);
+    count_request(c, a.where, a.addr, a.bytes, mask, true);
     if (single) {
       if (elem == 4) each_lane(mask, [&](uint32_t i) { uint32_t v = uint32_t(single[i]); std::memcpy(a.host[i], &v, 4); });
       else each_lane(mask, [&](uint32_t i) { store_elem(a.host[i], elem, single[i]); });
@@ -503,7 +629,7 @@ void exec_atomic(const ptx::Instr& in, WarpContext& c) {
     }
     if (!resolve(c, a, mask, true, bytes)) return;
     mask = checker_veto(c, a, mask, true, true);
-    count_request(c, a, mask, true);
+    count_request(c, a.where, a.addr, a.bytes, mask, true);
     switch (in.type) {
       case Type::F32: atom_lanes<float>(c, in, a, mask, bcopy, cv, out); break;
       case Type::F64: atom_lanes<double>(c, in, a, mask, bcopy, cv, out); break;
@@ -545,7 +671,7 @@ void exec_cp_async(const ptx::Instr& in, WarpContext& c) {
   if (src_size) each_lane(c.mask, [&](uint32_t i) { if (uint32_t(src_size[i]) == 0) reading &= ~(1u << i); });
   if (reading && !resolve(c, s, reading, false, std::min<uint32_t>(cp_size, 4))) return;
   uint32_t mask = checker_veto(c, d, c.mask, true, false);
-  if (reading) count_request(c, s, reading & mask, false);
+  if (reading) count_request(c, s.where, s.addr, s.bytes, reading & mask, false);
   each_lane(mask, [&](uint32_t i) {
     uint32_t n = src_size ? std::min<uint32_t>(uint32_t(src_size[i]), cp_size) : cp_size;
     if (n) std::memcpy(d.host[i], s.host[i], n);

@@ -37,7 +37,7 @@ void barrier_arrive(const ptx::Instr& in, WarpContext& c, bool wait, const ptx::
   BarrierState& bs = c.B->barriers[id];
   if (count_op.kind != ptx::OperandKind::None) bs.expected = first_value(c, count_op);
   if (c.checker) c.checker->on_barrier(c.pc, w.index, id, c.mask, w.live);
-  bs.arrived += uint32_t(std::popcount(c.mask));
+  bs.arrived += (lanes_in(c.mask));
   ++c.W->barriers;
   if (c.ev) c.ev->kind = WarpEvent::Barrier;
   if (!wait) return;
@@ -159,7 +159,7 @@ void exec_warp(const ptx::Instr& in, WarpContext& c) {
       barrier_arrive(in, c, true, in.ops[1], in.ops[2]);
       if (c.warp->status != WarpStatus::AtBarrier) return;
       BarrierState& bs = c.B->barriers[c.warp->barrier_id];
-      bs.red_popc += uint32_t(std::popcount(pred));
+      bs.red_popc += (lanes_in(pred));
       bs.red_and = bs.red_and && pred == c.mask;
       bs.red_or = bs.red_or || pred != 0;
       c.warp->red_dst = in.ops[0].reg;

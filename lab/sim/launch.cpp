@@ -69,7 +69,7 @@ void emit_block_event(const LaunchState& L, WorkerState& W, const BlockState& B,
 // Releases every barrier whose arrivals are complete. Returns true if any warp was released.
 bool release_barriers(BlockState& B) {
   uint32_t live_threads = 0;
-  for (const WarpState& w : B.warps) live_threads += uint32_t(std::popcount(w.live));
+  for (const WarpState& w : B.warps) live_threads += (lanes_in(w.live));
   bool released = false;
   for (uint32_t id = 0; id < kMaxBarriers; ++id) {
     BarrierState& bs = B.barriers[id];
@@ -179,7 +179,7 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
     if (!any_ready) {
       // Deadlock: every live warp waits at a barrier that cannot complete.
       uint32_t live_threads = 0;
-      for (const WarpState& w : B.warps) live_threads += uint32_t(std::popcount(w.live));
+      for (const WarpState& w : B.warps) live_threads += (lanes_in(w.live));
       for (const WarpState& w : B.warps) {
         if (w.status != WarpStatus::AtBarrier) continue;
         const BarrierState& bs = B.barriers[w.barrier_id];

@@ -25,40 +25,43 @@ uint32_t global_sectors(const uint64_t* lane_addr, uint32_t mask, uint32_t acces
 }
 
 SharedCost shared_wavefronts(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes) {
+  // Nsight Compute: l1tex__data_pipe_lsu_wavefronts_mem_shared counts
+  // wavefronts; l1tex__data_bank_conflicts_pipe_lsu_mem_shared counts the
+  // wavefronts beyond the ideal. The shared data path moves 128 bytes (one
+  // 4-byte word per bank) per wavefront, so a warp's 64-bit access is served
+  // as two half-warps and a 128-bit access as four quarter-warps (CUDA
+  // Programming Guide, "Shared Memory" for cc 5.x+; the NVIDIA forum's
+  // LDS.128 answer: 32 x 16 B = 512 B needs 4 wavefronts and reports 0
+  // conflicts). Within a phase each bank serves one distinct word per
+  // wavefront; lanes reading the same word share it (broadcast/multicast).
+  // Ideal = one wavefront per phase that has an active lane: what the same
+  // access costs with every bank serving one word.
   SharedCost cost;
   if (!mask) return cost;
-  uint32_t bytes = std::max<uint32_t>(access_bytes, kBankBytes);
-  uint32_t lanes_per_phase = std::max<uint32_t>(1, kLineBytes / bytes);
-  uint32_t words_per_lane = bytes / kBankBytes;
-  uint64_t all_words[128];
-  uint32_t all_n = 0;
+  const uint32_t bytes = std::max<uint32_t>(access_bytes, kBankBytes);
+  const uint32_t lanes_per_phase = std::max<uint32_t>(1, std::min<uint32_t>(32, kLineBytes / bytes));
+  const uint32_t words_per_lane = bytes / kBankBytes;
   for (uint32_t base = 0; base < 32; base += lanes_per_phase) {
-    uint32_t phase_mask = mask & (lanes_per_phase >= 32 ? ~0u : (((1u << lanes_per_phase) - 1) << base));
+    uint32_t phase_bits = lanes_per_phase >= 32 ? ~0u : ((1u << lanes_per_phase) - 1) << base;
+    uint32_t phase_mask = mask & phase_bits;
     if (!phase_mask) continue;
-    uint64_t words[128];
+    // At most 32 words per phase: 32 lanes x 1, 16 x 2, 8 x 4 (wider
+    // accesses than 16 bytes get lanes_per_phase 1 and more words).
+    uint64_t words[64];
     uint32_t n = 0;
     for (uint32_t m = phase_mask; m; m &= m - 1) {
       int lane = std::countr_zero(m);
       uint64_t w0 = lane_addr[lane] / kBankBytes;
-      for (uint32_t w = 0; w < words_per_lane; ++w) words[n++] = w0 + w;
+      for (uint32_t w = 0; w < words_per_lane && n < 64; ++w) words[n++] = w0 + w;
     }
     std::sort(words, words + n);
     n = uint32_t(std::unique(words, words + n) - words);
-    for (uint32_t i = 0; i < n && all_n < 128; ++i) all_words[all_n++] = words[i];
-    uint32_t per_bank[kSharedBanks] = {};
+    uint8_t per_bank[kSharedBanks] = {};
     uint32_t worst = 0;
-    for (uint32_t i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[words[i] % kSharedBanks]);
+    for (uint32_t i = 0; i < n; ++i) worst = std::max<uint32_t>(worst, ++per_bank[words[i] % kSharedBanks]);
     cost.wavefronts += worst;
+    cost.ideal += std::max<uint32_t>(1, (n + kSharedBanks - 1) / kSharedBanks);
   }
-  std::sort(all_words, all_words + all_n);
-  all_n = uint32_t(std::unique(all_words, all_words + all_n) - all_words);
-  // Ideal: the distinct words, 32 per wavefront, but never fewer phases than
-  // the access width forces (a 128-bit warp access moves 512 bytes: 4).
-  uint32_t active = uint32_t(std::popcount(mask));
-  uint32_t min_phases = (active * bytes + kLineBytes - 1) / kLineBytes;
-  uint32_t by_words = (all_n + kSharedBanks - 1) / kSharedBanks;
-  cost.ideal = std::max<uint32_t>(1, std::min(min_phases, std::max(by_words, 1u)));
-  if (cost.ideal > cost.wavefronts) cost.ideal = cost.wavefronts;
   return cost;
 }
 
@@ -69,7 +72,8 @@ struct L2Model::Impl {
   struct Way {
     uint64_t tag = ~0ull;
     uint64_t lru = 0;
-    uint8_t valid = 0;  // bit per sector
+    uint8_t valid = 0;  // bit per sector: data present
+    uint8_t dirty = 0;  // bit per sector: written, to be written back to DRAM
   };
   uint32_t ways;
   uint64_t sets;
@@ -101,17 +105,25 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write) {
     }
     uint64_t now = __atomic_add_fetch(&I.clock, 1, __ATOMIC_RELAXED);
     if (hit) {
-      if (!(hit->valid & sector_bit)) {
-        // A write fills the sector without reading DRAM; a read misses.
-        if (!is_write) ++misses;
-        hit->valid |= sector_bit;
+      if (is_write) {
+        // Write-back L2: a sector written while resident goes to DRAM once,
+        // when it is evicted or when the kernel ends; count it when it
+        // first becomes dirty.
+        if (!(hit->dirty & sector_bit)) ++misses;
+        hit->dirty |= sector_bit;
+      } else if (!(hit->valid & sector_bit)) {
+        ++misses;  // tag hit, sector miss: a 32-byte DRAM read
       }
+      hit->valid |= sector_bit;
       hit->lru = now;
     } else {
+      // Evicting the victim writes its dirty sectors back; they were counted
+      // when they became dirty.
       victim->tag = line;
       victim->valid = uint8_t(sector_bit);
+      victim->dirty = is_write ? uint8_t(sector_bit) : 0;
       victim->lru = now;
-      if (!is_write) ++misses;
+      ++misses;  // a read fetches the sector; a write will write it back
     }
   }
   return misses;

@@ -24,8 +24,9 @@ uint32_t global_sectors(const uint64_t* lane_addr, uint32_t mask, uint32_t acces
 // Shared-memory wavefronts for one request. Lanes are served in phases of
 // 128 bytes (32 lanes for 4-byte accesses, 16 for 8-byte, 8 for 16-byte);
 // within a phase a bank serves one distinct 4-byte word per wavefront, and
-// lanes reading the same word are served together (broadcast). `ideal` is the
-// wavefront count the same data would need with no conflicts.
+// lanes reading the same word are served together (broadcast). `ideal` is one
+// wavefront per phase with an active lane: the cost with no bank conflicts,
+// so conflicts() = Nsight's l1tex__data_bank_conflicts_pipe_lsu_mem_shared.
 struct SharedCost {
   uint32_t wavefronts = 0;
   uint32_t ideal = 0;
@@ -40,7 +41,11 @@ class L2Model {
  public:
   explicit L2Model(uint64_t capacity_bytes, uint32_t ways = 16);
   ~L2Model();
-  // Returns how many of the `n` sectors missed (each miss is 32 DRAM bytes).
+  // Returns the DRAM sectors (32 bytes each) the `n` sector accesses cause.
+  // Reads: sectors not present in L2 (fetched from DRAM). Writes: sectors
+  // that become dirty in this write-back L2; each is written to DRAM once,
+  // at eviction or at the end of the kernel, so counting it here gives the
+  // kernel's DRAM write bytes without a flush.
   uint32_t access(const uint64_t* sectors, uint32_t n, bool is_write);
   uint64_t capacity_bytes() const { return capacity_; }
 
