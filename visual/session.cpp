@@ -102,12 +102,86 @@ struct Session::Impl {
     published = std::move(p);
   }
   void prepare();
+  void prepare_user_kernel();
+  std::unique_ptr<sim::RunOutcome> user_run;
   void measure_cpu(int n);
   void fill_static(const sim::GpuModel& gpu, const sim::LaunchResult& result, const sim::LaunchConfig& lc, int regs,
                    int blocks_per_sm);
 };
 
 // [PREPARE] --------------------------------------------------------------------
+// A kernel of the user's: launched through run_kernel, as `gpulab sim` does;
+// each buffer argument with a square element count is drawn as a matrix.
+void Session::Impl::prepare_user_kernel() {
+  replay.reset();
+  const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
+  base.playback.status = fmt::format("simulating {} and recording its events...", cfg.kernel);
+  publish(base);
+  sim::RunRequest req;
+  req.file = cfg.file;
+  req.kernel = cfg.kernel;
+  req.launch.grid = sim::Dim3{cfg.grid[0], cfg.grid[1], cfg.grid[2]};
+  req.launch.block = sim::Dim3{cfg.block[0], cfg.block[1], cfg.block[2]};
+  req.args = cfg.args;
+  req.gpu = cfg.gpu;
+  TraceRecorder rec(cfg.max_events);
+  req.options.events = &rec;
+  req.options.threads = 2;
+  user_run = std::make_unique<sim::RunOutcome>(sim::run_kernel(req));
+  const sim::RunOutcome& out = *user_run;
+  const ptx::Kernel& k = out.kernel();
+  int regs = 32;
+  try {
+    for (const auto& u : compile::resource_usage(out.ptx, std::string(gpu.sm_arch)))
+      if (u.kernel == k.name) regs = u.registers;
+  } catch (const std::exception&) {
+  }
+  sim::OccupancyInput oin{int(req.launch.block.count()), regs, int(k.static_shared_bytes), 0};
+  int bps = std::max(1, sim::occupancy_blocks_per_sm(gpu, oin));
+  TraceContext ctx;
+  ctx.module = &out.module;
+  ctx.kernel = &k;
+  ctx.sm_count = uint32_t(gpu.sm_count);
+  ctx.max_warps_per_sm = uint32_t(gpu.max_warps_per_sm);
+  ctx.blocks_per_sm = uint32_t(bps);
+  for (int d = 0; d < 3; ++d) ctx.grid[d] = cfg.grid[d], ctx.block[d] = cfg.block[d];
+  static const char* names[] = {"arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "arg7"};
+  for (size_t i = 0; i < out.specs.size() && i < 8 && ctx.matrices.size() < 3; ++i) {
+    if (!out.specs[i].is_buffer || !out.specs[i].count) continue;
+    uint32_t eb = uint32_t(sim::elem_bytes(out.specs[i].type));
+    uint64_t cnt = out.specs[i].count;
+    uint32_t side = uint32_t(std::llround(std::sqrt(double(cnt))));
+    uint32_t rows = uint64_t(side) * side == cnt ? side : 1, cols = uint32_t(cnt / rows);
+    ctx.matrices.push_back({names[i], out.args.buffer_address[i], out.args.buffer_bytes[i], rows, cols, eb});
+  }
+  ctx.source_lines = split_lines(read_file(cfg.file));
+  ctx.source_name = cfg.file;
+  ctx.ptx_lines = split_lines(out.ptx);
+  std::vector<TraceEvent> events;
+  std::vector<std::array<uint64_t, 32>> lanes;
+  bool truncated = rec.truncated();
+  rec.take(events, lanes);
+  replay = std::make_unique<TraceReplay>(std::move(ctx), std::move(events), std::move(lanes));
+  LaunchInfo& L = base.launch;
+  L = LaunchInfo{};
+  L.kernel = cfg.kernel;
+  L.file = cfg.file;
+  L.gpu = std::string(gpu.name);
+  L.problem = fmt::format("{} arguments", cfg.args.size());
+  for (int d = 0; d < 3; ++d) L.grid[d] = cfg.grid[d], L.block[d] = cfg.block[d];
+  L.registers = uint32_t(regs);
+  L.shared_bytes = k.static_shared_bytes;
+  L.backends = {"simulator"};
+  base.sm.gpu = std::string(gpu.name);
+  base.lesson = LessonText{};
+  base.lesson.title = cfg.file;
+  base.lesson.steps.push_back({cfg.kernel, "# " + cfg.kernel + "\n\n" + header_comment(cfg.file), "", ""});
+  base.playback.status = truncated ? fmt::format("trace cut at {} events: launch fewer blocks", cfg.max_events)
+                         : !out.result.ok && !out.result.errors.empty() ? out.result.errors[0].kind + ": " + out.result.errors[0].message
+                                                                        : "";
+  base.playback.sim_seconds = out.result.metrics.sim_seconds;
+}
+
 void Session::Impl::prepare() {
   replay.reset();
   const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
@@ -298,6 +372,49 @@ void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchResul
 }
 
 // [LOOP] -----------------------------------------------------------------------
+// One turn of the worker: apply the UI's commands, advance the playback clock, publish.
+void play_tick(Session::Impl& I, std::chrono::steady_clock::time_point& last, bool& dirty) {
+  std::vector<std::pair<PlayCommand, double>> cmds;
+  {
+    std::lock_guard lock(I.cmd_mu);
+    cmds.swap(I.commands);
+  }
+  for (auto [c, arg] : cmds) {
+    dirty = true;
+    if (!I.replay) continue;
+    switch (c) {
+      case PlayCommand::Play: I.playing = true; break;
+      case PlayCommand::Pause: I.playing = false; break;
+      case PlayCommand::Toggle: I.playing = !I.playing; break;
+      case PlayCommand::StepInstr: I.playing = false; I.replay->step_instr(); break;
+      case PlayCommand::StepBarrier: I.playing = false; I.replay->step_barrier(); break;
+      case PlayCommand::StepWave: I.playing = false; I.replay->step_wave(); break;
+      case PlayCommand::Restart: I.replay->seek(0); break;
+      case PlayCommand::Seek: I.replay->seek(uint64_t(arg * I.replay->size())); break;
+      case PlayCommand::None: break;
+    }
+  }
+  auto now = std::chrono::steady_clock::now();
+  double dt = std::chrono::duration<double>(now - last).count();
+  last = now;
+  if (I.playing && I.replay) {
+    I.credit += dt * I.speed.load();
+    uint64_t n = uint64_t(I.credit);
+    I.credit -= double(n);
+    for (uint64_t i = 0; i < n && I.replay->cursor() < I.replay->size(); ++i) I.replay->step_instr();
+    if (I.replay->cursor() >= I.replay->size()) I.playing = false;
+    dirty |= n > 0;
+  }
+  if (dirty) {
+    ViewModel vm = I.base;
+    if (I.replay) I.replay->fill(vm);
+    vm.playback.playing = I.playing;
+    I.publish(std::move(vm));
+    dirty = false;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(15));
+}
+
 Session::Session(SessionConfig cfg) : impl_(std::make_unique<Impl>()) {
   impl_->cfg = std::move(cfg);
   impl_->speed = impl_->cfg.speed;
@@ -338,6 +455,22 @@ int Session::version_count() const { return int(impl_->versions.size()); }
 
 void Session::run() {
   Impl& I = *impl_;
+  if (!I.cfg.file.empty()) {
+    try {
+      I.prepare_user_kernel();
+      if (I.replay && I.cfg.start_fraction > 0) I.replay->seek(uint64_t(I.cfg.start_fraction * I.replay->size()));
+    } catch (const std::exception& e) {
+      I.replay.reset();
+      I.base.playback.status = std::string("error: ") + e.what();
+    }
+  }
+  if (!I.cfg.file.empty()) {
+    ready_ = true;
+    bool dirty = true;
+    auto last = std::chrono::steady_clock::now();
+    while (!stop_) play_tick(I, last, dirty);
+    return;
+  }
   try {
     I.versions = bench::load_gemm_versions();
   } catch (const std::exception& e) {
@@ -366,46 +499,9 @@ void Session::run() {
       ready_ = true;
       dirty = true;
     }
-    std::vector<std::pair<PlayCommand, double>> cmds;
-    {
-      std::lock_guard lock(I.cmd_mu);
-      cmds.swap(I.commands);
-    }
-    for (auto [c, arg] : cmds) {
-      dirty = true;
-      if (!I.replay) continue;
-      switch (c) {
-        case PlayCommand::Play: I.playing = true; break;
-        case PlayCommand::Pause: I.playing = false; break;
-        case PlayCommand::Toggle: I.playing = !I.playing; break;
-        case PlayCommand::StepInstr: I.playing = false; I.replay->step_instr(); break;
-        case PlayCommand::StepBarrier: I.playing = false; I.replay->step_barrier(); break;
-        case PlayCommand::StepWave: I.playing = false; I.replay->step_wave(); break;
-        case PlayCommand::Restart: I.replay->seek(0); break;
-        case PlayCommand::Seek: I.replay->seek(uint64_t(arg * I.replay->size())); break;
-        case PlayCommand::None: break;
-      }
-    }
-    auto now = std::chrono::steady_clock::now();
-    double dt = std::chrono::duration<double>(now - last).count();
-    last = now;
-    if (I.playing && I.replay) {
-      I.credit += dt * I.speed.load();
-      uint64_t n = uint64_t(I.credit);
-      I.credit -= double(n);
-      for (uint64_t i = 0; i < n && I.replay->cursor() < I.replay->size(); ++i) I.replay->step_instr();
-      if (I.replay->cursor() >= I.replay->size()) I.playing = false;
-      dirty |= n > 0;
-    }
-    if (dirty) {
-      ViewModel vm = I.base;
-      if (I.replay) I.replay->fill(vm);
-      vm.playback.playing = I.playing;
-      I.publish(std::move(vm));
-      dirty = false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+    play_tick(I, last, dirty);
   }
 }
+
 
 }  // namespace lab::visual

@@ -20,6 +20,8 @@ namespace lab::visual {
 struct SessionConfig {
   std::string version;        // GEMM version name ("03_smem_tiled"); "" = the progression's third
   std::string file, kernel;   // a user's kernel (file.cu --kernel NAME) instead of a GEMM version
+  uint32_t grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};  // its launch
+  std::vector<std::string> args;                        // its --arg specs (see `gpulab sim`)
   std::string lesson_dir;     // lessons/NN-topic: its README drives the lesson view
   std::string gpu = "H100";
   int size = 128;             // M = N = K of the traced GEMM
@@ -41,10 +43,10 @@ class Session {
   // Switches to GEMM version `index` of the progression (demo's Page Up/Down).
   void select_version(int index);
   int version_count() const;
+  struct Impl;  // the worker's state (session.cpp)
 
  private:
   void run();
-  struct Impl;
   std::unique_ptr<Impl> impl_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> stop_{false};

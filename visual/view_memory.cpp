@@ -235,7 +235,7 @@ void draw_banks(const ViewModel& vm, UiState& ui) {
     float x0 = p.x + b * bw;
     size_t words = bank_words[b].size();
     ImU32 c = words == 0 ? pal.bank_idle : words == 1 ? pal.bank_ok : pal.bank_conflict;
-    dl->AddRectFilled(ImVec2(x0 + 1, p.y), ImVec2(x0 + bw - 1, p.y + head), c, 2.f);
+    dl->AddRectFilled(ImVec2(x0 + 1, p.y), ImVec2(x0 + bw - 1, p.y + head), c);
     char t[8];
     std::snprintf(t, sizeof t, "%u", b);
     if (bw > 14) dl->AddText(ImVec2(x0 + 2, p.y + 2), IM_COL32(10, 10, 20, 255), t);

@@ -60,7 +60,7 @@ void draw_sm_grid(const ViewModel& vm, UiState& ui) {
     bool selected = int(i) == ui.selected_sm;
     dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), IM_COL32(28, 31, 38, 255), 2.f);
     float header = std::max(3.f, (y1 - y0) * 0.14f);
-    dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y0 + header), kSmHeader, 2.f, ImDrawFlags_RoundCornersTop);
+    dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y0 + header), kSmHeader);
     const SmSnapshot* sm = i < g.sms.size() ? &g.sms[i] : nullptr;
     uint32_t resident = sm ? sm->warps_resident() : 0;
     // Occupancy bar in the header: resident warps / max warps.

@@ -16,6 +16,7 @@ namespace lab::cli {
 namespace {
 
 struct ViewArgs {
+  std::vector<std::string> args, grid, block;
   std::string target, kernel, version, gpu = "H100", screenshot, window_size = "1600x900", panel = "all";
   int n = 128, frames = 30;
   double at = 0;
@@ -77,18 +78,33 @@ int run_view(const ViewArgs& a, bool demo) {
     fs::path t(a.target);
     if (t.extension() == ".cu") {
       // A GEMM version's file selects that version; other kernels are not traced by the view yet.
-      std::string stem = t.stem().string();
       bool found = false;
       try {
         for (const auto& v : bench::load_gemm_versions())
           if (fs::path(v.file).filename() == t.filename()) s.version = v.name, found = true;
       } catch (const std::exception&) {
       }
-      if (!found) {
-        std::fprintf(stderr, "gpulab view: %s: the view traces the GEMM progression's kernels (kernels/gemm/*.cu) "
-                             "so far; run other kernels with `gpulab sim %s --kernel %s ...`\n",
-                     a.target.c_str(), a.target.c_str(), a.kernel.empty() ? "NAME" : a.kernel.c_str());
-        return kExitUsage;
+      if (!found || !a.kernel.empty()) {
+        if (a.kernel.empty()) {
+          std::fprintf(stderr, "gpulab view: %s: name the kernel to launch with --kernel NAME (and --grid, "
+                               "--block, --arg as for `gpulab sim`)\n", a.target.c_str());
+          return kExitUsage;
+        }
+        s.file = a.target;
+        s.kernel = a.kernel;
+        s.args = a.args;
+        auto dims = [&](const std::vector<std::string>& v, uint32_t* out, const char* what) {
+          if (v.size() > 3) return false;
+          for (size_t i = 0; i < v.size(); ++i) out[i] = uint32_t(std::stoul(v[i]));
+          return v.size() > 0 || what;
+        };
+        try {
+          dims(a.grid, s.grid, "grid");
+          dims(a.block, s.block, "block");
+        } catch (const std::exception&) {
+          std::fprintf(stderr, "gpulab view: --grid/--block take 1 to 3 positive integers\n");
+          return kExitUsage;
+        }
       }
     } else {
       fs::path dir = fs::is_directory(t) ? t : fs::path();
@@ -123,6 +139,9 @@ int run_view(const ViewArgs& a, bool demo) {
 void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
   if (target) cmd->add_option("target", a.target, "a lesson (01, lessons/01-...) or a kernel file (.cu)");
   cmd->add_option("--kernel", a.kernel, "kernel name in FILE.cu");
+  cmd->add_option("--grid", a.grid, "grid dimensions for FILE.cu: X [Y [Z]]")->expected(1, 3);
+  cmd->add_option("--block", a.block, "block dimensions for FILE.cu: X [Y [Z]]")->expected(1, 3);
+  cmd->add_option("--arg", a.args, "kernel argument spec, as for `gpulab sim` (repeat per parameter)");
   cmd->add_option("--version", a.version, "GEMM version to open (e.g. 03_smem_tiled)");
   cmd->add_option("--gpu", a.gpu, "GPU model: T4, A100, RTX4090, H100, H200")->capture_default_str();
   cmd->add_option("--n", a.n, "M = N = K of the traced GEMM")->capture_default_str()->check(CLI::Range(16, 1024));

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# tests/cli/visual_screenshot.sh GPULAB: the visual lab as a student sees it,
+# rendered under Xvfb and checked pixel by pixel.
+#  - the full layout renders at 1600x900;
+#  - the SM grid shows exactly the GPU model's SM count (H100: 132, T4: 40);
+#  - the bank view of a 32-way conflict highlights exactly one bank.
+# The bootstrap installs xvfb; a missing xvfb-run is a failure, not a skip.
+set -euo pipefail
+GPULAB=${1:?usage: visual_screenshot.sh path/to/gpulab}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PIX="python3 $HERE/png_pixels.py"
+if ! "$GPULAB" view --help | grep -q -- --screenshot; then echo "FAIL: gpulab view has no --screenshot"; exit 1; fi
+if ! command -v xvfb-run >/dev/null; then
+  echo "FAIL: xvfb-run is missing (apt-get install xvfb; .ci/bootstrap installs it)"; exit 1
+fi
+if "$GPULAB" view --screenshot /dev/null --frames 1 2>&1 | grep -q "built without the visual lab"; then
+  echo "SKIP: this gpulab was built without the visual lab (GPULAB_VISUAL=OFF)"; exit 0
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+XVFB=(xvfb-run -a -s "-screen 0 1600x900x24")
+fail=0
+check() { if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else echo "FAIL: $1: got $2, want $3"; fail=1; fi; }
+
+# 1. The whole lab on the GEMM progression.
+"${XVFB[@]}" "$GPULAB" view --n 64 --screenshot "$T/all.png" --frames 5 --at 0.4
+check "full layout size" "$($PIX "$T/all.png" size)" "1600 900"
+d=$($PIX "$T/all.png" distinct)
+[ "$d" -gt 20 ] && echo "ok: layout has $d colours" || { echo "FAIL: layout looks blank ($d colours)"; fail=1; }
+
+# 2. One SM header strip (colour 52,84,130) per SM of the model.
+for spec in H100:132 T4:40; do
+  gpu=${spec%%:*}; want=${spec##*:}
+  "${XVFB[@]}" "$GPULAB" view --n 64 --gpu "$gpu" --panel sm --screenshot "$T/sm_$gpu.png" --frames 3
+  check "SM grid on $gpu" "$($PIX "$T/sm_$gpu.png" components 52 84 130)" "$want"
+done
+
+# 3. A 32-way bank conflict: every lane reads column 0 of a 32x32 float tile.
+cat > "$T/conflict.cu" <<'CU'
+extern "C" __global__ void column_read(float* out) {
+  __shared__ float tile[32][32];
+  for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x) tile[i / 32][i % 32] = float(i);
+  __syncthreads();
+  out[threadIdx.x] = tile[threadIdx.x][0];  // lane l reads word 32*l: all in bank 0
+}
+CU
+"${XVFB[@]}" "$GPULAB" view "$T/conflict.cu" --kernel column_read --grid 1 --block 32 --arg "f32[32]" \
+  --panel banks --at 1 --screenshot "$T/banks.png" --frames 3
+check "banks highlighted in a 32-way conflict" "$($PIX "$T/banks.png" columns 255 40 40)" "1"
+exit $fail

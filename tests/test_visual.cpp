@@ -1,0 +1,242 @@
+// tests/test_visual.cpp: the views through ImGui with no window and no
+// renderer: a context, a display size, built fonts, NewFrame/Render. Checks
+// what the views put on screen via the draw lists and UiState.
+#include <doctest/doctest.h>
+#include <imgui.h>
+
+#include <cstring>
+
+#include "visual/theme.h"
+#include "visual/trace.h"
+#include "visual/views.h"
+
+using namespace lab::visual;
+
+namespace {
+struct ImGuiNull {
+  ImGuiNull() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1600, 900);
+    io.IniFilename = nullptr;
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // large draw lists, as the GL3 backend allows
+    unsigned char* px;
+    int w, h;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+    apply_theme(false);
+  }
+  ~ImGuiNull() { ImGui::DestroyContext(); }
+};
+
+// Counts filled rectangles of exactly `color` over all windows' draw lists.
+// A filled rect is two triangles: 4 vertices of one colour.
+int count_rects(ImU32 color) {
+  ImDrawData* dd = ImGui::GetDrawData();
+  int n = 0;
+  for (int l = 0; l < dd->CmdListsCount; ++l) {
+    const ImDrawList* dl = dd->CmdLists[l];
+    for (int i = 0; i + 3 < dl->VtxBuffer.Size;) {
+      if (dl->VtxBuffer[i].col == color && dl->VtxBuffer[i + 1].col == color && dl->VtxBuffer[i + 2].col == color &&
+          dl->VtxBuffer[i + 3].col == color) {
+        ++n;
+        i += 4;
+      } else {
+        ++i;
+      }
+    }
+  }
+  return n;
+}
+
+void frame(const ViewModel& vm, UiState& ui, void (*view)(const ViewModel&, UiState&)) {
+  ImGui::NewFrame();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(1600, 900));
+  ImGui::Begin("test");
+  view(vm, ui);
+  ImGui::End();
+  ImGui::Render();
+}
+
+WarpAccess shared_access(uint32_t stride_words) {
+  WarpAccess a;
+  a.valid = true;
+  a.space = AccessSpace::Shared;
+  a.access_bytes = 4;
+  a.mask = 0xffffffffu;
+  for (int l = 0; l < 32; ++l) a.lane_addr[l] = uint64_t(l) * stride_words * 4;
+  return a;
+}
+}  // namespace
+
+TEST_CASE("bank view: a 32-way conflict lights exactly one bank, a unit stride none") {
+  ImGuiNull ctx;
+  UiState ui;
+  ViewModel vm;
+  vm.shared_access = shared_access(32);  // every lane in bank 0, 32 different words
+  vm.shared_access.wavefronts = 32;
+  vm.shared_access.ideal_wavefronts = 1;
+  frame(vm, ui, draw_banks);
+  // Legend swatches are rounded (not counted); bank headers are plain rects.
+  CHECK(count_rects(palette().bank_conflict) == 1);
+  vm.shared_access = shared_access(1);
+  vm.shared_access.wavefronts = vm.shared_access.ideal_wavefronts = 1;
+  frame(vm, ui, draw_banks);
+  CHECK(count_rects(palette().bank_conflict) == 0);
+  vm.shared_access = shared_access(2);                  // 2-way: 16 banks with two words each
+  frame(vm, ui, draw_banks);
+  CHECK(count_rects(palette().bank_conflict) == 16);
+}
+
+TEST_CASE("SM grid draws one header per SM of the model") {
+  ImGuiNull ctx;
+  UiState ui;
+  ViewModel vm;
+  for (uint32_t sms : {40u, 132u}) {
+    vm.sm.gpu = "test";
+    vm.sm.sm_count = sms;
+    vm.sm.max_warps_per_sm = 64;
+    vm.sm.sms.assign(sms, SmSnapshot{});
+    vm.sm.sms[3].blocks.push_back(ResidentBlock{7, {WarpState::Issuing, WarpState::Barrier, WarpState::Memory}});
+    frame(vm, ui, draw_sm_grid);
+    CHECK(count_rects(IM_COL32(52, 84, 130, 255)) == int(sms));
+    // One issuing warp slot (legend swatches are rounded and not counted).
+    CHECK(count_rects(palette().warp_state[int(WarpState::Issuing)]) == 1);
+  }
+}
+
+TEST_CASE("coalescing inspector: consecutive floats fill 4 sectors, a 128-byte stride touches 32 lines") {
+  ImGuiNull ctx;
+  UiState ui;
+  ViewModel vm;
+  WarpAccess& a = vm.global_access;
+  a.valid = true;
+  a.space = AccessSpace::Global;
+  a.access_bytes = 4;
+  a.mask = 0xffffffffu;
+  for (int l = 0; l < 32; ++l) a.lane_addr[l] = 0x1000 + 4 * l;
+  frame(vm, ui, draw_coalescing);
+  // One used-bytes overlay per lane, drawn over the 4 fetched sectors.
+  CHECK(count_rects(palette().sector_used) == 32);
+  CHECK(count_rects(palette().sector_wasted) == 4);
+  for (int l = 0; l < 32; ++l) a.lane_addr[l] = 0x1000 + 128 * l;
+  frame(vm, ui, draw_coalescing);
+  CHECK(count_rects(palette().sector_wasted) == 32);  // one fetched sector per line
+}
+
+TEST_CASE("trace replay: placement, barrier states, stepping and the latest accesses") {
+  lab::ptx::Module m;
+  lab::ptx::Kernel k;
+  k.name = "k";
+  k.locs.resize(1);
+  k.code.resize(4);
+  k.code[0].op = lab::ptx::Op::Ld;
+  k.code[1].op = lab::ptx::Op::BarSync;
+  k.code[2].op = lab::ptx::Op::St;
+  k.code[3].op = lab::ptx::Op::Exit;
+  m.kernels.push_back(k);
+  TraceContext ctx;
+  ctx.module = &m;
+  ctx.kernel = &m.kernels[0];
+  ctx.sm_count = 2;
+  ctx.blocks_per_sm = 1;
+  ctx.grid[0] = 4;
+  ctx.block[0] = 64;  // 2 warps
+  ctx.matrices = {{"A", 0x1000, 64 * 4, 8, 8, 4}};
+  std::vector<TraceEvent> ev;
+  std::vector<std::array<uint64_t, 32>> lanes;
+  for (uint32_t b = 0; b < 4; ++b) {
+    uint32_t sm = b % 2;
+    ev.push_back({lab::sim::WarpEvent::BlockPlaced, lab::ptx::Space::Generic, 0, false, b, sm});
+    for (uint32_t w = 0; w < 2; ++w) {
+      TraceEvent ld{lab::sim::WarpEvent::WarpInstr, lab::ptx::Space::Global, 4, false, b, sm, w, 0, 0xffffffffu, 1};
+      ld.lanes = int32_t(lanes.size());
+      lanes.emplace_back();
+      for (int l = 0; l < 32; ++l) lanes.back()[l] = 0x1000 + 4 * l;
+      ev.push_back(ld);
+      ev.push_back({lab::sim::WarpEvent::WarpInstr, lab::ptx::Space::Generic, 0, false, b, sm, w, 1, 0xffffffffu});
+    }
+    for (uint32_t w = 0; w < 2; ++w) {
+      TraceEvent st{lab::sim::WarpEvent::WarpInstr, lab::ptx::Space::Shared, 4, true, b, sm, w, 2, 0xffffffffu, 0, 32, 1};
+      st.lanes = int32_t(lanes.size());
+      lanes.emplace_back();
+      for (int l = 0; l < 32; ++l) lanes.back()[l] = 128 * l;
+      ev.push_back(st);
+      ev.push_back({lab::sim::WarpEvent::WarpInstr, lab::ptx::Space::Generic, 0, false, b, sm, w, 3, 0xffffffffu});
+    }
+    ev.push_back({lab::sim::WarpEvent::BlockRetired, lab::ptx::Space::Generic, 0, false, b, sm});
+  }
+  TraceReplay r(ctx, ev, lanes);
+  CHECK(r.size() == ev.size());
+  ViewModel vm;
+  // Wave 1 is blocks 0 and 1 interleaved: place 0, place 1, then 0's first load.
+  r.seek(3);
+  r.fill(vm);
+  CHECK(vm.sm.blocks_placed == 2);
+  CHECK(vm.sm.sms[0].blocks.size() == 1);
+  CHECK(vm.sm.sms[1].blocks.size() == 1);
+  CHECK(vm.sm.sms[0].blocks[0].warps[0] == WarpState::Memory);
+  CHECK(vm.global_access.valid);
+  CHECK(vm.global_access.buffer == "A");
+  CHECK(vm.heat[0].count[0] == 1);
+  // Step past the barrier of both blocks: warp 0 waits while warp 1 catches up.
+  r.step_instr();  // block 1 load
+  r.step_instr();  // block 0 warp 0 bar.sync
+  r.fill(vm);
+  CHECK(vm.sm.sms[0].blocks[0].warps[0] == WarpState::Barrier);
+  r.step_barrier();
+  r.fill(vm);
+  CHECK(vm.sm.sms[0].blocks[0].warps[0] != WarpState::Barrier);
+  CHECK(vm.sm.sms[0].blocks[0].warps[1] != WarpState::Barrier);
+  // One wave further: blocks 2 and 3 placed.
+  r.step_wave();
+  r.step_instr();
+  r.fill(vm);
+  CHECK(vm.sm.blocks_placed >= 3);
+  CHECK(vm.sm.wave() == 2);
+  r.seek(r.size());
+  r.fill(vm);
+  CHECK(vm.sm.blocks_retired == 4);
+  CHECK(vm.shared_access.valid);
+  CHECK(vm.shared_access.wavefronts == 32);
+  CHECK(vm.playback.finished);
+  // Seeking back replays from the start.
+  r.seek(1);
+  r.fill(vm);
+  CHECK(vm.sm.blocks_placed == 1);
+  CHECK_FALSE(vm.global_access.valid);
+}
+
+TEST_CASE("the whole layout draws with an empty snapshot and with the help overlay") {
+  ImGuiNull ctx;
+  UiState ui;
+  ViewModel vm;
+  ui.show_help = true;
+  ImGui::NewFrame();
+  draw_lab(vm, ui);
+  ImGui::Render();
+  CHECK(ImGui::GetDrawData()->TotalVtxCount > 0);
+  ui.panel = Panel::Banks;
+  ImGui::NewFrame();
+  draw_lab(vm, ui);
+  ImGui::Render();
+  CHECK(ImGui::GetDrawData()->CmdListsCount >= 1);
+}
+
+TEST_CASE("markdown renders through md4c") {
+  ImGuiNull ctx;
+  ImGui::NewFrame();
+  ImGui::Begin("md");
+  CHECK(draw_markdown("# Title\n\nA *paragraph* with `code`.\n\n- one\n- two\n\n```\nx = 1;\n```\n"));
+  ImGui::End();
+  ImGui::Render();
+  CHECK(ImGui::GetDrawData()->TotalVtxCount > 0);
+}
+
+TEST_CASE("panel names") {
+  bool ok = false;
+  CHECK(panel_from_name("banks", &ok) == Panel::Banks);
+  CHECK(ok);
+  panel_from_name("nope", &ok);
+  CHECK_FALSE(ok);
+}
