@@ -236,7 +236,7 @@ std::string compare(const Exercise& ex, const SizeRun& run, const SizeVars& size
   for (size_t i = 0; i < ex.args.size(); ++i) {
     const ArgSpec& a = ex.args[i];
     if (a.role == ArgSpec::Role::In || a.role == ArgSpec::Role::InOut) ra.in.push_back(&run.host[i]);
-    if (a.role == ArgSpec::Role::Scalar) ra.scalars.push_back(run.host[i][0]);
+    if (a.role == ArgSpec::Role::Scalar && is_float_type(a.type)) ra.scalars.push_back(run.host[i][0]);
   }
   for (size_t i = 0; i < ex.args.size(); ++i) {
     const ArgSpec& a = ex.args[i];

@@ -282,7 +282,7 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
     std::string fa = f + "args[" + std::to_string(i) + "]";
     for (auto& d : a.dims) check_expr(d, fa);
     if (a.role == ArgSpec::Role::Scalar) {
-      ++n_scalar;
+      if (a.type == "f32" || a.type == "f64" || a.type == "f16" || a.type == "bf16") ++n_scalar;
       bool is_number = !a.value.empty() && (std::isdigit(static_cast<unsigned char>(a.value[0])) || a.value[0] == '-' || a.value[0] == '.');
       if (!is_number) check_expr(a.value, fa);
     }
@@ -405,13 +405,25 @@ Lesson load_lesson(const std::string& dir_in) {
       s.text = r.str(*st, fs_, "text", false);
       s.command = r.str(*st, fs_, "run", false);
       s.section = r.str(*st, fs_, "section", false);
+      if (auto rl = st->get("roofline_layer")) {
+        auto arr = rl->as_array();
+        auto a = arr && arr->size() == 2 ? arr->get(0)->value<int64_t>() : std::nullopt;
+        auto b = arr && arr->size() == 2 ? arr->get(1)->value<int64_t>() : std::nullopt;
+        if (!a || !b || *a < 1 || *b < 1) r.fail(fs_ + "roofline_layer", "must be [input_features, output_features]");
+        s.layer_in = int(*a), s.layer_out = int(*b);
+      }
+      if (auto cg = st->get("cpu_gemm")) {
+        auto n = cg->value<int64_t>();
+        if (!n || *n < 1 || *n > 8192) r.fail(fs_ + "cpu_gemm", "must be a matrix size from 1 to 8192");
+        s.cpu_gemm = int(*n);
+      }
       if (!s.section.empty()) {
         std::string body = markdown_section(read_text((dir / L.readme).string()), s.section);
         if (body.empty()) r.fail(fs_ + "section", "no heading \"## " + s.section + "\" in " + L.readme);
         if (s.title.empty()) s.title = s.section;
         s.text = body + (s.text.empty() ? "" : "\n" + s.text);
       }
-      if (s.text.empty() && s.command.empty()) r.fail(fs_ + "text", "a step needs text, section, run, or a mix");
+      if (s.text.empty() && s.command.empty() && !s.cpu_gemm && !s.layer_in) r.fail(fs_ + "text", "a step needs text, section, run, or a mix");
       L.steps.push_back(s);
     }
   }

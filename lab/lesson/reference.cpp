@@ -22,6 +22,23 @@ void vector_add(const ReferenceArgs& a) {
   for (size_t i = 0; i < out.size(); ++i) out[i] = (*a.in[0])[i] + (*a.in[1])[i];
 }
 
+// C[M][N] = alpha * A[M][K] * B[K][N] with beta = 0: the GEMM progression's
+// signature (M, N, K, alpha, A, B, beta, C). C is an output only, so beta must
+// be 0 (the manifest's args say so).
+void sgemm(const ReferenceArgs& a) {
+  int64_t M = dim(a, "M"), N = dim(a, "N"), K = dim(a, "K");
+  double alpha = a.scalars.at(0);
+  auto& A = *a.in[0];
+  auto& B = *a.in[1];
+  auto& C = *a.out[0];
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += A[i * K + k] * B[k * N + j];
+      C[i * N + j] = alpha * s;
+    }
+}
+
 // C[M][N] = A[M][K] * B[K][N], all row-major.
 void gemm(const ReferenceArgs& a) {
   int64_t M = dim(a, "M"), N = dim(a, "N"), K = dim(a, "K");
@@ -102,6 +119,8 @@ const std::vector<Reference>& table() {
       {"vector_add", "C = A + B, element by element", 2, 1, 0, {}, vector_add},
       {"axpy", "Y = a*X + B, element by element", 2, 1, 1, {}, axpy},
       {"gemm", "C[M][N] = A[M][K] * B[K][N], row-major", 2, 1, 0, {"M", "N", "K"}, gemm},
+      {"sgemm", "C[M][N] = alpha * A[M][K] * B[K][N] (beta = 0), args (M, N, K, alpha, A, B, beta, C)", 2, 1, 2,
+       {"M", "N", "K"}, sgemm},
       {"transpose", "out[N][M] = in[M][N] transposed", 1, 1, 0, {"M", "N"}, transpose},
       {"bias_relu", "Y[M][N] = relu(X[M][N] + b[N])", 2, 1, 0, {"M", "N"}, bias_relu},
       {"bias_gelu", "Y[M][N] = gelu_tanh(X[M][N] + b[N])", 2, 1, 0, {"M", "N"}, bias_gelu},

@@ -16,14 +16,14 @@ namespace lab::lesson {
 struct ReferenceArgs {
   std::vector<const std::vector<double>*> in;  // "in" and "inout" buffers, in argument order
   std::vector<std::vector<double>*> out;       // "out" and "inout" buffers, in argument order
-  std::vector<double> scalars;                 // scalar arguments, in argument order
+  std::vector<double> scalars;                 // float scalar arguments, in argument order (integer ones are sizes)
   SizeVars sizes;
 };
 
 struct Reference {
   const char* name;
   const char* what;                // one line, for messages and docs
-  int inputs, outputs, scalars;    // how many of each it expects
+  int inputs, outputs, scalars;    // how many of each it expects (scalars: float ones)
   std::vector<const char*> sizes;  // size variables it reads
   void (*run)(const ReferenceArgs&);
 };

@@ -3,16 +3,65 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
+
+#include "lab/cpu/gemm.h"
+#include "lab/cpu/timer.h"
+#include "lab/sim/device.h"
 
 namespace lab::lesson {
 
 std::string resolve_command(const std::string& command, const std::string& gpulab_path) {
   if (command.rfind("gpulab ", 0) == 0 && !gpulab_path.empty()) return "'" + gpulab_path + "'" + command.substr(6);
   return command;
+}
+
+void time_cpu_gemm(int n, FILE* out) {
+  std::vector<float> A(size_t(n) * n), B(size_t(n) * n), C(size_t(n) * n);
+  for (size_t i = 0; i < A.size(); ++i) A[i] = float((i * 7919) % 1000) / 1000.f - 0.5f, B[i] = float((i * 104729) % 1000) / 1000.f - 0.5f;
+  double flop = 2.0 * n * double(n) * n;
+  fmt::print(out, "Timing C = A * B on this machine's CPU, n = {} ({:.2g} FLOP: n^3 multiply-adds, 2 FLOP each)\n", n, flop);
+  fmt::print(out, "  {:<22} {:>8} {:>12} {:>12}\n", "version", "threads", "time", "GFLOP/s");
+  for (const auto& v : cpu::cpu_gemm_versions()) {
+    cpu::TimingOptions t;
+    t.warmup = v.threaded ? 1 : 0;  // the single-threaded versions are slow enough without a warm-up
+    t.min_repeats = 1;
+    t.max_repeats = 5;
+    t.min_total_seconds = 0.2;
+    unsigned threads = v.threaded ? 0 : 1;
+    auto r = cpu::time_median([&] { v.fn(n, n, n, 1.f, A.data(), B.data(), 0.f, C.data(), threads); }, t);
+    double s = r.median_ms / 1e3;
+    fmt::print(out, "  {:<22} {:>8} {:>10.4f} s {:>12.1f}\n", v.name, v.threaded ? "all" : "1", s, flop / s / 1e9);
+    std::fflush(out);
+  }
+  fmt::print(out, "(measured here, median of repeats; your numbers depend on your CPU)\n");
+}
+
+// The roofline of one layer Y[B][out] = X[B][in] * W[in][out] in fp16 with
+// fp32 accumulation, for batch B = 1 .. 4096: FLOPs and the fewest bytes that
+// must cross DRAM (X, W and Y once each), then the roofline's bound
+// min(peak, intensity * bandwidth) with the GPU model's published figures.
+void roofline_layer(int in, int out, FILE* o) {
+  const sim::GpuModel& g = sim::gpu_model("H100");
+  double peak = g.fp16_tensor_flops, bw = g.dram_bytes_per_s;
+  fmt::print(o, "Layer {} -> {} features, fp16 operands (2 bytes), on the {} model: peak {:.0f} TFLOP/s fp16 tensor,\n"
+                "{:.2f} TB/s DRAM; ridge point {:.0f} FLOP/byte. Times are roofline bounds, not measurements.\n",
+             in, out, g.name, peak / 1e12, bw / 1e12, peak / bw);
+  fmt::print(o, "  {:>6} {:>14} {:>10} {:>10} {:>12} {:>10} {:>8}\n", "batch", "MACs", "MB moved", "FLOP/B",
+             "bound", "time", "% peak");
+  for (int B = 1; B <= 4096; B *= 2) {
+    double macs = double(B) * in * out, flop = 2 * macs;
+    double bytes = 2.0 * (double(B) * in + double(in) * out + double(B) * out);
+    double ai = flop / bytes;
+    double attainable = std::min(peak, ai * bw);
+    double t = flop / attainable;
+    fmt::print(o, "  {:>6} {:>14.0f} {:>10.2f} {:>10.1f} {:>12} {:>8.2f} us {:>7.1f}%\n", B, macs, bytes / 1e6, ai,
+               ai * bw < peak ? "memory" : "compute", t * 1e6, 100 * attainable / peak);
+  }
 }
 
 int run_lesson(const Lesson& L, const RunnerOptions& o) {
@@ -22,6 +71,8 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
     const Step& s = L.steps[i];
     fmt::print(o.out, "---- step {}/{}{} ----\n\n", i + 1, L.steps.size(), s.title.empty() ? "" : ": " + s.title);
     if (!s.text.empty()) fmt::print(o.out, "{}\n\n", s.text);
+    if (s.layer_in) roofline_layer(s.layer_in, s.layer_out, o.out), fmt::print(o.out, "\n");
+    if (s.cpu_gemm) time_cpu_gemm(s.cpu_gemm, o.out), fmt::print(o.out, "\n");
     if (!s.command.empty()) {
       fmt::print(o.out, "$ {}\n", s.command);
       std::fflush(o.out);

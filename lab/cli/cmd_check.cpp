@@ -1,0 +1,69 @@
+// gpulab check [ID] [--solution] [--json]: is the exercise right, and fast
+// for the reason the lesson teaches? Exit 0 only when everything passes.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "lab/cli/command.h"
+#include "lab/lesson/check.h"
+#include "lab/lesson/workspace.h"
+
+namespace lab::cli {
+namespace {
+
+struct CheckArgs {
+  std::string id, lessons_dir, gpu = "H100";
+  bool solution = false, json = false;
+  uint64_t seed = 20240611;
+};
+
+int run_check(const CheckArgs& a) {
+  auto ws = lesson::Workspace::open(a.lessons_dir);
+  lesson::Selection s;
+  if (a.id.empty()) {
+    s = lesson::next_unfinished(ws.lessons, *ws.progress);
+    if (!s.lesson) {
+      fmt::print("Every exercise is done. `gpulab lessons` lists them; `gpulab check ID` re-checks one.\n");
+      return kExitOk;
+    }
+  } else {
+    s = lesson::select(ws.lessons, a.id);
+  }
+  if (s.exercises.empty()) {
+    fmt::print(stderr, "gpulab check: lesson {} has no exercises\n", s.lesson->id);
+    return kExitUsage;
+  }
+  lesson::CheckOptions o;
+  o.solution = a.solution;
+  o.gpu = a.gpu;
+  o.seed = a.seed;
+  bool all = true;
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto* e : s.exercises) {
+    if (!a.json) fmt::print("checking {}/{} ...\n", s.lesson->id, e->id), std::fflush(stdout);
+    lesson::CheckReport r = ws.check_and_record(*s.lesson, *e, o);
+    all = all && r.passed;
+    if (a.json) {
+      results.push_back(nlohmann::json::parse(lesson::report_json(r)));
+    } else {
+      fmt::print("{}", lesson::format_report(r));
+      fmt::print("{}", ws.followup(*s.lesson, *e, r));
+    }
+  }
+  if (a.json) fmt::print("{}\n", nlohmann::json{{"passed", all}, {"results", results}}.dump());
+  return all ? kExitOk : kExitKernelFault;
+}
+
+const bool registered = register_command([](CLI::App& app, int& rc) {
+  auto* a = new CheckArgs;
+  auto* cmd = app.add_subcommand("check", "Check an exercise: correct on several sizes, then the lesson's efficiency criteria");
+  cmd->add_option("id", a->id, "Lesson or lesson/exercise id (default: the next unfinished exercise)");
+  cmd->add_flag("--solution", a->solution, "Check the reference solution instead of your file");
+  cmd->add_flag("--json", a->json, "Machine-readable output");
+  cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
+  cmd->add_option("--gpu", a->gpu, "GPU model for the metrics (default H100)");
+  cmd->add_option("--seed", a->seed, "Seed for the random inputs");
+  cmd->callback([a, &rc] { rc = run_check(*a); });
+});
+
+}  // namespace
+}  // namespace lab::cli

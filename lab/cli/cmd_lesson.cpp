@@ -1,0 +1,41 @@
+// gpulab lesson ID [--no-pause]: step through a lesson in the terminal.
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "lab/cli/command.h"
+#include "lab/lesson/runner.h"
+#include "lab/lesson/workspace.h"
+
+namespace lab::cli {
+namespace {
+
+struct LessonArgs {
+  std::string id, lessons_dir;
+  bool no_pause = false;
+};
+
+int run_lesson_cmd(const LessonArgs& a) {
+  auto ws = lesson::Workspace::open(a.lessons_dir);
+  lesson::Selection s = lesson::select(ws.lessons, a.id);
+  lesson::RunnerOptions o;
+  o.pause = !a.no_pause;
+  std::error_code ec;
+  o.gpulab_path = std::filesystem::canonical("/proc/self/exe", ec).string();
+  o.lessons_root = ws.root;
+  int failed = lesson::run_lesson(*s.lesson, o);
+  if (failed) fmt::print(stderr, "gpulab lesson: {} step command(s) failed\n", failed);
+  return failed ? kExitKernelFault : kExitOk;
+}
+
+const bool registered = register_command([](CLI::App& app, int& rc) {
+  auto* a = new LessonArgs;
+  auto* cmd = app.add_subcommand("lesson", "Step through a lesson: text, then its kernels run, step by step");
+  cmd->add_option("id", a->id, "Lesson id, e.g. 03-coalescing or 3")->required();
+  cmd->add_flag("--no-pause", a->no_pause, "Do not wait for Enter between steps (for scripts)");
+  cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
+  cmd->callback([a, &rc] { rc = run_lesson_cmd(*a); });
+});
+
+}  // namespace
+}  // namespace lab::cli

@@ -1,0 +1,54 @@
+// gpulab lessons [--json]: the lessons, their exercises, and what is done.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "lab/cli/command.h"
+#include "lab/lesson/manifest.h"
+#include "lab/lesson/workspace.h"
+
+namespace lab::cli {
+namespace {
+
+struct LessonsArgs {
+  bool json = false;
+  std::string lessons_dir;
+};
+
+int run_lessons(const LessonsArgs& a) {
+  auto ws = lesson::Workspace::open(a.lessons_dir);
+  if (a.json) {
+    // Contract: {"lessons":[{"id","title","exercises":[{"id","file","done"}]}]}
+    nlohmann::json j;
+    j["lessons"] = nlohmann::json::array();
+    for (const auto& L : ws.lessons) {
+      nlohmann::json lj = {{"id", L.id}, {"title", L.title}, {"exercises", nlohmann::json::array()}};
+      for (const auto& e : L.exercises)
+        lj["exercises"].push_back({{"id", e.id}, {"file", L.path(e.file)}, {"done", ws.progress->done(L.id, e.id)}});
+      j["lessons"].push_back(lj);
+    }
+    fmt::print("{}\n", j.dump());
+    return kExitOk;
+  }
+  size_t total = 0, done = 0;
+  for (const auto& L : ws.lessons) {
+    fmt::print("{}  {}\n", L.id, L.title);
+    for (const auto& e : L.exercises) {
+      bool d = ws.progress->done(L.id, e.id);
+      total++, done += d;
+      fmt::print("    [{}] {}/{}  {}  ({})\n", d ? "x" : " ", L.id, e.id, e.title, L.path(e.file));
+    }
+  }
+  fmt::print("\n{} of {} exercises done. `gpulab lesson ID` to read one, `gpulab check` for the next exercise.\n", done, total);
+  return kExitOk;
+}
+
+const bool registered = register_command([](CLI::App& app, int& rc) {
+  auto* a = new LessonsArgs;
+  auto* cmd = app.add_subcommand("lessons", "List the lessons and exercises with your progress");
+  cmd->add_flag("--json", a->json, "Machine-readable output");
+  cmd->add_option("--lessons", a->lessons_dir, "Lessons folder (default: ./lessons, then beside the binary)");
+  cmd->callback([a, &rc] { rc = run_lessons(*a); });
+});
+
+}  // namespace
+}  // namespace lab::cli
