@@ -1,0 +1,165 @@
+// Known-answer tests for lab/sim/memory_cost: sectors per request, shared
+// wavefronts and bank conflicts (Nsight Compute definitions), and the L2.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "lab/sim/memory_cost.h"
+
+using namespace lab::sim;
+
+namespace {
+constexpr uint64_t kBase = 0x10000000000ull;  // 256-byte aligned, like cudaMalloc
+
+// Lane i accesses base + i * stride_bytes.
+std::vector<uint64_t> strided(uint64_t base, uint64_t stride_bytes) {
+  std::vector<uint64_t> a(32);
+  for (int i = 0; i < 32; ++i) a[size_t(i)] = base + uint64_t(i) * stride_bytes;
+  return a;
+}
+}  // namespace
+
+TEST_CASE("global: sectors per request for strided and vectorized access") {
+  // float, stride 1: 128 contiguous bytes = 4 sectors.
+  CHECK(global_sectors(strided(kBase, 4).data(), ~0u, 4) == 4);
+  // float, stride 2: 256 bytes spanned = 8 sectors.
+  CHECK(global_sectors(strided(kBase, 8).data(), ~0u, 4) == 8);
+  // float, stride 4: 16 sectors.
+  CHECK(global_sectors(strided(kBase, 16).data(), ~0u, 4) == 16);
+  // float, stride 8 and more: one sector per lane, 32.
+  CHECK(global_sectors(strided(kBase, 32).data(), ~0u, 4) == 32);
+  CHECK(global_sectors(strided(kBase, 4096).data(), ~0u, 4) == 32);
+  // float2 (64-bit) coalesced: 256 bytes = 8 sectors; float4 (128-bit): 16.
+  CHECK(global_sectors(strided(kBase, 8).data(), ~0u, 8) == 8);
+  CHECK(global_sectors(strided(kBase, 16).data(), ~0u, 16) == 16);
+  // double, stride 1: 8 sectors.
+  CHECK(global_sectors(strided(kBase, 8).data(), ~0u, 8) == 8);
+  // Every lane on the same address: 1 sector.
+  CHECK(global_sectors(strided(kBase, 0).data(), ~0u, 4) == 1);
+  // Misaligned by 4 bytes: the warp's 128 bytes straddle 5 sectors.
+  CHECK(global_sectors(strided(kBase + 4, 4).data(), ~0u, 4) == 5);
+  // Half the lanes active: 64 bytes = 2 sectors.
+  CHECK(global_sectors(strided(kBase, 4).data(), 0x0000ffffu, 4) == 2);
+  CHECK(global_sectors(strided(kBase, 4).data(), 0u, 4) == 0);
+  // Sector addresses come back, distinct and sorted.
+  uint64_t sec[64];
+  REQUIRE(global_sectors(strided(kBase, 4).data(), ~0u, 4, sec) == 4);
+  for (int i = 0; i < 4; ++i) CHECK(sec[i] == kBase / 32 + uint64_t(i));
+}
+
+TEST_CASE("shared: 32-bit strides, broadcast and padding") {
+  SUBCASE("stride 1 word: conflict-free, 1 wavefront") {
+    auto c = shared_wavefronts(strided(0, 4).data(), ~0u, 4);
+    CHECK(c.wavefronts == 1);
+    CHECK(c.ideal == 1);
+    CHECK(c.conflicts() == 0);
+  }
+  SUBCASE("stride 2 words: 2-way conflict") {
+    auto c = shared_wavefronts(strided(0, 8).data(), ~0u, 4);
+    CHECK(c.wavefronts == 2);
+    CHECK(c.conflicts() == 1);
+  }
+  SUBCASE("stride 32 words (a column of a 32x32 float tile): 32-way") {
+    auto c = shared_wavefronts(strided(0, 128).data(), ~0u, 4);
+    CHECK(c.wavefronts == 32);
+    CHECK(c.conflicts() == 31);
+  }
+  SUBCASE("stride 33 words (the padded tile [32][33]): conflict-free") {
+    auto c = shared_wavefronts(strided(0, 132).data(), ~0u, 4);
+    CHECK(c.wavefronts == 1);
+    CHECK(c.conflicts() == 0);
+  }
+  SUBCASE("stride 3 words (odd): conflict-free") {
+    CHECK(shared_wavefronts(strided(0, 12).data(), ~0u, 4).wavefronts == 1);
+  }
+  SUBCASE("broadcast: every lane reads one word") {
+    auto c = shared_wavefronts(strided(64, 0).data(), ~0u, 4);
+    CHECK(c.wavefronts == 1);
+    CHECK(c.conflicts() == 0);
+  }
+  SUBCASE("multicast: lanes pair up on 16 words of one bank-row") {
+    std::vector<uint64_t> a(32);
+    for (int i = 0; i < 32; ++i) a[size_t(i)] = uint64_t(i / 2) * 4;
+    CHECK(shared_wavefronts(a.data(), ~0u, 4).wavefronts == 1);
+  }
+  SUBCASE("bytes of one word are one word") {
+    CHECK(shared_wavefronts(strided(0, 1).data(), ~0u, 1).wavefronts == 1);
+  }
+  SUBCASE("inactive lanes do not conflict") {
+    auto c = shared_wavefronts(strided(0, 128).data(), 0x1u | 0x2u, 4);  // 2 lanes, same bank
+    CHECK(c.wavefronts == 2);
+    CHECK(c.ideal == 1);
+  }
+}
+
+TEST_CASE("shared: 64- and 128-bit accesses are not miscounted as conflicts") {
+  SUBCASE("float2, consecutive: 2 wavefronts (half-warps), 0 conflicts") {
+    auto c = shared_wavefronts(strided(0, 8).data(), ~0u, 8);
+    CHECK(c.wavefronts == 2);
+    CHECK(c.ideal == 2);
+    CHECK(c.conflicts() == 0);
+  }
+  SUBCASE("float4, consecutive: 4 wavefronts (quarter-warps), 0 conflicts") {
+    auto c = shared_wavefronts(strided(0, 16).data(), ~0u, 16);
+    CHECK(c.wavefronts == 4);
+    CHECK(c.ideal == 4);
+    CHECK(c.conflicts() == 0);
+  }
+  SUBCASE("float4 with 32-byte stride: 2-way in each quarter-warp") {
+    auto c = shared_wavefronts(strided(0, 32).data(), ~0u, 16);
+    CHECK(c.wavefronts == 8);
+    CHECK(c.conflicts() == 4);
+  }
+  SUBCASE("float4 down a column of a [32][32] float tile: 8-way in each quarter") {
+    auto c = shared_wavefronts(strided(0, 128).data(), ~0u, 16);
+    CHECK(c.wavefronts == 32);
+    CHECK(c.ideal == 4);
+    CHECK(c.conflicts() == 28);  // the forum's LDS.128 "bad layout": 32 wavefronts, 28 conflicts
+  }
+  SUBCASE("double with 16-byte stride: 2-way in each half-warp") {
+    auto c = shared_wavefronts(strided(0, 16).data(), ~0u, 8);
+    CHECK(c.wavefronts == 4);
+    CHECK(c.conflicts() == 2);
+  }
+  SUBCASE("float4 broadcast: one phase per quarter, no conflicts") {
+    auto c = shared_wavefronts(strided(256, 0).data(), ~0u, 16);
+    CHECK(c.conflicts() == 0);
+  }
+}
+
+TEST_CASE("L2: repeated reads of a small buffer hit, a large stream misses") {
+  L2Model l2(1 << 20);  // 1 MiB
+  std::vector<uint64_t> sec(64);
+  uint64_t first = 0, later = 0;
+  // 16 KiB buffer, read 10 times.
+  for (int rep = 0; rep < 10; ++rep) {
+    for (uint64_t s0 = 0; s0 < 512; s0 += 64) {
+      for (uint64_t k = 0; k < 64; ++k) sec[k] = kBase / 32 + s0 + k;
+      uint32_t m = l2.access(sec.data(), 64, false);
+      (rep == 0 ? first : later) += m;
+    }
+  }
+  CHECK(first == 512);  // cold: every sector from DRAM once
+  CHECK(later == 0);    // warm: all hits
+  // Streaming 8 MiB through a 1 MiB L2, twice: the second pass misses again.
+  uint64_t pass[2] = {0, 0};
+  for (int p = 0; p < 2; ++p)
+    for (uint64_t s0 = 0; s0 < (8u << 20) / 32; s0 += 64) {
+      for (uint64_t k = 0; k < 64; ++k) sec[k] = (kBase + (64ull << 20)) / 32 + s0 + k;
+      pass[p] += l2.access(sec.data(), 64, false);
+    }
+  CHECK(pass[0] == (8u << 20) / 32);
+  CHECK(pass[1] > pass[0] * 9 / 10);
+}
+
+TEST_CASE("L2: writes are written back once; a written sector then reads as a hit") {
+  L2Model l2(1 << 20);
+  uint64_t s[4] = {kBase / 32, kBase / 32 + 1, kBase / 32 + 2, kBase / 32 + 3};
+  CHECK(l2.access(s, 4, true) == 4);   // 4 dirty sectors -> 128 DRAM write bytes
+  CHECK(l2.access(s, 4, true) == 0);   // rewriting dirty sectors adds no DRAM traffic
+  CHECK(l2.access(s, 4, false) == 0);  // reading what was written: hits
+  uint64_t t[1] = {kBase / 32 + 100};
+  CHECK(l2.access(t, 1, false) == 1);
+  CHECK(l2.access(t, 1, true) == 1);   // a clean resident sector becomes dirty
+}
