@@ -253,6 +253,7 @@ void run_warp(WarpContext& c, uint64_t quantum) {
       ev.access_bytes = 0;
       ev.is_store = false;
       ev.sectors = ev.wavefronts = ev.ideal_wavefronts = 0;
+      std::memset(ev.lane_addr, 0, sizeof ev.lane_addr);  // 0 for lanes that do not access memory
     }
 
     switch (prep[pc].family) {

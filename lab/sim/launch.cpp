@@ -213,6 +213,16 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   if (block_threads > 1024)
     throw LaunchError(fmt::format("kernel '{}': a block of {} threads exceeds the limit of 1024 threads per block",
                                   kernel.name, block_threads));
+  // .maxntid / .reqntid (PTX ISA 11.4, from __launch_bounds__): they bound the
+  // CTA's thread count (the product of the dimensions); a GPU refuses the launch too.
+  auto product = [](const uint32_t* d) { return uint64_t(d[0]) * std::max(1u, d[1]) * std::max(1u, d[2]); };
+  if (kernel.max_ntid[0] && block_threads > product(kernel.max_ntid))
+    throw LaunchError(fmt::format("kernel '{}': a block of {} threads exceeds the kernel's .maxntid of {} threads "
+                                  "(__launch_bounds__); launch smaller blocks",
+                                  kernel.name, block_threads, product(kernel.max_ntid)));
+  if (kernel.reqntid[0] && block_threads != product(kernel.reqntid))
+    throw LaunchError(fmt::format("kernel '{}': a block of {} threads differs from the kernel's .reqntid of {} threads",
+                                  kernel.name, block_threads, product(kernel.reqntid)));
   const uint64_t shared_total = uint64_t(kernel.static_shared_bytes) + cfg.dynamic_shared_bytes;
   const uint64_t shared_limit = gpu.shared_per_block_optin ? uint64_t(gpu.shared_per_block_optin) : 227 * 1024;
   if (shared_total > shared_limit)
