@@ -374,7 +374,7 @@ TEST_CASE("every .cu under kernels/ and lessons/ parses for compute_80 and compu
   }
 }
 
-TEST_CASE("a 5000-line PTX parses in milliseconds") {
+TEST_CASE("a 5000-line PTX with 500 back edges parses completely") {
   std::string body = ".reg .pred %p<4>;\n.reg .b32 %r<100>;\n.reg .f32 %f<100>;\n.reg .b64 %rd<10>;\n";
   for (int i = 0; i < 5000; ++i) {
     body += "$L__BB0_" + std::to_string(i) + ":\n";
@@ -383,16 +383,16 @@ TEST_CASE("a 5000-line PTX parses in milliseconds") {
   }
   body += "ret;\n";
   std::string text = ".version 9.0\n.target sm_80\n.address_size 64\n.visible .entry big()\n{\n" + body + "}\n";
-  // Best of 5: the machine is shared, the minimum is the parser's own cost.
-  double ms = 1e9;
-  Module m;
-  for (int rep = 0; rep < 5; ++rep) {
-    auto t0 = std::chrono::steady_clock::now();
-    m = parse(text, "big.ptx");
-    std::vector<int32_t> ipdom = ipdom_targets(m.kernels[0]);
-    ms = std::min(ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
+  // The time is printed for information; speed targets live in benches, not tests.
+  auto t0 = std::chrono::steady_clock::now();
+  Module m = parse(text, "big.ptx");
+  std::vector<int32_t> ipdom = ipdom_targets(m.kernels[0]);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   MESSAGE("parsed " << m.kernels[0].code.size() << " instructions + IPDOM in " << ms << " ms");
   CHECK(m.kernels[0].code.size() == 5000 + 500 + 1);
-  CHECK(ms < 200.0);  // generous: a shared 2-core machine under load
+  // Every back edge is a branch with a reconvergence point after it.
+  int branches = 0;
+  for (size_t i = 0; i < ipdom.size(); ++i)
+    if (ipdom[i] >= 0) { ++branches; CHECK(size_t(ipdom[i]) > i - 6); }
+  CHECK(branches == 500);
 }
