@@ -12,12 +12,13 @@
 // read each element ONCE into registers (at most 256/32 = 8 per lane), reduce
 // max and sum across the warp with __shfl_xor_sync, then write the results.
 #define MAX_N 256
+#define NEG_INF __int_as_float(0xff800000)  // -infinity (NVRTC has no <math.h> INFINITY)
 
 extern "C" __global__ void softmax_rows(int M, int N, const float* X, float* Y) {
   int row = blockIdx.x;
   if (threadIdx.x != 0) return;
   const float* x = X + row * N;
-  float mx = -INFINITY;
+  float mx = NEG_INF;
   for (int j = 0; j < N; ++j) mx = fmaxf(mx, x[j]);        // pass 1
   float sum = 0.f;
   for (int j = 0; j < N; ++j) sum += __expf(x[j] - mx);    // pass 2

@@ -3,17 +3,18 @@
 // warp shuffles (no shared memory, no global traffic). This is the idea
 // FlashAttention applies to attention: keep the intermediate on chip.
 #define MAX_N 256
+#define NEG_INF __int_as_float(0xff800000)  // -infinity (NVRTC has no <math.h> INFINITY)
 #define PER_LANE (MAX_N / 32)
 
 extern "C" __global__ void softmax_rows(int M, int N, const float* X, float* Y) {
   int row = blockIdx.x, lane = threadIdx.x;
   const float* x = X + row * N;
   float v[PER_LANE];
-  float mx = -INFINITY;
+  float mx = NEG_INF;
 #pragma unroll
   for (int i = 0; i < PER_LANE; ++i) {
     int j = lane + 32 * i;
-    v[i] = j < N ? x[j] : -INFINITY;  // coalesced: lanes read consecutive columns
+    v[i] = j < N ? x[j] : NEG_INF;  // coalesced: lanes read consecutive columns
     mx = fmaxf(mx, v[i]);
   }
   for (int o = 16; o > 0; o /= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
