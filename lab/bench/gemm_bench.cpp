@@ -14,6 +14,7 @@
 #include "lab/cpu/timer.h"
 #include "lab/cuda/backend.h"
 #include "lab/sim/device.h"
+#include "lab/sim/report.h"
 
 namespace lab::bench {
 
@@ -62,12 +63,21 @@ void cpu_rows(const BenchOptions& o, GemmProblem& p, unsigned threads, std::vect
 
 // [SIM] the simulation checks correctness; the time is the machine model's
 // prediction from the counted work.
-std::optional<double> predicted_ms(const SimGemmRun& run, const std::string& gpu) {
-  // TODO(machine model): return the timing model's prediction for `gpu` from
-  // run.result.metrics once lab/sim/timing.h lands. Until then GPU rows on the
-  // simulator show "n/a": the lab never makes up a time.
-  (void)run; (void)gpu;
-  return std::nullopt;
+std::optional<double> predicted_ms(const SimGemmRun& run, const sim::GpuModel& model) {
+  // Registers and shared memory from ptxas for the model's architecture
+  // (occupancy depends on them), then the machine model's prediction.
+  std::vector<compile::ResourceUsage> usage;
+  try {
+    usage = compile::resource_usage(run.ptx, std::string(model.sm_arch));
+  } catch (const std::exception&) {
+    usage.clear();  // the report estimates resources from the PTX instead
+  }
+  const compile::ResourceUsage* mine = nullptr;
+  for (const auto& u : usage)
+    if (u.kernel == run.kernel().name) mine = &u;
+  sim::KernelReport rep = sim::build_report(run.module, run.kernel(), run.launch, run.result.metrics, model, mine);
+  if (!(rep.predicted.time_ms > 0)) return std::nullopt;
+  return rep.predicted.time_ms;
 }
 
 void sim_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVersion>& versions,
@@ -109,9 +119,9 @@ void sim_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVersi
     r.max_rel_error = c.max_rel_error;
     if (!run.result.ok && !run.result.errors.empty())
       r.note = fmt::format("{}: {}", run.result.errors[0].kind, run.result.errors[0].message);
-    r.ms = predicted_ms(run, o.gpu);
+    r.ms = predicted_ms(run, model);
     if (r.ms) r.gflops = gemm_flops(p.M, p.N, p.K) / (*r.ms * 1e-3) / 1e9;
-    else if (r.note.empty()) r.note = "prediction n/a (timing model not built yet)";
+    else if (r.note.empty()) r.note = "the timing model gave no prediction";
     say(o, fmt::format("{}  simulated in {:.1f} s", label, run.result.metrics.sim_seconds));
     rows.push_back(r);
   }
