@@ -158,7 +158,7 @@ Prediction predict_time(const ptx::Kernel& kernel, const KernelMetrics& m, const
         batch_has_shared = true;
       }
     } else if (cls == InstrClass::Fp32 || cls == InstrClass::Int) {
-      lat = g.fp32_latency_cycles / 2.0;  // dependent latency 4, assuming 2 independent chains
+      lat = 1;  // issue; compiled loops interleave independent chains (unrolled k, register tiles)
     } else if (cls == InstrClass::Fp64 || cls == InstrClass::Sfu) {
       lat = 8;
     } else if (cls == InstrClass::Tensor) {
