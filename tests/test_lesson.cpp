@@ -59,7 +59,7 @@ void write_min_lesson(const fs::path& dir, const std::string& toml_extra, const 
   spit(dir / "lesson.toml", "id = \"" + dir.filename().string() + "\"\ntitle = \"t\"\n" + toml_extra);
 }
 
-const char* kMinExercise = R"(
+const char* kMinExercise = R"TOML(
 [[exercises]]
 id = "e"
 file = "exercise.cu"
@@ -71,7 +71,7 @@ block = [256]
 args = ["in f32 a[N]", "out f32 c[N]", "i32 N"]
 reference = "transpose"
 sizes = [{M = 1, N = 10}]
-)";
+)TOML";
 
 }  // namespace
 
@@ -191,7 +191,8 @@ TEST_CASE("progress is written atomically and read back") {
   CHECK_FALSE(again.done("04-shared-memory-tiling", "tiled-gemm"));
   // A corrupt file is reported, naming it, not silently replaced.
   spit(p, "{not json");
-  CHECK_THROWS_WITH(Progress(p.string()), doctest::Contains(p.string()));
+  std::string name = p.string();
+  CHECK_THROWS_WITH([&] { Progress corrupt(name); }(), doctest::Contains(name.c_str()));
 }
 
 TEST_CASE("reset backs up the student's file before restoring the template") {

@@ -404,6 +404,44 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
   return rep;
 }
 
+std::string measure_table(const Lesson& lesson, const Exercise& ex_in, const std::string& source, const std::string& kernel,
+                          const CheckOptions& opts) {
+  Exercise ex = ex_in;
+  if (!kernel.empty()) ex.kernel = kernel;
+  std::string path = lesson.path(source);
+  std::vector<std::string> src = read_lines(path);
+  Loaded L = load_kernel(path, ex.kernel, opts.gpu, ex.defines);
+  const SizeVars& sz = ex.sizes[ex.metric_size];
+  SizeRun run = run_size(L, ex, ex.geometry, sz, opts.seed, opts, lesson.manifest_path);
+  if (!run.problem.empty()) return run.problem + "\n";
+  KernelFigures f = fold_metrics(L.module, L.k(), run.result.metrics);
+  std::string s = fmt::format("{} ({}), size {}, simulated as {}:\n", source, ex.kernel, sizes_text(sz), opts.gpu);
+  s += fmt::format("  {:>5}  {:>9} {:>9} {:>8}  {:>9} {:>9} {:>8}  {}\n", "line", "ld req", "ld sect", "sect/req",
+                   "shd req", "wavefr", "conflict", "source");
+  for (auto& [key, c] : f.lines) {
+    uint64_t shd = c.shared_load_requests + c.shared_store_requests;
+    uint64_t req = c.global_load_requests + c.global_store_requests;
+    uint64_t sec = c.global_load_sectors + c.global_store_sectors;
+    std::string text = key.second && key.second <= src.size() ? src[key.second - 1] : "";
+    size_t b = text.find_first_not_of(" \t");
+    text = b == std::string::npos ? "" : text.substr(b, 60);
+    s += fmt::format("  {:>5}  {:>9} {:>9} {:>8.1f}  {:>9} {:>9} {:>8}  {}\n", key.second, req, sec,
+                     req ? double(sec) / double(req) : 0.0, shd, c.shared_wavefronts,
+                     c.shared_wavefronts - std::min(c.shared_wavefronts, c.shared_ideal_wavefronts), text);
+  }
+  s += "  (ld req / ld sect: global load and store requests and the 32-byte sectors they touched; shd req: shared-memory\n"
+       "   requests; wavefr: their wavefronts; conflict: wavefronts beyond the conflict-free ideal)\n";
+  double eff = f.warp_insts ? double(f.active_lanes) / (32.0 * double(f.warp_insts)) : 0;
+  s += fmt::format("  totals: {} warp instructions, warp execution efficiency {:.1f}%, {} FP32 FMA warp instructions,\n"
+                   "          {} global load sectors, {} global store sectors ({} bytes), {} shared loads ({:.2f} per FMA), "
+                   "{} bank conflicts\n",
+                   f.warp_insts, 100 * eff, f.fma_warp_insts, f.total.global_load_sectors, f.total.global_store_sectors,
+                   32 * (f.total.global_load_sectors + f.total.global_store_sectors), f.total.shared_load_requests,
+                   f.fma_warp_insts ? double(f.total.shared_load_requests) / double(f.fma_warp_insts) : 0.0,
+                   f.total.shared_wavefronts - std::min(f.total.shared_wavefronts, f.total.shared_ideal_wavefronts));
+  return s;
+}
+
 std::string format_report(const CheckReport& r) {
   std::string s = fmt::format("{} {}/{} ({})\n", r.passed ? "PASS" : "FAIL", r.lesson_id, r.exercise_id, r.file);
   for (const auto& sr : r.sizes)

@@ -62,6 +62,13 @@ struct CheckReport {
 // the report); throws ManifestError for a lesson file that cannot be used.
 CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const CheckOptions& opts = {});
 
+// Runs `source` (a file relative to the lesson folder) as exercise `ex` at
+// its metric size and returns a table of what the simulator counted, per
+// source line and in total: what `gpulab lesson` shows for a `measure` step.
+// `kernel` overrides the exercise's kernel name (same parameters).
+std::string measure_table(const Lesson& lesson, const Exercise& ex, const std::string& source,
+                          const std::string& kernel = "", const CheckOptions& opts = {});
+
 // Human-readable report (what `gpulab check` prints) and JSON.
 std::string format_report(const CheckReport& r);
 std::string report_json(const CheckReport& r);  // one JSON object

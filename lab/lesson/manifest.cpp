@@ -405,6 +405,14 @@ Lesson load_lesson(const std::string& dir_in) {
       s.text = r.str(*st, fs_, "text", false);
       s.command = r.str(*st, fs_, "run", false);
       s.section = r.str(*st, fs_, "section", false);
+      if (auto ms = st->get("measure")) {
+        auto mt = ms->as_table();
+        if (!mt) r.fail(fs_ + "measure", "must be a table {exercise = \"id\", file = \"x.cu\"}");
+        s.measure_exercise = r.str(*mt, fs_ + "measure.", "exercise", true);
+        s.measure_file = r.str(*mt, fs_ + "measure.", "file", true);
+        s.measure_kernel = r.str(*mt, fs_ + "measure.", "kernel", false);
+        if (!fs::exists(dir / s.measure_file)) r.fail(fs_ + "measure.file", "file '" + s.measure_file + "' not found");
+      }
       if (auto rl = st->get("roofline_layer")) {
         auto arr = rl->as_array();
         auto a = arr && arr->size() == 2 ? arr->get(0)->value<int64_t>() : std::nullopt;
@@ -423,7 +431,7 @@ Lesson load_lesson(const std::string& dir_in) {
         if (s.title.empty()) s.title = s.section;
         s.text = body + (s.text.empty() ? "" : "\n" + s.text);
       }
-      if (s.text.empty() && s.command.empty() && !s.cpu_gemm && !s.layer_in) r.fail(fs_ + "text", "a step needs text, section, run, or a mix");
+      if (s.text.empty() && s.command.empty() && !s.cpu_gemm && !s.layer_in && s.measure_file.empty()) r.fail(fs_ + "text", "a step needs text, section, run, or a mix");
       L.steps.push_back(s);
     }
   }
@@ -439,6 +447,9 @@ Lesson load_lesson(const std::string& dir_in) {
       L.exercises.push_back(std::move(e));
     }
   }
+  for (size_t i = 0; i < L.steps.size(); ++i)
+    if (!L.steps[i].measure_exercise.empty() && !L.find_exercise(L.steps[i].measure_exercise))
+      r.fail("steps[" + std::to_string(i) + "].measure.exercise", "no exercise '" + L.steps[i].measure_exercise + "'");
   return L;
 }
 

@@ -32,6 +32,7 @@ struct Step {
   std::string text;     // markdown, shown as is; from the README when `section` is given
   std::string section;  // a "## " heading of the README whose text this step shows
   int cpu_gemm = 0;     // > 0: time every CPU GEMM version on an n x n x n problem
+  std::string measure_exercise, measure_file, measure_kernel;  // run a file as that exercise and show the simulator's counts
   int layer_in = 0, layer_out = 0;  // > 0: roofline table of Y = X*W over batch sizes
   std::string command;  // e.g. "gpulab sim lessons/03-coalescing/solution.cu --kernel ..."; "" for none
 };

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "lab/cpu/gemm.h"
+#include "lab/lesson/check.h"
 #include "lab/cpu/timer.h"
 #include "lab/sim/device.h"
 
@@ -71,6 +72,16 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
     const Step& s = L.steps[i];
     fmt::print(o.out, "---- step {}/{}{} ----\n\n", i + 1, L.steps.size(), s.title.empty() ? "" : ": " + s.title);
     if (!s.text.empty()) fmt::print(o.out, "{}\n\n", s.text);
+    if (!s.measure_file.empty()) {
+      fmt::print(o.out, "$ (measure) {}\n", L.path(s.measure_file));
+      std::fflush(o.out);
+      try {
+        fmt::print(o.out, "{}\n", measure_table(L, *L.find_exercise(s.measure_exercise), s.measure_file, s.measure_kernel));
+      } catch (const std::exception& e) {
+        ++failed;
+        fmt::print(o.out, "(could not run it: {})\n\n", e.what());
+      }
+    }
     if (s.layer_in) roofline_layer(s.layer_in, s.layer_out, o.out), fmt::print(o.out, "\n");
     if (s.cpu_gemm) time_cpu_gemm(s.cpu_gemm, o.out), fmt::print(o.out, "\n");
     if (!s.command.empty()) {
