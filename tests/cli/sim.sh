@@ -57,7 +57,7 @@ out=$("$GPULAB" sim $K --kernel past_end --grid 1 --block 64 --arg i32[32] --arg
 check "out-of-bounds exits 1" "[ $rc = 1 ]"
 check "out-of-bounds names kind and line" "python3 -c '
 import json,sys; j=json.loads(sys.argv[1]); e=j[\"errors\"][0]
-assert j[\"ok\"] is False and e[\"kind\"]==\"out-of-bounds\" and e[\"line\"]==11, e' \"\$out\""
+assert j[\"ok\"] is False and e[\"kind\"]==\"out-of-bounds\" and e[\"line\"]==10, e' \"\$out\""
 
 echo "sim.sh: $passes passed, $fails failed"
 [ $fails = 0 ]
