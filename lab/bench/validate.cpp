@@ -256,11 +256,12 @@ std::string format_validate(const ValidateReport& rep) {
       continue;
     }
     auto ok = [](const SideFigures& s) {
-      if (!s.ran) return std::string("-");
-      return fmt::format("{} (max rel err {:.2e})", s.correct.value_or(false) ? "correct" : "WRONG", s.max_rel_error);
+      return !s.ran ? std::string("-") : s.correct.value_or(false) ? std::string("correct") : std::string("WRONG");
     };
+    auto err = [](const SideFigures& s) { return s.ran ? fmt::format("{:.2e}", s.max_rel_error) : std::string("-"); };
     out += fmt::format("  {:<28} {:>16} {:>16} {:>8}\n", "", "simulated", "GPU", "ratio");
-    out += fmt::format("  {:<28} {:>16} {:>16}\n", "result", ok(r.sim).substr(0, 16), ok(r.gpu).substr(0, 16));
+    out += fmt::format("  {:<28} {:>16} {:>16}\n", "result", ok(r.sim), ok(r.gpu));
+    out += fmt::format("  {:<28} {:>16} {:>16}\n", "max relative error", err(r.sim), err(r.gpu));
     auto ms = [](const std::optional<double>& v) { return v ? fmt::format("{:.4f}", *v) : std::string("-"); };
     std::string ratio = (r.sim.ms && r.gpu.ms && *r.gpu.ms > 0) ? fmt::format("{:.2f}", *r.sim.ms / *r.gpu.ms) : "-";
     out += fmt::format("  {:<28} {:>16} {:>16} {:>8}\n", "time ms (predicted/measured)", ms(r.sim.ms), ms(r.gpu.ms), ratio);
