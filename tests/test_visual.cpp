@@ -226,6 +226,8 @@ TEST_CASE("the whole layout draws with an empty snapshot and with the help overl
 TEST_CASE("markdown renders through md4c") {
   ImGuiNull ctx;
   ImGui::NewFrame();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(600, 400));  // an auto-sized window is hidden on its first frame
   ImGui::Begin("md");
   CHECK(draw_markdown("# Title\n\nA *paragraph* with `code`.\n\n- one\n- two\n\n```\nx = 1;\n```\n"));
   ImGui::End();

@@ -8,6 +8,7 @@
 #include <backends/imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -79,6 +80,7 @@ int run_app(const AppOptions& opt) {
     auto t0 = std::chrono::steady_clock::now();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    if (shot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover tooltips in pictures
     ImGui::NewFrame();
     std::shared_ptr<const ViewModel> vm = session.snapshot();
     int before_step = ui.lesson_step;

@@ -59,8 +59,15 @@ const PanelInfo kPanels[] = {
 void draw_lab(const ViewModel& vm, UiState& ui) {
   ImGuiIO& io = ImGui::GetIO();
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
-  const float bar_h = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().WindowPadding.y * 2 + 2;
+  const float bar_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2 + 4;
   handle_shortcuts(ui);
+  // The lesson follows the kernel on screen when a new launch arrives.
+  static int followed = -1;
+  if (vm.launch.current_kernel >= 0 && vm.launch.current_kernel != followed && !vm.lesson.steps.empty() &&
+      int(vm.lesson.steps.size()) == int(vm.launch.kernels.size())) {
+    followed = vm.launch.current_kernel;
+    ui.lesson_step = followed;
+  }
 
   if (ui.panel != Panel::All) {
     for (const auto& p : kPanels)
@@ -99,7 +106,9 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
     }
     ImGui::End();
   }
-  if (tile("Playback", 0, H - bar_h, W, bar_h)) draw_playback(vm, ui);
+  ImGui::SetNextWindowPos(ImVec2(0, H - bar_h), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(W, bar_h), ImGuiCond_Always);
+  if (ImGui::Begin("Playback", nullptr, kTile | ImGuiWindowFlags_NoTitleBar)) draw_playback(vm, ui);
   ImGui::End();
   draw_help_overlay(vm, ui);
 }

@@ -291,6 +291,11 @@ void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchResul
   for (const auto& vv : versions) L.kernels.push_back(vv.name);
   for (const auto& g : sim::all_gpu_models()) L.gpus.push_back(std::string(g.name));
   L.sizes = {"32", "64", "128", "256"};
+  L.current_kernel = version;
+  for (size_t i = 0; i < L.gpus.size(); ++i)
+    if (L.gpus[i] == gpu.name) L.current_gpu = int(i);
+  for (size_t i = 0; i < L.sizes.size(); ++i)
+    if (L.sizes[i] == std::to_string(n)) L.current_size = int(i);
   L.backends = {"simulator"};
   base.sm.gpu = std::string(gpu.name);
 

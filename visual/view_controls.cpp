@@ -55,6 +55,13 @@ void combo(const char* label, const std::vector<std::string>& items, int& choice
 
 void draw_launch_panel(const ViewModel& vm, UiState& ui) {
   const LaunchInfo& L = vm.launch;
+  if (L.current_kernel >= 0 && ui.synced_serial != uint64_t(L.current_kernel + 1)) {
+    // A new launch: the combos show what is on screen.
+    ui.synced_serial = uint64_t(L.current_kernel + 1);
+    ui.kernel_choice = L.current_kernel;
+    if (L.current_gpu >= 0) ui.gpu_choice = L.current_gpu;
+    if (L.current_size >= 0) ui.size_choice = L.current_size;
+  }
   float w = ImGui::GetContentRegionAvail().x;
   ImGui::PushItemWidth(w * 0.6f);
   combo("kernel", L.kernels, ui.kernel_choice, L.kernel);

@@ -185,6 +185,7 @@ struct LaunchInfo {
   std::string problem;                 // "M=N=K=256"
   uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   uint32_t registers = 0, shared_bytes = 0;
+  int current_kernel = -1, current_gpu = -1, current_size = -1;  // indexes into the choices below
   std::vector<std::string> kernels;    // choices (the progression)
   std::vector<std::string> gpus;       // GPU models
   std::vector<std::string> sizes;      // problem sizes
@@ -233,6 +234,7 @@ struct UiState {
   int lesson_step = 0;
   int kernel_choice = 0, gpu_choice = 0, size_choice = 0, backend_choice = 0;
   bool launch_requested = false; // the launch panel's Run button
+  uint64_t synced_serial = 0;    // the snapshot whose launch choices the combos were set from
   OccupancyQuery occ;            // the calculator's sliders
   bool occ_from_kernel = true;   // sliders start at the kernel's numbers
   // Requests for the worker, consumed each frame.

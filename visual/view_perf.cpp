@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "visual/theme.h"
 #include "visual/views.h"
@@ -86,13 +87,22 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   if (r.peak_tensor_gflops > 0) roof(r.peak_tensor_gflops, r.bandwidth_gbs, IM_COL32(150, 150, 165, 255), 1.f, "tensor-core peak");
   roof(r.peak_gflops, r.bandwidth_gbs, pal.roof, 2.f, "fp32 peak");
   if (r.cpu_peak_gflops > 0 && r.cpu_bandwidth_gbs > 0) roof(r.cpu_peak_gflops, r.cpu_bandwidth_gbs, pal.cpu_point, 1.f, "CPU roof");
+  std::vector<ImVec4> labels;  // placed label boxes: a label that would overlap moves down
   for (const auto& pt : r.points) {
     ImVec2 c = ax.at(pt.intensity, pt.gflops);
+    ImVec2 ts = ImGui::CalcTextSize(pt.label.c_str());
+    float ly = c.y - 7;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const ImVec4& b : labels)
+        if (c.x + 8 < b.z && c.x + 8 + ts.x > b.x && ly < b.w && ly + ts.y > b.y) ly = b.w + 1, moved = true;
+    }
+    labels.push_back(ImVec4(c.x + 8, ly, c.x + 8 + ts.x, ly + ts.y));
     ImU32 col = pt.cpu ? pal.cpu_point : pt.measured ? pal.gpu_measured : pal.gpu_predicted;
     if (pt.measured || pt.cpu) dl->AddCircleFilled(c, 5.f, col);
     else dl->AddCircle(c, 5.f, col, 0, 2.f);
     if (pt.current) dl->AddCircle(c, 9.f, pal.current, 0, 2.f);
-    dl->AddText(ImVec2(c.x + 8, c.y - 7), col, pt.label.c_str());
+    dl->AddText(ImVec2(c.x + 8, ly), col, pt.label.c_str());
   }
   dl->PopClipRect();
   ImGui::Dummy(avail);

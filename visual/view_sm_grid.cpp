@@ -59,7 +59,10 @@ void draw_sm_grid(const ViewModel& vm, UiState& ui) {
     float x1 = x0 + cw - 2 * pad, y1 = y0 + ch - 2 * pad;
     bool selected = int(i) == ui.selected_sm;
     dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), IM_COL32(28, 31, 38, 255), 2.f);
-    float header = std::max(3.f, (y1 - y0) * 0.14f);
+    // Room for the SM number with a margin above it, so the strip stays one piece around the text.
+    const float fs = ImGui::GetFontSize();
+    const bool labelled = (y1 - y0) * 0.3f >= fs + 6;
+    float header = labelled ? fs + 6 : std::max(3.f, (y1 - y0) * 0.14f);
     dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y0 + header), kSmHeader);
     const SmSnapshot* sm = i < g.sms.size() ? &g.sms[i] : nullptr;
     uint32_t resident = sm ? sm->warps_resident() : 0;
@@ -67,10 +70,10 @@ void draw_sm_grid(const ViewModel& vm, UiState& ui) {
     float occ = float(resident) / slots;
     dl->AddRectFilled(ImVec2(x0, y0 + header - 2), ImVec2(x0 + (x1 - x0) * occ, y0 + header),
                       IM_COL32(120, 200, 255, 255));
-    if (header >= ImGui::GetFontSize() * 0.9f) {
+    if (labelled) {
       char label[16];
-      std::snprintf(label, sizeof label, "%u", i);
-      dl->AddText(ImVec2(x0 + 2, y0), IM_COL32(230, 235, 245, 255), label);
+      std::snprintf(label, sizeof label, "SM %u", i);
+      dl->AddText(ImVec2(x0 + 4, y0 + 3), IM_COL32(230, 235, 245, 255), label);
     }
     // Warp slots.
     float gx0 = x0 + 1, gy0 = y0 + header + 1;

@@ -69,7 +69,7 @@ int run_view(const ViewArgs& a, bool demo) {
   visual::SessionConfig& s = o.session;
   s.gpu = a.gpu;
   s.size = a.n;
-  s.version = a.version;
+  s.version = a.version.empty() && demo ? "01_naive" : a.version;  // the demo tells the story from the start
   s.start_fraction = a.at;
   s.speed = a.speed;
   s.autoplay = a.play || demo;

@@ -2,7 +2,9 @@
 """Pixel assertions on a PNG written by `gpulab view --screenshot`.
 
   png_pixels.py FILE size                 -> prints "W H"
-  png_pixels.py FILE components R G B     -> connected regions of exactly that colour
+  png_pixels.py FILE components R G B     -> connected regions of exactly that colour, of at
+                                             least 20 pixels (the holes of glyphs drawn over
+                                             a strip, like the inside of an "0", do not count)
   png_pixels.py FILE columns R G B        -> distinct runs of that colour along the row
                                              where it is most frequent
   png_pixels.py FILE distinct             -> number of distinct colours
@@ -55,15 +57,17 @@ def components(w, h, px, col):
     for y in range(h):
         for x in range(w):
             if px[y][x] == col and not seen[y][x]:
-                n += 1
+                size = 0
                 stack = [(x, y)]
                 seen[y][x] = True
                 while stack:
                     cx, cy = stack.pop()
+                    size += 1
                     for nx, ny in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
                         if 0 <= nx < w and 0 <= ny < h and not seen[ny][nx] and px[ny][nx] == col:
                             seen[ny][nx] = True
                             stack.append((nx, ny))
+                n += size >= 20
     return n
 
 
