@@ -18,6 +18,16 @@ assert j[\"grid\"]==[3,1,1] and j[\"block\"]==[128,1,1] and j[\"errors\"]==[]
 m=j[\"metrics\"]; assert m[\"thread_instructions\"]>0 and m[\"warp_instructions\"]>0
 assert m[\"thread_instructions\"] <= 32*m[\"warp_instructions\"]
 ' \"\$out\""
+check "machine-model metrics, prediction and lines (issue 3 keys)" "python3 -c '
+import json,sys; j=json.loads(sys.argv[1]); m=j[\"metrics\"]
+keys=\"global_load_requests global_load_sectors global_store_requests global_store_sectors shared_load_requests shared_load_wavefronts shared_load_bank_conflicts shared_store_requests shared_store_wavefronts shared_store_bank_conflicts warp_execution_efficiency dram_read_bytes dram_write_bytes flops registers_per_thread shared_bytes_per_block blocks_per_sm theoretical_occupancy achieved_occupancy occupancy_limiter\".split()
+missing=[k for k in keys if k not in m]; assert not missing, missing
+# 300 floats read twice, written once, coalesced: 10 warps, 4 sectors a request at most
+assert m[\"global_load_requests\"]==20 and m[\"global_store_requests\"]==10, m
+assert m[\"global_load_sectors\"]<=4*20 and m[\"shared_load_requests\"]==0 and m[\"flops\"]==300
+p=j[\"predicted\"]; assert p[\"time_ms\"]>0 and p[\"bound\"] and p[\"gpu\"]==\"H100\"
+assert any(l[\"line\"]==4 for l in j[\"lines\"]), j[\"lines\"]
+' \"\$out\""
 check "--dump writes every buffer" "[ -f $tmp/d/arg0.bin ] && [ -f $tmp/d/arg2.bin ] && [ ! -f $tmp/d/arg3.bin ]"
 check "c = a + b" "python3 -c '
 import struct,sys; c=struct.unpack(\"300f\",open(sys.argv[1],\"rb\").read())
