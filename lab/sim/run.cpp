@@ -91,6 +91,28 @@ void check_launch_limits(const ptx::Kernel& kernel, const LaunchConfig& cfg, con
                      smem, kernel.static_shared_bytes, cfg.dynamic_shared_bytes, g.name, g.shared_per_block_optin));
 }
 
+// An access just past or before a buffer the specs made is often a correct
+// kernel given too small a buffer: say which --arg to enlarge (or which bound
+// check the kernel lacks). exec names buffers "argK" (arg_spec.cpp).
+static void add_buffer_hints(RunOutcome& out) {
+  for (KernelError& e : out.result.errors) {
+    if (e.kind != "out-of-bounds") continue;
+    for (size_t i = 0; i < out.specs.size(); ++i) {
+      if (!out.specs[i].is_buffer) continue;
+      std::string name = fmt::format("buffer 'arg{}'", i);
+      size_t at = e.message.find(name);
+      if (at == std::string::npos) continue;
+      bool past = e.message.find(" is 0 bytes past the end") != std::string::npos;
+      e.message += fmt::format(
+          "; --arg {} '{}' holds {} elements: if the kernel is right, enlarge the buffer for this launch, "
+          "otherwise the kernel needs a bounds check{}",
+          i, out.specs[i].text, out.args.buffer_bytes[i] / uint64_t(elem_bytes(out.specs[i].type)),
+          past ? " (the first element past the end: `<=` where `<` was meant?)" : "");
+      break;
+    }
+  }
+}
+
 RunOutcome run_kernel(const RunRequest& req) {
   RunOutcome out;
   out.ptx = load_ptx(req.file, req.gpu, req.defines);
@@ -115,6 +137,7 @@ RunOutcome run_kernel(const RunRequest& req) {
   SimOptions opts = req.options;
   opts.gpu = req.gpu;
   out.result = launch(out.module, k, req.launch, out.args.params, *out.memory, opts);
+  add_buffer_hints(out);
   return out;
 }
 

@@ -253,7 +253,7 @@ class Sanitizer final : public BlockChecker {
     std::string why;
     if (absent) why = fmt::format("lanes {} are not threads of the block (the block's last warp is partial)", lane_list(absent));
     else if (exited) why = fmt::format("lanes {} have already exited (an early return before the warp operation?)", lane_list(exited));
-    else if (elsewhere) why = fmt::format("lanes {} do not execute it (it sits in a branch that splits the warp)", lane_list(elsewhere));
+    else if (elsewhere) why = fmt::format("lanes {} do not execute it (it sits in a branch that splits the warp, or they returned early)", lane_list(elsewhere));
     else why = fmt::format("lanes {} execute it but are not in the mask", lane_list(outside));
     uint32_t lane = uint32_t(std::countr_zero(active | (active ? 0 : 1)));
     ctx_.report("invalid-mask",
