@@ -11,14 +11,14 @@ ARGS4=(--arg f32[4] --arg f32[4] --arg f32[4] --arg i32=4)
 
 # expect NAME RC GREP-PATTERN -- gpulab sim arguments...
 # Runs gpulab, checks the exit code, that stderr+stdout match the pattern
-# (grep -E -i), and that nothing crashed (signals give exit codes > 128).
+# (grep -E -i, newlines read as spaces), and that nothing crashed (signals give exit codes > 128).
 expect() {
   local name=$1 want=$2 pattern=$3; shift 4
   "$GPULAB" sim "$@" >"$tmp/out" 2>&1; local rc=$?
   if [ $rc != "$want" ]; then
     echo "FAIL: $name: exit $rc, expected $want"; sed 's/^/    /' "$tmp/out" | head -20; fails=$((fails+1)); return
   fi
-  if ! grep -Eiq -- "$pattern" "$tmp/out"; then
+  if ! tr '\n' ' ' < "$tmp/out" | grep -Eiq -- "$pattern"; then
     echo "FAIL: $name: output does not match /$pattern/"; sed 's/^/    /' "$tmp/out" | head -20; fails=$((fails+1)); return
   fi
   if grep -Eq 'terminate called|Segmentation|Aborted|AddressSanitizer|runtime error:' "$tmp/out"; then
@@ -31,7 +31,7 @@ expect() {
 expect "missing file" 2 "nosuch\.cu.*no such file" -- "$tmp/nosuch.cu" --kernel k
 : > "$tmp/empty.cu"
 expect "empty .cu: no kernel" 2 "empty\.cu.*no (__global__ )?kernel" -- "$tmp/empty.cu" --kernel k
-printf 'extern "C" __global__ void k(float* p) {\n  p[0] = 1.0f\n}\n' > "$tmp/syntax.cu"
+printf 'extern "C" __global__ void k(float* p) {\n  p[0] = undeclared_name;\n}\n' > "$tmp/syntax.cu"
 expect ".cu that does not compile names file and line" 2 "syntax\.cu\(2\)" -- "$tmp/syntax.cu" --kernel k --arg f32[1]
 printf '\x7fELF\x00\x01\x02garbage\xff\xfe' > "$tmp/binary.cu"
 expect "binary .cu" 2 "binary\.cu" -- "$tmp/binary.cu" --kernel k
@@ -76,7 +76,7 @@ expect "malformed --grid" 2 "--grid 'x4'" -- $K --kernel vadd --grid x4 "${ARGS4
 expect "four dimensions" 2 "at most three" -- $K --kernel vadd --grid 1,1,1,1 "${ARGS4[@]}"
 expect "shared memory over the limit" 2 "shared memory per block.*limit" -- $K --kernel vadd --smem 1000000 "${ARGS4[@]}"
 expect "unknown GPU model" 2 "V100|unknown GPU|GPU model" -- $K --kernel vadd --gpu V100 "${ARGS4[@]}"
-expect "buffers larger than this machine's memory" 2 "GiB.*this machine has" -- $K --kernel vadd --arg 'f32[100000000000000]' --arg f32[4] --arg f32[4] --arg i32=4
+expect "buffers larger than this machine's memory" 2 "GiB.*this machine has" -- $K --kernel vadd --arg 'f32[10000000000000]' --arg f32[4] --arg f32[4] --arg i32=4
 
 # ---- faults inside the kernel: exit 1 ---------------------------------------------------
 expect "buffer too small is out-of-bounds with a hint" 1 "out-of-bounds.*(past the end|enlarge).*arg" -- $K --kernel vadd --grid 1 --block 64 --arg f32[32] --arg f32[64] --arg f32[64] --arg i32=64 --check
