@@ -183,7 +183,10 @@ TEST_CASE("progress is written atomically and read back") {
   }
   // No temporary left beside the file, and the file is whole JSON.
   int files = 0;
-  for (auto& f : fs::directory_iterator(p.parent_path())) ++files, CHECK(f.path().filename() == "progress.json");
+  for (auto& f : fs::directory_iterator(p.parent_path())) {
+    ++files;
+    CHECK(f.path().filename() == "progress.json");
+  }
   CHECK(files == 1);
   Progress again(p.string());
   CHECK(again.done("03-coalescing", "coalesced-gemm"));
