@@ -122,6 +122,8 @@ TEST_CASE("planted bugs are found on their line; correct kernels raise nothing")
       CHECK_MESSAGE(kinds.count(e.kind), "unexpected " << e.kind << " at line " << e.line);
       CHECK(e.file.find(f.filename().string()) != std::string::npos);
       CHECK(e.count >= 1);
+      // Dedup keeps the first few offenders so a report names several threads.
+      CHECK(e.offenders.size() == std::min<uint64_t>(e.count, KernelError::kMaxOffenders));
     }
   }
   CHECK(clean >= 8);

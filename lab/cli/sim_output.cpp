@@ -19,6 +19,9 @@ static nlohmann::json error_json(const sim::KernelError& e) {
   if (e.ptx_line) j["ptx_line"] = e.ptx_line;
   j["block"] = dim_json(e.block);
   j["thread"] = dim_json(e.thread);
+  nlohmann::json threads = nlohmann::json::array();  // the first few offenders
+  for (const auto& o : e.offenders) threads.push_back({{"block", dim_json(o.block)}, {"thread", dim_json(o.thread)}});
+  j["threads"] = threads;
   return j;
 }
 
@@ -82,6 +85,15 @@ SimReport build_sim_report(const sim::RunOutcome& run, const sim::RunRequest& re
       t += fmt::format("  {}{}: {} (block {},{},{} thread {},{},{}{})\n", where, e.kind, e.message, e.block.x,
                        e.block.y, e.block.z, e.thread.x, e.thread.y, e.thread.z,
                        e.count > 1 ? fmt::format("; {} times", e.count) : "");
+      if (e.offenders.size() > 1) {  // name the first few threads, not only the first
+        std::string more;
+        for (size_t i = 1; i < e.offenders.size(); ++i) {
+          const auto& o = e.offenders[i];
+          more += fmt::format("{}block {},{},{} thread {},{},{}", i > 1 ? "; " : "", o.block.x, o.block.y, o.block.z,
+                              o.thread.x, o.thread.y, o.thread.z);
+        }
+        t += fmt::format("      also: {}{}\n", more, e.count > e.offenders.size() ? "; ..." : "");
+      }
     }
   }
   return r;

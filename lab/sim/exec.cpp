@@ -34,10 +34,14 @@ void record_error(const LaunchState& L, WorkerState& W, const BlockState& B, con
       if (loc.file < L.module->files.size()) file = L.module->files[loc.file];
     }
   }
+  uint32_t t = warp * kWarpSize + lane;
+  const Dim3& nt = L.cfg.block;
+  const Dim3 thread{t % nt.x, (t / nt.x) % nt.y, t / (nt.x * nt.y)};
   // Deduplicate by kind + source line (PTX line when there is no .loc).
   for (KernelError& e : W.errors) {
     if (e.kind == kind && e.line == line && (line != 0 || e.ptx_line == ptx_line)) {
       ++e.count;
+      if (e.offenders.size() < KernelError::kMaxOffenders) e.offenders.push_back({B.ctaid, thread});
       return;
     }
   }
@@ -48,9 +52,8 @@ void record_error(const LaunchState& L, WorkerState& W, const BlockState& B, con
   e.line = line;
   e.ptx_line = ptx_line;
   e.block = B.ctaid;
-  uint32_t t = warp * kWarpSize + lane;
-  const Dim3& nt = L.cfg.block;
-  e.thread = Dim3{t % nt.x, (t / nt.x) % nt.y, t / (nt.x * nt.y)};
+  e.thread = thread;
+  e.offenders.push_back({B.ctaid, thread});
   W.errors.push_back(std::move(e));
 }
 

@@ -305,7 +305,11 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       auto it = std::find_if(result.errors.begin(), result.errors.end(), [&](const KernelError& x) {
         return x.kind == e.kind && x.line == e.line && (e.line != 0 || x.ptx_line == e.ptx_line);
       });
-      if (it != result.errors.end()) it->count += e.count;
+      if (it != result.errors.end()) {
+        it->count += e.count;  // and the first few offenders of both
+        for (const auto& o : e.offenders)
+          if (it->offenders.size() < KernelError::kMaxOffenders) it->offenders.push_back(o);
+      }
       else result.errors.push_back(std::move(e));
     }
   }

@@ -76,6 +76,11 @@ struct KernelError {
   uint32_t ptx_line = 0;
   Dim3 block, thread;        // first offender
   uint64_t count = 1;        // occurrences folded into this entry (dedup by kind+line)
+  // The first few offenders (up to kMaxOffenders, block/thread above first),
+  // so a report names more than one thread.
+  struct Offender { Dim3 block, thread; };
+  static constexpr size_t kMaxOffenders = 4;
+  std::vector<Offender> offenders;
 };
 
 // ---- metrics -----------------------------------------------------------------
