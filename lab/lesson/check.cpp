@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -20,6 +21,7 @@
 #include "lab/sim/device.h"
 #include "lab/sim/float16.h"
 #include "lab/sim/occupancy.h"
+#include "lab/sim/report.h"
 #include "lab/sim/run.h"
 
 namespace fs = std::filesystem;
@@ -289,23 +291,27 @@ std::string compare(const Exercise& ex, const SizeRun& run, const SizeVars& size
 }
 
 // Occupancy from ptxas' register count for the metric size's block.
-void fill_occupancy(const Loaded& L, const Geometry& geo, const SizeVars& sizes, const std::string& gpu,
-                    KernelFigures& f, CheckReport* rep) {
+// Occupancy and the predicted time come from the machine model's report
+// (ptxas resources for the model's architecture, occupancy, schedule,
+// timing), the same figures `gpulab sim` shows.
+void fill_model(const Loaded& L, const Geometry& geo, const SizeVars& sizes, const std::string& gpu,
+                const sim::KernelMetrics& metrics, KernelFigures& f, CheckReport* rep) {
   try {
     const sim::GpuModel& g = sim::gpu_model(gpu);
-    auto usage = compile::resource_usage(L.ptx, std::string(g.sm_arch));
-    for (auto& u : usage) {
-      if (u.kernel != L.k().name) continue;
-      sim::OccupancyInput in;
-      in.block_threads = int(dim3_of(geo.block, sizes).count());
-      in.regs_per_thread = u.registers;
-      in.static_shared_bytes = u.static_shared_bytes;
-      in.dynamic_shared_bytes = int(eval_size(geo.shared_bytes, sizes));
-      f.occupancy = sim::compute_occupancy(g, in).occupancy;
-      if (rep) rep->registers = u.registers, rep->occupancy = f.occupancy;
-    }
+    std::optional<compile::ResourceUsage> usage;
+    for (auto& u : compile::resource_usage(L.ptx, std::string(g.sm_arch)))
+      if (u.kernel == L.k().name) usage = u;
+    sim::LaunchConfig cfg;
+    cfg.block = dim3_of(geo.block, sizes);
+    cfg.grid = dim3_of(geo.grid, sizes);
+    cfg.dynamic_shared_bytes = uint32_t(eval_size(geo.shared_bytes, sizes));
+    sim::KernelReport kr = sim::build_report(L.module, L.k(), cfg, metrics, g, usage ? &*usage : nullptr);
+    f.occupancy = kr.occupancy.occupancy;
+    f.predicted_seconds = kr.predicted.time_s;
+    if (rep) rep->registers = kr.registers_per_thread, rep->occupancy = f.occupancy;
   } catch (const std::exception&) {
-    f.occupancy = -1;  // reported by the criterion as unavailable
+    f.occupancy = -1;  // reported by the criteria as unavailable
+    f.predicted_seconds = -1;
   }
 }
 
@@ -340,6 +346,7 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
 
   // 2-3. every size: run with checks on, compare with the reference
   KernelFigures figures;
+  sim::KernelMetrics metric_run;  // the metric size's counters, for the machine model
   SizeVars metric_sizes = ex.sizes[ex.metric_size];
   bool all_ok = true;
   for (size_t si = 0; si < ex.sizes.size(); ++si) {
@@ -358,7 +365,10 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
     }
     sr.ok = sr.message.empty();
     all_ok = all_ok && sr.ok;
-    if (si == ex.metric_size && sr.ok) figures = fold_metrics(L.module, L.k(), run.result.metrics);
+    if (si == ex.metric_size && sr.ok) {
+      figures = fold_metrics(L.module, L.k(), run.result.metrics);
+      metric_run = run.result.metrics;
+    }
     rep.sizes.push_back(std::move(sr));
     if (!rep.sizes.back().ok) break;  // later sizes would say the same
   }
@@ -368,7 +378,7 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
   }
 
   // 4. efficiency criteria at the metric size
-  fill_occupancy(L, ex.geometry, metric_sizes, opts.gpu, figures, &rep);
+  fill_model(L, ex.geometry, metric_sizes, opts.gpu, metric_run, figures, &rep);
   std::map<std::string, KernelFigures> baselines;
   for (const auto& c : ex.criteria) {
     const KernelFigures* base = nullptr;
@@ -380,6 +390,7 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
             Loaded BL = load_kernel(lesson.path(b.file), b.kernel, opts.gpu, ex.defines);
             SizeRun br = run_size(BL, ex, b.geometry, metric_sizes, opts.seed, opts, lesson.manifest_path);
             baselines[name] = fold_metrics(BL.module, BL.k(), br.result.metrics);
+            fill_model(BL, b.geometry, metric_sizes, opts.gpu, br.result.metrics, baselines[name], nullptr);
           } catch (const std::exception& e) {
             throw ManifestError(lesson.manifest_path, "baselines." + name, e.what());
           }
