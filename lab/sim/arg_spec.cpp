@@ -72,7 +72,15 @@ void store_elem(ElemType t, uint8_t* dst, double v) {
     case ElemType::F16: { uint16_t h = float_to_half(float(v)); std::memcpy(dst, &h, 2); break; }
     case ElemType::BF16: { uint16_t h = float_to_bf16(float(v)); std::memcpy(dst, &h, 2); break; }
     default: {
-      int64_t i = int64_t(v);
+      // A double outside int64's range (or NaN) is undefined behaviour in the
+      // cast (found by fuzz_arg_spec: i16[3]=fill:1e19): go through uint64 for
+      // values of 2^63 and up, saturate beyond, NaN gives 0.
+      uint64_t i;
+      if (std::isnan(v)) i = 0;
+      else if (v >= 18446744073709551616.0) i = UINT64_MAX;
+      else if (v >= 9223372036854775808.0) i = uint64_t(v);
+      else if (v < -9223372036854775808.0) i = uint64_t(INT64_MIN);
+      else i = uint64_t(int64_t(v));
       std::memcpy(dst, &i, size_t(info(t).bytes));  // little-endian: the low bytes
     }
   }
