@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "lab/bench/gpu_run.h"
 #include "lab/cli/command.h"
 #include "lab/cli/sim_output.h"
 #include "lab/compile/nvrtc.h"
+#include "lab/cuda/backend.h"
 #include "lab/ptx/parser.h"
 #include "lab/sim/run.h"
 
@@ -18,7 +20,7 @@ namespace lab::cli {
 namespace {
 
 struct SimArgs {
-  std::string file, kernel, grid = "1", block = "1", gpu = "H100", dump_dir;
+  std::string file, kernel, grid = "1", block = "1", gpu = "H100", dump_dir, backend = "sim";
   std::vector<std::string> args, defines;
   uint32_t smem = 0;
   bool json = false, check = false;
@@ -47,12 +49,13 @@ sim::Dim3 parse_dim(const std::string& text, const char* what) {
   return d;
 }
 
-void dump_buffers(const sim::RunOutcome& run, const std::string& dir) {
+// Writes buffers[K] to DIR/argK.bin (scalars have no entry), each atomically.
+void dump_buffers(const std::vector<std::vector<uint8_t>>& buffers, const std::vector<sim::ArgSpec>& specs,
+                  const std::string& dir) {
   std::filesystem::create_directories(dir);
-  for (size_t i = 0; i < run.specs.size(); ++i) {
-    if (!run.specs[i].is_buffer) continue;
-    std::vector<uint8_t> bytes(run.args.buffer_bytes[i]);
-    run.memory->read(run.args.buffer_address[i], bytes.data(), bytes.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!specs[i].is_buffer) continue;
+    const auto& bytes = buffers[i];
     std::string path = fmt::format("{}/arg{}.bin", dir, i);
     std::string tmp = path + ".tmp";
     {
@@ -62,6 +65,39 @@ void dump_buffers(const sim::RunOutcome& run, const std::string& dir) {
     }
     std::filesystem::rename(tmp, path);
   }
+}
+
+std::vector<std::vector<uint8_t>> read_back(const sim::RunOutcome& run) {
+  std::vector<std::vector<uint8_t>> out(run.specs.size());
+  for (size_t i = 0; i < run.specs.size(); ++i)
+    if (run.specs[i].is_buffer) {
+      out[i].resize(run.args.buffer_bytes[i]);
+      run.memory->read(run.args.buffer_address[i], out[i].data(), out[i].size());
+    }
+  return out;
+}
+
+// The real GPU: results and a measured time; the simulator's counters are
+// not collected here (use --backend sim, or `gpulab validate` to compare).
+int run_on_gpu(const SimArgs& a, const sim::RunRequest& req) {
+  bench::GpuRunOutcome g = bench::run_kernel_on_gpu(req);
+  if (!a.dump_dir.empty()) {
+    std::vector<sim::ArgSpec> specs;
+    for (const auto& s : req.args) specs.push_back(sim::parse_arg_spec(s));
+    dump_buffers(g.buffers, specs, a.dump_dir);
+  }
+  nlohmann::json j = {{"kernel", g.kernel}, {"backend", "cuda"}, {"gpu", g.device},
+                      {"grid", {req.launch.grid.x, req.launch.grid.y, req.launch.grid.z}},
+                      {"block", {req.launch.block.x, req.launch.block.y, req.launch.block.z}},
+                      {"ok", true}, {"errors", nlohmann::json::array()},
+                      {"metrics", {{"time_ms", g.median_ms}, {"min_ms", g.min_ms}, {"repeats", g.repeats},
+                                   {"measured", true}}}};
+  if (a.json) std::puts(j.dump(2).c_str());
+  else
+    std::printf("kernel %s  grid %ux%ux%u  block %ux%ux%u  on %s\n  MEASURED time %.4f ms (median of %d, min %.4f ms)\n",
+                g.kernel.c_str(), req.launch.grid.x, req.launch.grid.y, req.launch.grid.z, req.launch.block.x,
+                req.launch.block.y, req.launch.block.z, g.device.c_str(), g.median_ms, g.repeats, g.min_ms);
+  return kExitOk;
 }
 
 int run_sim(const SimArgs& a) {
@@ -88,8 +124,14 @@ int run_sim(const SimArgs& a) {
     req.launch.grid = parse_dim(a.grid, "grid");
     req.launch.block = parse_dim(a.block, "block");
     req.launch.dynamic_shared_bytes = a.smem;
+    std::string why;
+    if (a.backend == "cuda" || (a.backend == "auto" && cuda::cuda_available(&why))) {
+      if (a.backend == "auto") std::fprintf(stderr, "gpulab sim: --backend auto: a GPU is present, running on it\n");
+      return run_on_gpu(a, req);
+    }
+    if (a.backend == "auto") std::fprintf(stderr, "gpulab sim: --backend auto: no GPU (%s); simulating\n", why.c_str());
     sim::RunOutcome run = sim::run_kernel(req);
-    if (!a.dump_dir.empty()) dump_buffers(run, a.dump_dir);
+    if (!a.dump_dir.empty()) dump_buffers(read_back(run), run.specs, a.dump_dir);
     SimReport report = build_sim_report(run, req);
     if (a.json) std::puts(report.json.dump(2).c_str());
     else std::fputs(report.text.c_str(), stdout);
@@ -102,6 +144,8 @@ int run_sim(const SimArgs& a) {
     return fail_usage("argument", e.what());
   } catch (const sim::LaunchError& e) {
     return fail_usage("launch", e.what());
+  } catch (const cuda::CudaError& e) {
+    return fail_usage("backend", e.what());
   } catch (const std::exception& e) {
     return fail_usage("usage", e.what());
   }
@@ -119,6 +163,8 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
                   "TYPE[COUNT]=zero|iota|fill:V|rand|rand:SEED|uninit|@PATH");
   cmd->add_option("--smem", a->smem, "dynamic shared memory per block, bytes");
   cmd->add_option("--gpu", a->gpu, "GPU model: T4, A100, RTX4090, H100, H200");
+  cmd->add_option("--backend", a->backend, "sim (default) | cuda (the real GPU) | auto (the GPU when present)")
+      ->check(CLI::IsMember({"sim", "cuda", "auto"}));
   cmd->add_option("--dump", a->dump_dir, "write each buffer argument after the launch to DIR/argK.bin");
   cmd->add_option("-D,--define", a->defines, "preprocessor definition for the kernel source, NAME=VALUE");
   cmd->add_flag("--json", a->json, "print one JSON object");

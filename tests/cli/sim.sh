@@ -62,6 +62,15 @@ check "zero grid exits 2" "[ $rc = 2 ]"
 out=$("$GPULAB" sim $K --kernel vadd --arg f32[4] --json 2>/dev/null); rc=$?
 check "usage error in --json mode is still JSON" "[ $rc = 2 ] && python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j[\"ok\"] is False and j[\"errors\"][0][\"kind\"]' \"\$out\""
 
+# 3b. Backends: cuda needs a GPU (exit 2 with the reason here); auto falls back
+# to the simulator and says so.
+if ! ls /dev/nvidia0 >/dev/null 2>&1; then
+  "$GPULAB" sim $K --kernel vadd --arg f32[4] --arg f32[4] --arg f32[4] --arg i32=4 --backend cuda >/dev/null 2>"$tmp/err"; rc=$?
+  check "--backend cuda without a GPU exits 2 with the reason" "[ $rc = 2 ] && grep -qi 'driver' $tmp/err"
+  out=$("$GPULAB" sim $K --kernel vadd --block 32 --arg f32[4]=iota --arg f32[4]=iota --arg f32[4] --arg i32=4 --backend auto --json 2>"$tmp/err"); rc=$?
+  check "--backend auto falls back to the simulator and says so" "[ $rc = 0 ] && grep -q 'simulating' $tmp/err && python3 -c 'import json,sys; assert json.loads(sys.argv[1])[\"backend\"]==\"sim\"' \"\$out\""
+fi
+
 # 4. A kernel that writes past its buffer faults: exit 1, error with a source line.
 out=$("$GPULAB" sim $K --kernel past_end --grid 1 --block 64 --arg i32[32] --arg i32=32 --check --json); rc=$?
 check "out-of-bounds exits 1" "[ $rc = 1 ]"
