@@ -44,7 +44,7 @@ inline uint16_t float_to_half(float f, NarrowRound mode = NarrowRound::NearestEv
   // Exact value a = m * 2^e; compute the half's integer significand in the
   // target exponent's units and round it.
   int e;
-  double m = std::frexp(double(a), &e);  // a = m * 2^e, m in [0.5, 1)
+  std::frexp(double(a), &e);  // a = m * 2^e with m in [0.5, 1): only e is needed
   if (a == 0.f) return sign;
   int half_exp = e - 1;  // a = 1.xxx * 2^half_exp
   double scaled;
