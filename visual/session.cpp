@@ -3,6 +3,8 @@
 //
 // Index
 //   [PREPARE]  compile, parse, allocate A/B/C, launch with a TraceRecorder
+//              (small runs) or a LiveAggregator published while it runs (big ones)
+//   [PERF]     roofline and comparison: the machine model's predictions, CPU measured
 //   [STATIC]   the parts of the snapshot that do not change while replaying
 //   [LOOP]     commands, playback clock, publishing
 #include "visual/session.h"
@@ -12,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "lab/bench/gemm_problem.h"
@@ -19,11 +22,14 @@
 #include "lab/bench/gemm_sim.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cpu/gemm.h"
+#include "lab/cuda/backend.h"
 #include "lab/cpu/timer.h"
 #include "lab/ptx/parser.h"
 #include "lab/sim/device.h"
 #include "lab/sim/occupancy.h"
+#include "lab/sim/report.h"
 #include "lab/sim/run.h"
+#include "visual/live.h"
 #include "visual/trace.h"
 
 namespace lab::visual {
@@ -84,8 +90,19 @@ struct Session::Impl {
   ptx::Module module;
   std::string ptx;
   std::unique_ptr<TraceReplay> replay;
+  std::unique_ptr<LiveAggregator> live;  // instead of replay for a big run
+  const std::atomic<bool>* stop = nullptr;
   ViewModel base;
-  std::vector<PerfPoint> cpu_points;  // measured once
+  std::vector<PerfPoint> cpu_points;  // measured once, at predict_size
+  // The roofline's GPU points: the machine model's prediction for each
+  // version at predict_size, filled one per worker turn after a launch.
+  std::vector<PerfPoint> gpu_points;
+  std::string gpu_points_model;  // the GPU model they were predicted for
+  size_t next_prediction = 0;
+  struct LaunchRequest { int version = -1, gpu = -1, size = -1; std::string backend; };
+  std::mutex req_mu;
+  std::optional<LaunchRequest> request;
+  std::string backend_note;  // why the chosen backend is not the one shown
   bool playing = false;
   std::atomic<float> speed{400};
   double credit = 0;  // fractional instructions owed by the playback clock
@@ -105,8 +122,10 @@ struct Session::Impl {
   void prepare_user_kernel();
   std::unique_ptr<sim::RunOutcome> user_run;
   void measure_cpu(int n);
-  void fill_static(const sim::GpuModel& gpu, const sim::LaunchResult& result, const sim::LaunchConfig& lc, int regs,
-                   int blocks_per_sm);
+  bool predict_next();
+  void perf_charts();
+  void apply_request(const LaunchRequest& r);
+  void fill_static(const sim::GpuModel& gpu, const sim::LaunchConfig& lc, int regs, int blocks_per_sm);
 };
 
 // [PREPARE] --------------------------------------------------------------------
@@ -184,10 +203,14 @@ void Session::Impl::prepare_user_kernel() {
 
 void Session::Impl::prepare() {
   replay.reset();
+  live.reset();
   const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
   const int n = cfg.size;
   const bench::GemmVersion& v = versions.at(version);
-  base.playback.status = fmt::format("simulating {} at {}^3 on the CPU and recording its events...", v.name, n);
+  const bool big = n > cfg.trace_max_size;
+  base.playback = Playback{};
+  base.playback.status = big ? fmt::format("simulating {} at {}^3 live...", v.name, n)
+                             : fmt::format("simulating {} at {}^3 on the CPU and recording its events...", v.name, n);
   publish(base);
   ptx = sim::load_ptx(v.file, cfg.gpu, {});
   module = ptx::parse(ptx, v.file);
@@ -195,6 +218,16 @@ void Session::Impl::prepare() {
   const ptx::Kernel& k = module.kernels[ki];
   sim::LaunchConfig lc = v.launch_config(n, n, n);
   sim::check_launch_limits(k, lc, cfg.gpu);
+  int regs = 32;
+  try {
+    for (const auto& u : compile::resource_usage(ptx, std::string(gpu.sm_arch)))
+      if (u.kernel == k.name) regs = u.registers;
+  } catch (const std::exception&) {
+  }
+  sim::OccupancyInput oin{int(lc.block.count()), regs, int(k.static_shared_bytes), int(lc.dynamic_shared_bytes)};
+  int bps = std::max(1, sim::occupancy_blocks_per_sm(gpu, oin));
+  fill_static(gpu, lc, regs, bps);
+
   bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
   const bool half = v.precision == bench::Precision::Fp16;
   const uint64_t elem = half ? 2 : 4;
@@ -210,21 +243,6 @@ void Session::Impl::prepare() {
   }
   mem.write(c, p.C0.data(), p.C0.size() * 4);
   auto params = bench::pack_gemm_params(k, n, n, n, p.alpha, a, b, p.beta, c);
-  TraceRecorder rec(cfg.max_events);
-  sim::SimOptions opt;
-  opt.gpu = cfg.gpu;
-  opt.events = &rec;
-  opt.threads = 2;
-  sim::LaunchResult result = sim::launch(module, k, lc, params, mem, opt);
-
-  int regs = 32;
-  try {
-    for (const auto& u : compile::resource_usage(ptx, std::string(gpu.sm_arch)))
-      if (u.kernel == k.name) regs = u.registers;
-  } catch (const std::exception&) {
-  }
-  sim::OccupancyInput oin{int(lc.block.count()), regs, int(k.static_shared_bytes), int(lc.dynamic_shared_bytes)};
-  int bps = std::max(1, sim::occupancy_blocks_per_sm(gpu, oin));
 
   TraceContext ctx;
   ctx.module = &module;
@@ -240,18 +258,76 @@ void Session::Impl::prepare() {
   ctx.source_lines = split_lines(read_file(v.file));
   ctx.source_name = "kernels/gemm/" + v.file.substr(v.file.find_last_of('/') + 1);
   ctx.ptx_lines = split_lines(ptx);
-  std::vector<TraceEvent> events;
-  std::vector<std::array<uint64_t, 32>> lanes;
-  bool truncated = rec.truncated();
-  rec.take(events, lanes);
-  replay = std::make_unique<TraceReplay>(std::move(ctx), std::move(events), std::move(lanes));
-  fill_static(gpu, result, lc, regs, bps);
+
+  sim::SimOptions opt;
+  opt.gpu = cfg.gpu;
+  sim::LaunchResult result;
+  bool truncated = false;
+  if (!big) {
+    // A small run: record every event, so the views can step through it.
+    TraceRecorder rec(cfg.max_events);
+    opt.events = &rec;
+    opt.threads = 2;
+    result = sim::launch(module, k, lc, params, mem, opt);
+    std::vector<TraceEvent> events;
+    std::vector<std::array<uint64_t, 32>> lanes;
+    truncated = rec.truncated();
+    rec.take(events, lanes);
+    replay = std::make_unique<TraceReplay>(std::move(ctx), std::move(events), std::move(lanes));
+  } else {
+    // A big run: the simulator runs on its own threads into a LiveAggregator;
+    // this thread publishes what it has gathered at about the UI's frame rate.
+    live = std::make_unique<LiveAggregator>(std::move(ctx), cfg.event_every);
+    opt.events = live.get();
+    opt.event_every = cfg.event_every;
+    opt.threads = cfg.sim_threads;
+    std::atomic<bool> cancel{false}, done{false};
+    opt.cancel = &cancel;
+    std::string error;
+    std::thread sim_thread([&] {
+      try {
+        result = sim::launch(module, k, lc, params, mem, opt);
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+      done = true;
+    });
+    auto t0 = std::chrono::steady_clock::now();
+    while (!done.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(33));
+      bool pending;
+      {
+        std::lock_guard lock(req_mu);
+        pending = request.has_value();
+      }
+      if ((stop && stop->load()) || want_version.load() >= 0 || pending) cancel = true;
+      ViewModel vm = base;
+      live->fill(vm);
+      vm.playback.sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      vm.playback.status = fmt::format("live run ({}^3 > {}^3): events sampled 1 in {}; stepping needs a small run",
+                                       n, cfg.trace_max_size, cfg.event_every);
+      publish(std::move(vm));
+    }
+    sim_thread.join();
+    if (!error.empty()) throw std::runtime_error(error);
+    live->finish(result.metrics);
+    if (cancel) base.playback.status = "cancelled";
+  }
+  base.playback.sim_seconds = result.metrics.sim_seconds;
+  if (cfg.print_sim_time)
+    std::printf("simulated %s %d^3 on %s in %.3f s (%s)\n", v.name.c_str(), n, cfg.gpu.c_str(),
+                result.metrics.sim_seconds,
+                big ? fmt::format("live view, events sampled 1 in {}", cfg.event_every).c_str() : "full trace");
+  std::fflush(stdout);
+  if (big && base.playback.status == "cancelled") return;
   base.playback.status = truncated ? fmt::format("trace cut at {} events: pick a smaller size", cfg.max_events)
                          : !result.ok && !result.errors.empty() ? "kernel error: " + result.errors[0].message
-                                                                : "";
-  base.playback.sim_seconds = result.metrics.sim_seconds;
+                         : big ? fmt::format("live run of {}^3: stepping needs a small run (size {} or less)", n,
+                                             cfg.trace_max_size)
+                               : "";
 }
 
+// [PERF] -----------------------------------------------------------------------
 void Session::Impl::measure_cpu(int n) {
   if (!cpu_points.empty()) return;
   bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
@@ -271,9 +347,79 @@ void Session::Impl::measure_cpu(int n) {
   }
 }
 
+// The next version's point: simulated at predict_size (no events), then the
+// machine model's prediction (lab/sim/report.h), as `gpulab bench` makes it.
+// Returns false when every version has its point.
+bool Session::Impl::predict_next() {
+  if (gpu_points_model != cfg.gpu || gpu_points.size() != versions.size()) {
+    gpu_points.assign(versions.size(), PerfPoint{});
+    for (size_t i = 0; i < versions.size(); ++i) gpu_points[i].label = versions[i].name;
+    gpu_points_model = cfg.gpu;
+    next_prediction = 0;
+  }
+  if (next_prediction >= versions.size()) return false;
+  const bench::GemmVersion& v = versions[next_prediction];
+  PerfPoint& pt = gpu_points[next_prediction++];
+  const int n = cfg.predict_size;
+  try {
+    const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
+    bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
+    sim::SimOptions o;
+    o.gpu = cfg.gpu;
+    o.threads = cfg.sim_threads;
+    o.cancel = stop;
+    bench::SimGemmRun run = bench::simulate_gemm(v, p, o);
+    if (run.unsupported) throw std::runtime_error(run.unsupported_reason);
+    std::vector<compile::ResourceUsage> usage;
+    try {
+      usage = compile::resource_usage(run.ptx, std::string(gpu.sm_arch));
+    } catch (const std::exception&) {
+      usage.clear();  // the report estimates resources from the PTX instead
+    }
+    const compile::ResourceUsage* mine = nullptr;
+    for (const auto& u : usage)
+      if (u.kernel == run.kernel().name) mine = &u;
+    sim::KernelReport rep = sim::build_report(run.module, run.kernel(), run.launch, run.result.metrics, gpu, mine);
+    pt.intensity = rep.predicted.arithmetic_intensity;
+    pt.seconds = rep.predicted.time_s;
+    pt.gflops = rep.predicted.predicted_flops / 1e9;
+  } catch (const std::exception& e) {
+    pt.gflops = -1;  // no point: the label says why
+    pt.label = v.name + " (no prediction)";
+  }
+  perf_charts();
+  return true;
+}
+
+// Roofline and comparison from the CPU's measured points and the model's predictions.
+void Session::Impl::perf_charts() {
+  const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
+  measure_cpu(cfg.predict_size);
+  size_t done = 0;
+  for (const auto& g : gpu_points) done += g.gflops != 0;
+  Roofline& r = base.roofline;
+  r.device = fmt::format("{} model; GPU points predicted at {}^3{}", gpu.name, cfg.predict_size,
+                         done < versions.size() ? fmt::format(" ({} of {} so far)", done, versions.size()) : "");
+  r.peak_gflops = gpu.fp32_flops / 1e9;
+  r.peak_tensor_gflops = gpu.fp16_tensor_flops / 1e9;
+  r.bandwidth_gbs = gpu.dram_bytes_per_s / 1e9;
+  r.points = cpu_points;
+  Comparison& cmp = base.comparison;
+  cmp.problem = fmt::format("GEMM {}^3 (CPU measured here, GPU predicted by the {} model)", cfg.predict_size,
+                            gpu.name);
+  cmp.versions = cpu_points;
+  for (size_t i = 0; i < gpu_points.size(); ++i) {
+    PerfPoint pt = gpu_points[i];
+    if (pt.gflops <= 0) continue;
+    pt.current = int(i) == version;
+    cmp.versions.push_back(pt);
+    pt.label += " (pred.)";
+    r.points.push_back(pt);
+  }
+}
+
 // [STATIC] ---------------------------------------------------------------------
-void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchResult& result, const sim::LaunchConfig& lc,
-                                int regs, int bps) {
+void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchConfig& lc, int regs, int bps) {
   const bench::GemmVersion& v = versions.at(version);
   const int n = cfg.size;
   LaunchInfo& L = base.launch;
@@ -290,13 +436,14 @@ void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchResul
     if (k.name == v.kernel) L.shared_bytes = k.static_shared_bytes + lc.dynamic_shared_bytes;
   for (const auto& vv : versions) L.kernels.push_back(vv.name);
   for (const auto& g : sim::all_gpu_models()) L.gpus.push_back(std::string(g.name));
-  L.sizes = {"32", "64", "128", "256"};
+  L.sizes = {"32", "64", "128", "256", "512"};
   L.current_kernel = version;
   for (size_t i = 0; i < L.gpus.size(); ++i)
     if (L.gpus[i] == gpu.name) L.current_gpu = int(i);
   for (size_t i = 0; i < L.sizes.size(); ++i)
     if (L.sizes[i] == std::to_string(n)) L.current_size = int(i);
-  L.backends = {"simulator"};
+  L.backends = {"simulator", "cuda"};
+  L.backend = "simulator";
   base.sm.gpu = std::string(gpu.name);
 
   // Occupancy calculator over the machine model.
@@ -326,38 +473,7 @@ void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchResul
     return a;
   };
 
-  // Roofline: the GPU's roof, the traced kernel placed by its simulated DRAM
-  // traffic (a prediction: time = max(FLOPs / peak, bytes / bandwidth)), and
-  // the CPU versions measured here.
-  Roofline& r = base.roofline;
-  r.device = fmt::format("{} (model)", gpu.name);
-  r.peak_gflops = gpu.fp32_flops / 1e9;
-  r.peak_tensor_gflops = gpu.fp16_tensor_flops / 1e9;
-  r.bandwidth_gbs = gpu.dram_bytes_per_s / 1e9;
-  r.points.clear();
-  uint64_t dram = 0;
-  for (const auto& pc : result.metrics.per_pc) dram += pc.dram_read_bytes + pc.dram_write_bytes;
-  double flops = 2.0 * n * n * n;
-  measure_cpu(n);
-  Comparison& cmp = base.comparison;
-  cmp.problem = fmt::format("GEMM {}^3 fp32", n);
-  cmp.versions = cpu_points;
-  for (const auto& pt : cpu_points) r.points.push_back(pt);
-  if (dram > 0) {
-    PerfPoint pt;
-    pt.label = v.name + " (predicted)";
-    pt.intensity = flops / double(dram);
-    double t = std::max(flops / gpu.fp32_flops, double(dram) / gpu.dram_bytes_per_s);
-    // A grid smaller than one wave leaves SMs idle: only that share of the peak is reachable.
-    double fill = std::min(1.0, double(lc.grid.count()) / (double(gpu.sm_count) * bps));
-    t /= std::max(fill, 1e-3);
-    pt.seconds = t;
-    pt.gflops = flops / t / 1e9;
-    pt.current = true;
-    r.points.push_back(pt);
-    pt.label = v.name;
-    cmp.versions.push_back(pt);
-  }
+  perf_charts();
 
   // Lesson text: a lesson's README, or each version's header comment.
   if (!cfg.lesson_dir.empty()) {
@@ -373,6 +489,21 @@ void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchResul
       s.run_target = vv.name;
       base.lesson.steps.push_back(s);
     }
+  }
+}
+
+// The launch panel's Run: the chosen model and size apply to the next launch.
+void Session::Impl::apply_request(const LaunchRequest& r) {
+  const LaunchInfo& L = base.launch;
+  if (r.gpu >= 0 && r.gpu < int(L.gpus.size())) cfg.gpu = L.gpus[r.gpu];
+  if (r.size >= 0 && r.size < int(L.sizes.size())) cfg.size = std::stoi(L.sizes[r.size]);
+  if (r.version >= 0 && r.version < int(versions.size())) version = r.version;
+  backend_note.clear();
+  if (r.backend == "cuda") {
+    std::string why;
+    backend_note = cuda::cuda_available(&why)
+                       ? "backend cuda: the view traces the simulator; `gpulab bench --backend cuda` times the GPU"
+                       : "backend cuda is unavailable here (" + why + "): shown in the simulator";
   }
 }
 
@@ -413,6 +544,7 @@ void play_tick(Session::Impl& I, std::chrono::steady_clock::time_point& last, bo
   if (dirty) {
     ViewModel vm = I.base;
     if (I.replay) I.replay->fill(vm);
+    else if (I.live) I.live->fill(vm);
     vm.playback.playing = I.playing;
     I.publish(std::move(vm));
     dirty = false;
@@ -422,6 +554,7 @@ void play_tick(Session::Impl& I, std::chrono::steady_clock::time_point& last, bo
 
 Session::Session(SessionConfig cfg) : impl_(std::make_unique<Impl>()) {
   impl_->cfg = std::move(cfg);
+  impl_->stop = &stop_;
   impl_->speed = impl_->cfg.speed;
   impl_->playing = impl_->cfg.autoplay;
   worker_ = std::thread([this] { run(); });
@@ -451,11 +584,17 @@ void Session::send(UiState& ui) {
   if (!ui.run_target.empty()) choose(ui.run_target), ui.run_target.clear();
   if (ui.launch_requested) {
     ui.launch_requested = false;
-    select_version(ui.kernel_choice);
+    request_launch(ui.kernel_choice, ui.gpu_choice, ui.size_choice, ui.backend_choice);
   }
 }
 
 void Session::select_version(int index) { impl_->want_version = index; }
+
+void Session::request_launch(int version, int gpu, int size, int backend) {
+  Impl::LaunchRequest r{version, gpu, size, backend == 1 ? "cuda" : "simulator"};
+  std::lock_guard lock(impl_->req_mu);
+  impl_->request = r;
+}
 int Session::version_count() const { return int(impl_->versions.size()); }
 
 void Session::run() {
@@ -471,6 +610,7 @@ void Session::run() {
   }
   if (!I.cfg.file.empty()) {
     ready_ = true;
+    charts_ready_ = true;
     bool dirty = true;
     auto last = std::chrono::steady_clock::now();
     while (!stop_) play_tick(I, last, dirty);
@@ -482,6 +622,7 @@ void Session::run() {
     I.base.playback.status = std::string("cannot load the GEMM progression: ") + e.what();
     I.publish(I.base);
     ready_ = true;
+    charts_ready_ = true;
     return;
   }
   I.version = std::min<int>(2, int(I.versions.size()) - 1);
@@ -492,6 +633,16 @@ void Session::run() {
   bool dirty = true;
   while (!stop_) {
     int want = I.want_version.exchange(-1);
+    std::optional<Impl::LaunchRequest> req;
+    {
+      std::lock_guard lock(I.req_mu);
+      req.swap(I.request);
+    }
+    if (req) {
+      I.apply_request(*req);
+      charts_ready_ = false;  // a new GPU model needs its own predictions
+      want = I.version;
+    }
     if (want >= 0 && want < int(I.versions.size())) {
       I.version = want;
       try {
@@ -499,10 +650,17 @@ void Session::run() {
         if (I.replay && I.cfg.start_fraction > 0) I.replay->seek(uint64_t(I.cfg.start_fraction * I.replay->size()));
       } catch (const std::exception& e) {
         I.replay.reset();
+        I.live.reset();
         I.base.playback.status = std::string("error: ") + e.what();
       }
+      if (!I.backend_note.empty())
+        I.base.playback.status = I.base.playback.status.empty() ? I.backend_note
+                                                                : I.backend_note + "; " + I.base.playback.status;
       ready_ = true;
       dirty = true;
+    } else if (ready_ && !charts_ready_) {
+      if (I.predict_next()) dirty = true;  // one more version on the roofline
+      else charts_ready_ = true;
     }
     play_tick(I, last, dirty);
   }

@@ -26,6 +26,13 @@ struct SessionConfig {
   std::string gpu = "H100";
   int size = 128;             // M = N = K of the traced GEMM
   size_t max_events = 1'500'000;
+  // Runs bigger than trace_max_size^3 are watched live (visual/live.h): no
+  // full trace, so no stepping, but the simulation runs at nearly full speed.
+  int trace_max_size = 128;
+  uint32_t event_every = 64;  // live runs: SimOptions::event_every
+  unsigned sim_threads = 0;   // simulator worker threads; 0 = all cores, as `gpulab sim`
+  bool print_sim_time = false;  // print each run's simulator wall time on stdout
+  int predict_size = 128;     // M = N = K at which the roofline's GPU points are predicted
   double start_fraction = 0;  // where the cursor starts (0..1) once the trace is ready
   bool autoplay = false;
   float speed = 400;          // warp instructions per second
@@ -40,8 +47,13 @@ class Session {
   void send(UiState& ui);
   // True once the first trace has been recorded and placed (or failed).
   bool ready() const { return ready_.load(); }
+  // True once every version of the progression has its roofline point.
+  bool charts_ready() const { return charts_ready_.load(); }
   // Switches to GEMM version `index` of the progression (demo's Page Up/Down).
   void select_version(int index);
+  // The launch panel's Run: version, GPU model and size by their index in
+  // LaunchInfo's choices (-1: keep), backend too.
+  void request_launch(int version, int gpu, int size, int backend);
   int version_count() const;
   struct Impl;  // the worker's state (session.cpp)
 
@@ -49,6 +61,7 @@ class Session {
   void run();
   std::unique_ptr<Impl> impl_;
   std::atomic<bool> ready_{false};
+  std::atomic<bool> charts_ready_{false};
   std::atomic<bool> stop_{false};
   std::thread worker_;
 };

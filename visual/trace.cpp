@@ -6,9 +6,6 @@
 
 namespace lab::visual {
 
-namespace {
-constexpr uint32_t kMaxHeatCells = 64;  // per matrix side, as drawn
-
 bool is_barrier(const ptx::Kernel& k, uint32_t pc) {
   return pc < k.code.size() && (k.code[pc].op == ptx::Op::BarSync || k.code[pc].op == ptx::Op::BarRed);
 }
@@ -20,7 +17,6 @@ uint32_t line_of(const ptx::Kernel& k, uint32_t pc) {
   uint32_t loc = k.code[pc].loc;
   return loc < k.locs.size() ? k.locs[loc].line : 0;
 }
-}  // namespace
 
 void TraceRecorder::on_event(const sim::WarpEvent& e) {
   TraceEvent t;
@@ -126,8 +122,7 @@ void TraceReplay::apply(const TraceEvent& e) {
       for (auto& w : b.warps) w.state = WarpState::Done;
       ++retired_;
       return;
-    case sim::WarpEvent::Barrier:
-      return;
+    case sim::WarpEvent::Barrier:  // a bar.sync: a warp instruction like any other
     case sim::WarpEvent::WarpInstr: break;
   }
   if (e.warp >= b.warps.size()) return;
@@ -186,7 +181,7 @@ void TraceReplay::step_instr() {
   while (cursor_ < order_.size()) {
     const TraceEvent& e = events_[order_[cursor_++]];
     apply(e);
-    if (e.kind == sim::WarpEvent::WarpInstr) return;
+    if (e.kind == sim::WarpEvent::WarpInstr || e.kind == sim::WarpEvent::Barrier) return;
   }
 }
 
@@ -195,7 +190,7 @@ void TraceReplay::step_barrier() {
   while (cursor_ < order_.size()) {
     const TraceEvent& e = events_[order_[cursor_++]];
     apply(e);
-    if (e.kind == sim::WarpEvent::WarpInstr && is_barrier(*ctx_.kernel, e.pc)) {
+    if (e.kind == sim::WarpEvent::Barrier || (e.kind == sim::WarpEvent::WarpInstr && is_barrier(*ctx_.kernel, e.pc))) {
       const BlockSlot& b = blocks_[e.block];
       bool released = true;
       for (auto& w : b.warps) released &= w.state != WarpState::Barrier;

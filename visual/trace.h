@@ -107,5 +107,10 @@ class TraceReplay {
 
 // The PTX text of instruction `pc`, trimmed, from the module's text.
 std::string instruction_text(const TraceContext& ctx, uint32_t pc);
+bool is_barrier(const ptx::Kernel& k, uint32_t pc);  // bar.sync / bar.red
+bool is_exit(const ptx::Kernel& k, uint32_t pc);     // exit / ret
+uint32_t line_of(const ptx::Kernel& k, uint32_t pc); // the .cu line of pc (0: none)
+// The heat-map cells (kMaxHeatCells a side at most) of each matrix.
+constexpr uint32_t kMaxHeatCells = 64;
 
 }  // namespace lab::visual

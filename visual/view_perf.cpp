@@ -68,7 +68,8 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   ax.p1 = ImVec2(p.x + avail.x - 10, p.y + avail.y - 40);
   double top = std::max(r.peak_gflops, r.peak_tensor_gflops) * 3;
   double lo = top;
-  for (const auto& pt : r.points) lo = std::min(lo, std::max(pt.gflops, 1e-3));
+  for (const auto& pt : r.points)
+    if (pt.gflops > 0) lo = std::min(lo, pt.gflops);
   ax.x0 = -2;
   ax.x1 = 3;
   ax.y0 = std::floor(std::log10(std::max(1e-3, std::min(lo / 3, r.cpu_peak_gflops > 0 ? r.cpu_peak_gflops / 10 : lo / 3))));
@@ -89,6 +90,7 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   if (r.cpu_peak_gflops > 0 && r.cpu_bandwidth_gbs > 0) roof(r.cpu_peak_gflops, r.cpu_bandwidth_gbs, pal.cpu_point, 1.f, "CPU roof");
   std::vector<ImVec4> labels;  // placed label boxes: a label that would overlap moves down
   for (const auto& pt : r.points) {
+    if (pt.gflops <= 0 || pt.intensity <= 0) continue;  // not predicted (yet)
     ImVec2 c = ax.at(pt.intensity, pt.gflops);
     ImVec2 ts = ImGui::CalcTextSize(pt.label.c_str());
     float ly = c.y - 7;

@@ -2,6 +2,7 @@
 // lab (with no argument: the GEMM progression); `gpulab demo` is the
 // instructor's mode. Without a display both print the progression's table and
 // say how to open the view.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -21,7 +22,8 @@ struct ViewArgs {
   int n = 128, frames = 30;
   double at = 0;
   float speed = 400;
-  bool fps = false, play = false;
+  bool fps = false, play = false, sim_time = false;
+  unsigned event_every = 64;
 };
 
 int print_table(bool built_with_view) {
@@ -73,6 +75,8 @@ int run_view(const ViewArgs& a, bool demo) {
   s.start_fraction = a.at;
   s.speed = a.speed;
   s.autoplay = a.play || demo;
+  s.print_sim_time = a.sim_time;
+  s.event_every = std::max(1u, a.event_every);
   if (!a.target.empty()) {
     namespace fs = std::filesystem;
     fs::path t(a.target);
@@ -144,7 +148,7 @@ void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
   cmd->add_option("--arg", a.args, "kernel argument spec, as for `gpulab sim` (repeat per parameter)");
   cmd->add_option("--version", a.version, "GEMM version to open (e.g. 03_smem_tiled)");
   cmd->add_option("--gpu", a.gpu, "GPU model: T4, A100, RTX4090, H100, H200")->capture_default_str();
-  cmd->add_option("--n", a.n, "M = N = K of the traced GEMM")->capture_default_str()->check(CLI::Range(16, 1024));
+  cmd->add_option("--n", a.n, "M = N = K of the GEMM; above 128 it is watched live (no stepping)")->capture_default_str()->check(CLI::Range(16, 1024));
   cmd->add_option("--screenshot", a.screenshot, "render, write this PNG and exit");
   cmd->add_option("--frames", a.frames, "frames to render before the screenshot")->capture_default_str();
   cmd->add_option("--size", a.window_size, "window size WxH")->capture_default_str();
@@ -154,6 +158,9 @@ void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
   cmd->add_option("--speed", a.speed, "playback speed, warp instructions per second")->capture_default_str();
   cmd->add_flag("--play", a.play, "start playing at once");
   cmd->add_flag("--fps", a.fps, "print the UI's measured frame times at exit");
+  cmd->add_flag("--sim-time", a.sim_time, "print the simulator's own wall time for each run");
+  cmd->add_option("--event-every", a.event_every,
+                  "runs above 128^3 are watched live: sample 1 in N non-global instructions")->capture_default_str();
 }
 
 const bool registered = register_command([](CLI::App& app, int& rc) {

@@ -200,6 +200,7 @@ void run_warp(WarpContext& c, uint64_t quantum) {
   const PreparedInstr* prep = L.prepared.data();
   PcCounters* per_pc = c.W->per_pc.data();
   c.regs = w.regs;
+  WarpEvent* const event = L.events ? &c.W->event : nullptr;
 
   while (quantum--) {
     // Reconverge: pop finished paths.
@@ -245,6 +246,11 @@ void run_warp(WarpContext& c, uint64_t quantum) {
                               }()),
                   uint32_t(std::countr_zero(m | (m == 0 ? w.mask : 0))));
       return;
+    }
+    if (event) [[unlikely]] {
+      // SimOptions::event_every: sample all but global-memory instructions.
+      bool global = prep[pc].family == Family::Memory && (in.space == ptx::Space::Global || in.space == ptx::Space::Generic);
+      c.ev = L.event_every <= 1 || global || ++c.W->event_tick % L.event_every == 0 ? event : nullptr;
     }
     if (c.ev) [[unlikely]] {
       WarpEvent& ev = *c.ev;

@@ -58,6 +58,7 @@ struct LaunchState {
   uint32_t shared_bytes = 0;     // static + dynamic per block
   uint64_t max_steps = 100'000'000;
   EventSink* events = nullptr;
+  uint32_t event_every = 1;      // SimOptions::event_every
   uint64_t timer_origin_ns = 0;  // %globaltimer origin
 };
 
@@ -79,6 +80,7 @@ struct WorkerState {
   std::vector<KernelError> errors;
   uint64_t barriers = 0;
   uint64_t event_seq = 0;
+  uint64_t event_tick = 0;       // instructions since the last sampled event (SimOptions::event_every)
   uint64_t faults = 0;
   WarpEvent event;               // the event being built for the current instruction
   BlockState block;              // reused block storage

@@ -253,6 +253,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   L.shared_bytes = uint32_t(std::max<uint64_t>(shared_total, dyn_start + cfg.dynamic_shared_bytes));
   L.max_steps = options.max_steps ? options.max_steps : 100'000'000;
   L.events = options.events;
+  L.event_every = std::max(1u, options.event_every);
   L.timer_origin_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                    std::chrono::steady_clock::now().time_since_epoch())
                                    .count());

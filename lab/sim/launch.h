@@ -145,6 +145,10 @@ struct SimOptions {
   bool check = false;              // kernel checks (out-of-bounds, races, ...)
   uint64_t max_steps = 0;          // per-thread instruction budget for `hang`; 0 = default (1e8)
   EventSink* events = nullptr;     // nullptr: no event recording
+  // With events: emit a WarpInstr event for every Nth other instruction of a
+  // worker (global-memory instructions and block events always), so a live
+  // view of a big run keeps the interpreter's fast paths; 1 = every one.
+  uint32_t event_every = 1;
   std::string gpu = "H100";        // GPU model for SM placement and the L2 model
   // Called now and then with blocks done / total, for progress bars.
   std::function<void(uint64_t, uint64_t)> progress;
