@@ -15,6 +15,10 @@
 #include <cmath>
 #include <fstream>
 #include <optional>
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sstream>
 
 #include "lab/bench/gemm_problem.h"
@@ -98,7 +102,14 @@ struct Session::Impl {
   // version at predict_size, filled one per worker turn after a launch.
   std::vector<PerfPoint> gpu_points;
   std::string gpu_points_model;  // the GPU model they were predicted for
-  size_t next_prediction = 0;
+  // The predictor thread (lowest CPU priority, so a live run comes first):
+  // it predicts every version for pred_gpu; a new generation restarts it.
+  std::thread predictor;
+  std::mutex pred_mu;
+  std::string pred_gpu;
+  std::atomic<uint64_t> pred_generation{0};
+  std::vector<std::pair<size_t, PerfPoint>> pred_done;
+  void predict_all();
   struct LaunchRequest { int version = -1, gpu = -1, size = -1; std::string backend; };
   std::mutex req_mu;
   std::optional<LaunchRequest> request;
@@ -122,7 +133,7 @@ struct Session::Impl {
   void prepare_user_kernel();
   std::unique_ptr<sim::RunOutcome> user_run;
   void measure_cpu(int n);
-  bool predict_next();
+  bool predict_next(bool* all);
   void perf_charts();
   void apply_request(const LaunchRequest& r);
   void fill_static(const sim::GpuModel& gpu, const sim::LaunchConfig& lc, int regs, int blocks_per_sm);
@@ -347,27 +358,19 @@ void Session::Impl::measure_cpu(int n) {
   }
 }
 
-// The next version's point: simulated at predict_size (no events), then the
-// machine model's prediction (lab/sim/report.h), as `gpulab bench` makes it.
-// Returns false when every version has its point.
-bool Session::Impl::predict_next() {
-  if (gpu_points_model != cfg.gpu || gpu_points.size() != versions.size()) {
-    gpu_points.assign(versions.size(), PerfPoint{});
-    for (size_t i = 0; i < versions.size(); ++i) gpu_points[i].label = versions[i].name;
-    gpu_points_model = cfg.gpu;
-    next_prediction = 0;
-  }
-  if (next_prediction >= versions.size()) return false;
-  const bench::GemmVersion& v = versions[next_prediction];
-  PerfPoint& pt = gpu_points[next_prediction++];
-  const int n = cfg.predict_size;
+// One version's point: simulated at size n (no events), then the machine
+// model's prediction (lab/sim/report.h), as `gpulab bench` makes it.
+PerfPoint predict_point(const bench::GemmVersion& v, const std::string& gpu_name, int n, unsigned threads,
+                        const std::atomic<bool>* cancel) {
+  PerfPoint pt;
+  pt.label = v.name;
   try {
-    const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
+    const sim::GpuModel& gpu = sim::gpu_model(gpu_name);
     bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
     sim::SimOptions o;
-    o.gpu = cfg.gpu;
-    o.threads = cfg.sim_threads;
-    o.cancel = stop;
+    o.gpu = gpu_name;
+    o.threads = threads;
+    o.cancel = cancel;
     bench::SimGemmRun run = bench::simulate_gemm(v, p, o);
     if (run.unsupported) throw std::runtime_error(run.unsupported_reason);
     std::vector<compile::ResourceUsage> usage;
@@ -383,12 +386,62 @@ bool Session::Impl::predict_next() {
     pt.intensity = rep.predicted.arithmetic_intensity;
     pt.seconds = rep.predicted.time_s;
     pt.gflops = rep.predicted.predicted_flops / 1e9;
-  } catch (const std::exception& e) {
+  } catch (const std::exception&) {
     pt.gflops = -1;  // no point: the label says why
     pt.label = v.name + " (no prediction)";
   }
-  perf_charts();
-  return true;
+  return pt;
+}
+
+void Session::Impl::predict_all() {
+  setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 19);
+  uint64_t seen = 0;
+  while (!stop->load()) {
+    uint64_t gen = pred_generation.load();
+    if (gen == seen) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    seen = gen;
+    std::string gpu;
+    {
+      std::lock_guard lock(pred_mu);
+      gpu = pred_gpu;
+    }
+    for (size_t i = 0; i < versions.size() && pred_generation.load() == gen && !stop->load(); ++i) {
+      PerfPoint pt = predict_point(versions[i], gpu, cfg.predict_size, cfg.sim_threads, stop);
+      std::lock_guard lock(pred_mu);
+      if (pred_generation.load() == gen) pred_done.emplace_back(i, pt);
+    }
+  }
+}
+
+// Takes the predictor's new points (restarting it for a new GPU model):
+// true when some arrived; *all once every version has its point.
+bool Session::Impl::predict_next(bool* all) {
+  if (gpu_points_model != cfg.gpu || gpu_points.size() != versions.size()) {
+    gpu_points.assign(versions.size(), PerfPoint{});
+    for (size_t i = 0; i < versions.size(); ++i) gpu_points[i].label = versions[i].name;
+    gpu_points_model = cfg.gpu;
+    {
+      std::lock_guard lock(pred_mu);
+      pred_gpu = cfg.gpu;
+      pred_done.clear();
+      ++pred_generation;
+    }
+    if (!predictor.joinable()) predictor = std::thread([this] { predict_all(); });
+  }
+  std::vector<std::pair<size_t, PerfPoint>> got;
+  {
+    std::lock_guard lock(pred_mu);
+    got.swap(pred_done);
+  }
+  for (auto& [i, pt] : got)
+    if (i < gpu_points.size()) gpu_points[i] = pt;
+  if (!got.empty()) perf_charts();
+  *all = true;
+  for (const auto& g : gpu_points) *all &= g.gflops != 0;
+  return !got.empty();
 }
 
 // Roofline and comparison from the CPU's measured points and the model's predictions.
@@ -403,7 +456,14 @@ void Session::Impl::perf_charts() {
   r.peak_gflops = gpu.fp32_flops / 1e9;
   r.peak_tensor_gflops = gpu.fp16_tensor_flops / 1e9;
   r.bandwidth_gbs = gpu.dram_bytes_per_s / 1e9;
+  // Short labels on the roofline (every point of a GEMM this size sits near
+  // the same intensity); the comparison chart spells the names out.
+  auto short_label = [](const std::string& name) {
+    size_t u = name.find('_', name.rfind("cpu_", 0) == 0 ? 4 : 0);
+    return u == std::string::npos ? name : name.substr(0, u);
+  };
   r.points = cpu_points;
+  for (auto& pt : r.points) pt.label = short_label(pt.label);
   Comparison& cmp = base.comparison;
   cmp.problem = fmt::format("GEMM {}^3 (CPU measured here, GPU predicted by the {} model)", cfg.predict_size,
                             gpu.name);
@@ -413,7 +473,7 @@ void Session::Impl::perf_charts() {
     if (pt.gflops <= 0) continue;
     pt.current = int(i) == version;
     cmp.versions.push_back(pt);
-    pt.label += " (pred.)";
+    pt.label = short_label(pt.label);
     r.points.push_back(pt);
   }
 }
@@ -659,11 +719,13 @@ void Session::run() {
       ready_ = true;
       dirty = true;
     } else if (ready_ && !charts_ready_) {
-      if (I.predict_next()) dirty = true;  // one more version on the roofline
-      else charts_ready_ = true;
+      bool all = false;
+      if (I.predict_next(&all)) dirty = true;  // more versions on the roofline
+      if (all) charts_ready_ = true;
     }
     play_tick(I, last, dirty);
   }
+  if (I.predictor.joinable()) I.predictor.join();
 }
 
 

@@ -101,14 +101,15 @@ void draw_playback(const ViewModel& vm, UiState& ui) {
   float frac = pb.total ? float(double(pb.cursor) / double(pb.total)) : 0.f;
   ImGui::SetNextItemWidth(std::max(100.f, ImGui::GetContentRegionAvail().x - 520));
   char label[64];
-  std::snprintf(label, sizeof label, "%llu / %llu events", (unsigned long long)pb.cursor, (unsigned long long)pb.total);
+  std::snprintf(label, sizeof label, live ? "%llu / %llu blocks done" : "%llu / %llu events",
+                (unsigned long long)pb.cursor, (unsigned long long)pb.total);
   if (ImGui::SliderFloat("##timeline", &frac, 0.f, 1.f, label)) {
     ui.command = PlayCommand::Seek;
     ui.seek_fraction = frac;
   }
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::Text("%s%.2f M warp instr  sim %.2f s  UI %.1f ms", live ? "LIVE  " : "", pb.warp_insts / 1e6,
+  ImGui::Text("%s%.2f M warp instr  sim %.2f s  UI %.1f ms", live && !pb.finished ? "LIVE  " : "", pb.warp_insts / 1e6,
               pb.sim_seconds, ui.ui_ms);
   ImGui::SameLine();
   if (ImGui::SmallButton("?")) ui.show_help = !ui.show_help;

@@ -54,7 +54,7 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
     ImGui::TextUnformatted("No GPU model: the roofline needs peak FLOP/s and bandwidth.");
     return;
   }
-  ImGui::Text("Roofline: %s  peak %.1f TFLOP/s fp32, %.0f GB/s DRAM, ridge at %.1f FLOP/byte", r.device.c_str(),
+  ImGui::TextWrapped("Roofline: %s  peak %.1f TFLOP/s fp32, %.0f GB/s DRAM, ridge at %.1f FLOP/byte", r.device.c_str(),
               r.peak_gflops / 1000, r.bandwidth_gbs, r.peak_gflops / r.bandwidth_gbs);
   legend_item(pal.gpu_predicted, "GPU, predicted");
   ImGui::SameLine(0, 14);
@@ -93,18 +93,22 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
     if (pt.gflops <= 0 || pt.intensity <= 0) continue;  // not predicted (yet)
     ImVec2 c = ax.at(pt.intensity, pt.gflops);
     ImVec2 ts = ImGui::CalcTextSize(pt.label.c_str());
+    // CPU labels to the left of their point, GPU labels to the right; a label
+    // that would overlap another moves down.
+    float lx = pt.cpu ? c.x - 8 - ts.x : c.x + 8;
     float ly = c.y - 7;
     for (bool moved = true; moved;) {
       moved = false;
       for (const ImVec4& b : labels)
-        if (c.x + 8 < b.z && c.x + 8 + ts.x > b.x && ly < b.w && ly + ts.y > b.y) ly = b.w + 1, moved = true;
+        if (lx < b.z && lx + ts.x > b.x && ly < b.w && ly + ts.y > b.y) ly = b.w + 1, moved = true;
     }
-    labels.push_back(ImVec4(c.x + 8, ly, c.x + 8 + ts.x, ly + ts.y));
+    labels.push_back(ImVec4(lx, ly, lx + ts.x, ly + ts.y));
     ImU32 col = pt.cpu ? pal.cpu_point : pt.measured ? pal.gpu_measured : pal.gpu_predicted;
     if (pt.measured || pt.cpu) dl->AddCircleFilled(c, 5.f, col);
     else dl->AddCircle(c, 5.f, col, 0, 2.f);
     if (pt.current) dl->AddCircle(c, 9.f, pal.current, 0, 2.f);
-    dl->AddText(ImVec2(c.x + 8, ly), col, pt.label.c_str());
+    if (std::fabs(ly - (c.y - 7)) > 1) dl->AddLine(ImVec2(pt.cpu ? lx + ts.x : lx, ly + ts.y / 2), c, col);  // leader
+    dl->AddText(ImVec2(lx, ly), col, pt.label.c_str());
   }
   dl->PopClipRect();
   ImGui::Dummy(avail);
