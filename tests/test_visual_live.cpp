@@ -5,9 +5,12 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "sim_harness.h"
 #include "visual/live.h"
+#include "visual/session.h"
 
 using namespace lab;
 using namespace lab::visual;
@@ -110,4 +113,39 @@ TEST_CASE("live aggregator: exact heat, every block retired, exact per-pc counts
   for (uint64_t n : vm.source.ptx_count) counted += n;
   CHECK(counted == res.metrics.total_warp_insts());
   CHECK(vm.playback.warp_insts == res.metrics.total_warp_insts());
+}
+
+TEST_CASE("launch panel: Run applies the chosen kernel, GPU model, size and backend") {
+  SessionConfig cfg;
+  cfg.version = "02_coalesced";
+  cfg.size = 32;
+  cfg.predict_size = 32;
+  Session s(cfg);
+  auto wait_for = [&](auto pred) {
+    for (int i = 0; i < 1200; ++i) {
+      auto vm = s.snapshot();
+      if (pred(*vm)) return vm;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return s.snapshot();
+  };
+  auto vm = wait_for([](const ViewModel& v) { return v.launch.current_kernel >= 0 && !v.launch.gpus.empty(); });
+  REQUIRE(vm->launch.kernels.size() > 1);
+  CHECK(vm->launch.gpu == "H100");
+  int t4 = -1, size64 = -1;
+  for (size_t i = 0; i < vm->launch.gpus.size(); ++i)
+    if (vm->launch.gpus[i] == "T4") t4 = int(i);
+  for (size_t i = 0; i < vm->launch.sizes.size(); ++i)
+    if (vm->launch.sizes[i] == "64") size64 = int(i);
+  REQUIRE(t4 >= 0);
+  REQUIRE(size64 >= 0);
+  REQUIRE(vm->launch.backends.size() == 2);
+  s.request_launch(0, t4, size64, 1);  // 01_naive on a T4 at 64^3, backend cuda
+  vm = wait_for([](const ViewModel& v) { return v.launch.gpu == "T4" && v.launch.current_kernel == 0 && v.sm.sm_count; });
+  CHECK(vm->launch.gpu == "T4");
+  CHECK(vm->launch.current_kernel == 0);
+  CHECK(vm->launch.problem.find("64") != std::string::npos);
+  CHECK(vm->sm.sm_count == 40);  // the T4 model's SMs
+  CHECK(vm->playback.status.find("cuda") != std::string::npos);  // why the GPU backend is not what is shown
+  CHECK(vm->roofline.device.find("T4") != std::string::npos);
 }
