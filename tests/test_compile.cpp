@@ -2,6 +2,8 @@
 // and ptxas resource usage through nvJitLink.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include "lab/compile/nvrtc.h"
 
 using namespace lab::compile;
@@ -52,13 +54,22 @@ TEST_CASE("a compile error names the file and line") {
   }
 }
 
-TEST_CASE("the PTX cache returns what a fresh compile returns") {
+TEST_CASE("the PTX cache returns what a fresh compile returns, per directory") {
   CompileOptions o;
   std::string a = compile_to_ptx(kTiled, "cache.cu", o);
   std::string b = compile_to_ptx(kTiled, "cache.cu", o);
   o.use_cache = false;
   CHECK(a == b);
   CHECK(compile_to_ptx(kTiled, "cache.cu", o) == a);
+  // The same relative name compiled from another directory: NVRTC records
+  // the absolute path, so the cache must not hand back the first one's PTX.
+  auto here = std::filesystem::current_path();
+  std::filesystem::current_path(std::filesystem::temp_directory_path());
+  o.use_cache = true;
+  std::string elsewhere = compile_to_ptx(kTiled, "cache.cu", o);
+  std::filesystem::current_path(here);
+  CHECK(elsewhere.find(std::filesystem::temp_directory_path().string()) != std::string::npos);
+  CHECK(elsewhere != a);
 }
 
 TEST_CASE("ptxas reports registers and static shared memory per kernel") {

@@ -67,7 +67,11 @@ std::string compile_to_ptx(const std::string& source, const std::string& filenam
 
   int nvrtc_major = 0, nvrtc_minor = 0;
   nvrtcVersion(&nvrtc_major, &nvrtc_minor);
-  std::string key_text = fmt::format("{}.{}\n{}\n", nvrtc_major, nvrtc_minor, filename);
+  // NVRTC writes the file's absolute path into the .file lines, so the same
+  // relative name in another directory is a different compile.
+  std::error_code cwd_ec;
+  std::string key_text = fmt::format("{}.{}\n{}\n{}\n", nvrtc_major, nvrtc_minor,
+                                     fs::current_path(cwd_ec).string(), filename);
   for (const auto& a : args) key_text += a + "\n";
   key_text += source;
   fs::path cached = fs::path(cache_dir()) / fmt::format("{:016x}.ptx", fnv1a(key_text));
