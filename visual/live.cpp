@@ -2,6 +2,7 @@
 #include "visual/live.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace lab::visual {
 
@@ -49,10 +50,23 @@ LiveAggregator::LiveAggregator(TraceContext ctx, uint32_t event_every)
     : ctx_(std::move(ctx)), event_every_(std::max(1u, event_every)), id_(next_id++) {
   threads_per_block_ = ctx_.block[0] * ctx_.block[1] * ctx_.block[2];
   warps_per_block_ = (threads_per_block_ + 31) / 32;
+  auto shift_of = [](uint32_t v) { return v && (v & (v - 1)) == 0 ? std::countr_zero(v) : -1; };
   for (const auto& m : ctx_.matrices) {
     uint32_t r = std::min(m.rows, kMaxHeatCells), c = std::min(m.cols, kMaxHeatCells);
     heat_dims_.push_back({r, c});
     heat_cells_ += size_t(r) * c;
+    CellMap cm;
+    cm.col_shift = shift_of(m.cols);
+    cm.elem_shift = shift_of(m.elem_bytes);
+    if (m.rows % r == 0 && m.cols % c == 0) {
+      cm.rpc = m.rows / r, cm.cpc = m.cols / c;
+      cm.rpc_shift = shift_of(cm.rpc), cm.cpc_shift = shift_of(cm.cpc);
+    }
+    cell_map_.push_back(cm);
+  }
+  for (uint32_t pc = 0; pc < ctx_.kernel->code.size(); ++pc) {
+    ptx_text_.push_back(instruction_text(ctx_, pc));
+    ptx_line_.push_back(line_of(*ctx_.kernel, pc));
   }
   size_t nblocks = size_t(ctx_.grid[0]) * ctx_.grid[1] * ctx_.grid[2];
   block_state_ = std::vector<std::atomic<uint8_t>>(nblocks);
@@ -132,14 +146,32 @@ void LiveAggregator::on_event(const sim::WarpEvent& e) {
     for (size_t mi = 0; mi < ctx_.matrices.size(); ++mi) {
       const MatrixBuffer& m = ctx_.matrices[mi];
       auto [hr, hc] = heat_dims_[mi];
+      const CellMap& cm = cell_map_[mi];
+      const bool shifts = cm.col_shift >= 0 && cm.elem_shift >= 0 && cm.rpc_shift >= 0 && cm.cpc_shift >= 0;
       const uint32_t per_lane = std::max<uint32_t>(1, e.access_bytes / m.elem_bytes);
+      int32_t last_cell = -1;  // neighbouring lanes usually share a cell: add once per run of them
+      uint32_t run = 0;
       for (int l = 0; l < 32; ++l) {
         uint64_t a = e.lane_addr[l];
         if (!((e.active_mask >> l) & 1) || a < m.address || a >= m.address + m.bytes) continue;
-        uint64_t el = (a - m.address) / m.elem_bytes;
-        uint32_t r = uint32_t(el / m.cols), c = uint32_t(el % m.cols);
-        bump(s.heat[cell0 + size_t(uint64_t(r) * hr / m.rows) * hc + uint64_t(c) * hc / m.cols], per_lane);
+        uint64_t off = a - m.address;
+        uint32_t cell;
+        if (shifts) {
+          uint64_t el = off >> cm.elem_shift;
+          uint32_t r = uint32_t(el >> cm.col_shift), c = uint32_t(el & (m.cols - 1));
+          cell = (r >> cm.rpc_shift) * hc + (c >> cm.cpc_shift);
+        } else {
+          uint64_t el = off / m.elem_bytes;
+          uint32_t r = uint32_t(el / m.cols), c = uint32_t(el % m.cols);
+          cell = uint32_t(uint64_t(r) * hr / m.rows) * hc + uint32_t(uint64_t(c) * hc / m.cols);
+        }
+        if (int32_t(cell) != last_cell) {
+          if (last_cell >= 0) bump(s.heat[cell0 + uint32_t(last_cell)], run * per_lane);
+          last_cell = int32_t(cell), run = 0;
+        }
+        ++run;
       }
+      if (last_cell >= 0) bump(s.heat[cell0 + uint32_t(last_cell)], run * per_lane);
       cell0 += size_t(hr) * hc;
     }
   }
@@ -335,14 +367,10 @@ void LiveAggregator::fill(ViewModel& vm) {
   SourceText& src = vm.source;
   src.file = ctx_.source_name;
   src.lines = ctx_.source_lines;
-  src.ptx.resize(k.code.size());
-  src.ptx_line.resize(k.code.size());
   src.ptx_count.assign(k.code.size(), 0);
   src.heat.assign(ctx_.source_lines.size(), LineHeat{});
-  for (uint32_t pc = 0; pc < k.code.size(); ++pc) {
-    src.ptx[pc] = instruction_text(ctx_, pc);
-    src.ptx_line[pc] = line_of(k, pc);
-  }
+  src.ptx = ptx_text_;
+  src.ptx_line = ptx_line_;
   if (exact_) {
     src.ptx_count = exact_count_;
     src.heat = exact_line_heat_;

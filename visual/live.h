@@ -48,6 +48,14 @@ class LiveAggregator : public sim::EventSink {
   uint64_t id_;  // tells this aggregator's thread_local cache from an earlier one's
   uint32_t warps_per_block_ = 1, threads_per_block_ = 1;
   std::vector<std::array<uint32_t, 2>> heat_dims_;
+  // Per matrix: elements per heat cell along rows and columns as shifts
+  // (-1: not a power of two, divide instead). The heat loop runs for every
+  // lane of every global access, where divisions would cost the most.
+  struct CellMap { int col_shift = -1, elem_shift = -1,  // elem_shift: bytes to elements
+                   rpc_shift = -1, cpc_shift = -1; uint32_t rpc = 1, cpc = 1; };
+  std::vector<CellMap> cell_map_;
+  std::vector<std::string> ptx_text_;     // instruction_text of every pc, made once
+  std::vector<uint32_t> ptx_line_;        // line_of every pc
   size_t heat_cells_ = 0;
   std::vector<std::atomic<uint8_t>> block_state_;  // 0 pending, 1 placed, 2 retired
   std::vector<std::atomic<uint32_t>> block_sm_;
