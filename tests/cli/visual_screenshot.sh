@@ -3,6 +3,7 @@
 # rendered under Xvfb and checked pixel by pixel.
 #  - the full layout renders at 1600x900;
 #  - the SM grid shows exactly the GPU model's SM count (H100: 132, T4: 40);
+#  - a 256^3 run is watched live (no trace) and still draws every SM;
 #  - the bank view of a 32-way conflict highlights exactly one bank.
 # The bootstrap installs xvfb; a missing xvfb-run is a failure, not a skip.
 set -euo pipefail
@@ -35,7 +36,13 @@ for spec in H100:132 T4:40; do
   check "SM grid on $gpu" "$($PIX "$T/sm_$gpu.png" components 52 84 130)" "$want"
 done
 
-# 3. A 32-way bank conflict: every lane reads column 0 of a 32x32 float tile.
+# 3. A run above 128^3 is watched live: the simulator's time is printed, the
+#    SM grid still shows every SM, and the trace's stepping is not offered.
+out=$("${XVFB[@]}" "$GPULAB" view --n 256 --panel sm --sim-time --screenshot "$T/live.png" --frames 3)
+echo "$out" | grep -q "256^3 on H100 in .* s (live view" && echo "ok: 256^3 runs live" || { echo "FAIL: 256^3 did not run live: $out"; fail=1; }
+check "SM grid of a live run" "$($PIX "$T/live.png" components 52 84 130)" "132"
+
+# 4. A 32-way bank conflict: every lane reads column 0 of a 32x32 float tile.
 cat > "$T/conflict.cu" <<'CU'
 extern "C" __global__ void column_read(float* out) {
   __shared__ float tile[32][32];
