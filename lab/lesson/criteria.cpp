@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "lab/sim/report.h"
+
 namespace lab::lesson {
 
 using ptx::Op;
@@ -27,18 +29,20 @@ KernelFigures fold_metrics(const ptx::Module& module, const ptx::Kernel& kernel,
       key = {loc.file < module.files.size() ? module.files[loc.file] : "", loc.line};
     }
     LineCounters& L = f.lines[key];
-    bool load = in.op == Op::Ld || in.op == Op::Ldu;
-    bool store = in.op == Op::St || in.op == Op::Atom || in.op == Op::Red;
-    // A generic access counts as global when it touched global sectors (the
-    // interpreter resolves the window per lane); shared when it cost wavefronts.
-    bool global = in.space == Space::Global || (in.space == Space::Generic && c.sectors > 0);
-    bool shared = in.space == Space::Shared || (in.space == Space::Generic && c.wavefronts > 0);
-    if (global && load) L.global_load_requests += c.requests, L.global_load_sectors += c.sectors;
-    if (global && store) L.global_store_requests += c.requests, L.global_store_sectors += c.sectors;
-    if (shared && load) L.shared_load_requests += c.requests;
-    if (shared && store) L.shared_store_requests += c.requests;
-    if (shared || in.op == Op::Ldmatrix) L.shared_wavefronts += c.wavefronts, L.shared_ideal_wavefronts += c.ideal_wavefronts;
-    if (in.op == Op::Ldmatrix) L.shared_load_requests += c.requests;
+    // Classified as the machine model's report classifies it; atomics count
+    // as stores here (read-modify-write traffic the criteria limit like writes).
+    const sim::AccessDir dir = sim::access_direction(in);
+    if (dir == sim::AccessDir::None) continue;
+    const sim::AccessWhere where = sim::access_where(in, c);
+    const bool load = dir == sim::AccessDir::Load;
+    const bool store = dir == sim::AccessDir::Store || dir == sim::AccessDir::Atomic;
+    if (where == sim::AccessWhere::Global && load) L.global_load_requests += c.requests, L.global_load_sectors += c.sectors;
+    if (where == sim::AccessWhere::Global && store) L.global_store_requests += c.requests, L.global_store_sectors += c.sectors;
+    if (where == sim::AccessWhere::Shared) {
+      (load ? L.shared_load_requests : L.shared_store_requests) += c.requests;
+      L.shared_wavefronts += c.wavefronts;
+      L.shared_ideal_wavefronts += c.ideal_wavefronts;
+    }
   }
   for (auto& [k, L] : f.lines) {
     f.total.global_load_requests += L.global_load_requests;

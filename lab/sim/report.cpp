@@ -13,46 +13,39 @@ namespace lab::sim {
 using ptx::Op;
 using ptx::Space;
 
-namespace {
-
-enum class Dir { None, Load, Store, Atomic };
-
-Dir direction(const ptx::Instr& in) {
+AccessDir access_direction(const ptx::Instr& in) {
   switch (in.op) {
     case Op::Ld: case Op::Ldu: case Op::Ldmatrix: case Op::WmmaLoadA: case Op::WmmaLoadB: case Op::WmmaLoadC:
     case Op::CpAsync:  // the interpreter counts cp.async's global read (the shared write is not a request)
-      return Dir::Load;
+      return AccessDir::Load;
     case Op::St: case Op::Stmatrix: case Op::WmmaStoreD:
-      return Dir::Store;
+      return AccessDir::Store;
     case Op::Atom: case Op::Red:
-      return Dir::Atomic;
+      return AccessDir::Atomic;
     default:
-      return Dir::None;
+      return AccessDir::None;
   }
 }
 
-// Where a memory instruction's requests went. Explicit spaces are what they
-// say; ldmatrix/stmatrix are shared by definition; a generic access is
-// classified by what the interpreter counted for it (sectors: global or
-// local; wavefronts: shared). A generic pc that went both ways in one run
-// is split by cost (rare: the same instruction with shared and global
-// pointers).
-enum class Where { None, Global, Local, Shared };
-
-Where where_of(const ptx::Instr& in, const PcCounters& c) {
-  if (in.op == Op::Ldmatrix || in.op == Op::Stmatrix) return Where::Shared;
-  if (in.op == Op::CpAsync) return Where::Global;
+// Explicit spaces are what they say; ldmatrix/stmatrix are shared by
+// definition; a generic access is classified by what the interpreter counted
+// for it (sectors: global or local; wavefronts: shared).
+AccessWhere access_where(const ptx::Instr& in, const PcCounters& c) {
+  if (in.op == Op::Ldmatrix || in.op == Op::Stmatrix) return AccessWhere::Shared;
+  if (in.op == Op::CpAsync) return AccessWhere::Global;
   switch (in.space) {
-    case Space::Global: return Where::Global;
-    case Space::Local: return Where::Local;
-    case Space::Shared: case Space::SharedCluster: return Where::Shared;
-    case Space::Param: case Space::Const: return Where::None;  // constant cache: not L1TEX requests
+    case Space::Global: return AccessWhere::Global;
+    case Space::Local: return AccessWhere::Local;
+    case Space::Shared: case Space::SharedCluster: return AccessWhere::Shared;
+    case Space::Param: case Space::Const: return AccessWhere::None;  // constant cache: not L1TEX requests
     case Space::Generic:
-      if (c.wavefronts && !c.sectors) return Where::Shared;
-      return Where::Global;
+      if (c.wavefronts && !c.sectors) return AccessWhere::Shared;
+      return AccessWhere::Global;
   }
-  return Where::None;
+  return AccessWhere::None;
 }
+
+namespace {
 
 std::string human_bytes(double b) {
   if (b >= 1e9) return fmt::format("{:.2f} GB", b / 1e9);
@@ -117,18 +110,18 @@ KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, 
     double f = flops_per_lane(in) * double(c.thread_insts);
     r.flops += f;
 
-    Dir dir = direction(in);
-    Where where = dir == Dir::None ? Where::None : where_of(in, c);
+    AccessDir dir = access_direction(in);
+    AccessWhere where = dir == AccessDir::None ? AccessWhere::None : access_where(in, c);
     MemoryCounts* mc = nullptr;
-    if (where == Where::Global) mc = dir == Dir::Load ? &r.global_load : dir == Dir::Store ? &r.global_store : &r.global_atomic;
-    else if (where == Where::Local) mc = dir == Dir::Store ? &r.local_store : &r.local_load;
-    else if (where == Where::Shared) mc = dir == Dir::Store ? &r.shared_store : &r.shared_load;
+    if (where == AccessWhere::Global) mc = dir == AccessDir::Load ? &r.global_load : dir == AccessDir::Store ? &r.global_store : &r.global_atomic;
+    else if (where == AccessWhere::Local) mc = dir == AccessDir::Store ? &r.local_store : &r.local_load;
+    else if (where == AccessWhere::Shared) mc = dir == AccessDir::Store ? &r.shared_store : &r.shared_load;
     uint64_t shared_part_requests = 0;
     if (mc) {
-      if (where == Where::Global && in.space == Space::Generic && c.wavefronts) {
+      if (where == AccessWhere::Global && in.space == Space::Generic && c.wavefronts) {
         // Generic pc that touched both windows: split the requests.
         shared_part_requests = c.requests / 2;
-        MemoryCounts& sm = dir == Dir::Store ? r.shared_store : r.shared_load;
+        MemoryCounts& sm = dir == AccessDir::Store ? r.shared_store : r.shared_load;
         sm.requests += shared_part_requests;
         sm.wavefronts += c.wavefronts;
         sm.ideal_wavefronts += c.ideal_wavefronts;
@@ -136,7 +129,7 @@ KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, 
       mc->requests += c.requests - shared_part_requests;
       mc->sectors += c.sectors;
       mc->bytes += c.bytes;
-      if (where == Where::Shared) {
+      if (where == AccessWhere::Shared) {
         mc->wavefronts += c.wavefronts;
         mc->ideal_wavefronts += c.ideal_wavefronts;
       }
@@ -152,7 +145,7 @@ KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, 
     l.divergent_branches += c.divergent;
     l.dram_bytes += c.dram_read_bytes + c.dram_write_bytes;
     l.flops += f;
-    if (where == Where::Global || where == Where::Local) {
+    if (where == AccessWhere::Global || where == AccessWhere::Local) {
       l.global_requests += c.requests - shared_part_requests;
       l.global_sectors += c.sectors;
       if (shared_part_requests) {
@@ -160,7 +153,7 @@ KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, 
         l.shared_wavefronts += c.wavefronts;
         l.shared_ideal_wavefronts += c.ideal_wavefronts;
       }
-    } else if (where == Where::Shared) {
+    } else if (where == AccessWhere::Shared) {
       l.shared_requests += c.requests;
       l.shared_wavefronts += c.wavefronts;
       l.shared_ideal_wavefronts += c.ideal_wavefronts;

@@ -23,6 +23,15 @@
 
 namespace lab::sim {
 
+// How one memory instruction's requests are classified: the one place for
+// it (the report, the lessons' criteria and the views all ask here). A
+// generic-space instruction goes where the interpreter's counts say it went
+// (sectors: global; wavefronts only: shared).
+enum class AccessDir { None, Load, Store, Atomic };
+enum class AccessWhere { None, Global, Local, Shared };
+AccessDir access_direction(const ptx::Instr& in);
+AccessWhere access_where(const ptx::Instr& in, const PcCounters& c);
+
 // Per memory kind: requests (warp-level instructions), sectors (global/local)
 // or wavefronts and conflicts (shared).
 struct MemoryCounts {
