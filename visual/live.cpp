@@ -308,30 +308,7 @@ void LiveAggregator::fill(ViewModel& vm) {
   }
 
   auto access = [&](const Access& s, WarpAccess& a) {
-    a = WarpAccess{};
-    if (!s.valid) return;
-    const TraceEvent& e = s.e;
-    a.valid = true;
-    a.space = e.space == ptx::Space::Shared ? AccessSpace::Shared : AccessSpace::Global;
-    a.is_store = e.is_store;
-    a.access_bytes = e.access_bytes;
-    a.mask = e.mask;
-    a.block_linear = e.block;
-    a.warp = e.warp;
-    a.pc = e.pc;
-    a.line = line_of(k, e.pc);
-    a.ptx = instruction_text(ctx_, e.pc);
-    a.sectors = e.sectors;
-    a.wavefronts = e.wavefronts;
-    a.ideal_wavefronts = e.ideal;
-    a.lane_addr = s.lanes;
-    if (a.space == AccessSpace::Global)
-      for (const auto& m : ctx_.matrices)
-        for (int l = 0; l < 32; ++l)
-          if (((e.mask >> l) & 1) && a.lane_addr[l] >= m.address && a.lane_addr[l] < m.address + m.bytes) {
-            a.buffer = m.name;
-            a.base = m.address;
-          }
+    a = s.valid ? warp_access(ctx_, k, s.e, s.lanes) : WarpAccess{};
   };
   access(*last_global_, vm.global_access);
   access(*last_shared_, vm.shared_access);

@@ -12,6 +12,34 @@ bool is_barrier(const ptx::Kernel& k, uint32_t pc) {
 bool is_exit(const ptx::Kernel& k, uint32_t pc) {
   return pc < k.code.size() && (k.code[pc].op == ptx::Op::Exit || k.code[pc].op == ptx::Op::Ret);
 }
+WarpAccess warp_access(const TraceContext& ctx, const ptx::Kernel& k, const TraceEvent& e,
+                       const std::array<uint64_t, 32>& lanes) {
+  WarpAccess a;
+  a.valid = true;
+  a.space = e.space == ptx::Space::Shared ? AccessSpace::Shared : AccessSpace::Global;
+  a.is_store = e.is_store;
+  a.access_bytes = e.access_bytes;
+  a.mask = e.mask;
+  a.block_linear = e.block;
+  a.warp = e.warp;
+  a.pc = e.pc;
+  a.line = line_of(k, e.pc);
+  a.ptx = instruction_text(ctx, e.pc);
+  a.sectors = e.sectors;
+  a.wavefronts = e.wavefronts;
+  a.ideal_wavefronts = e.ideal;
+  a.lane_addr = lanes;
+  // Which matrix the lanes touched (shared offsets are never global addresses).
+  if (a.space == AccessSpace::Global)
+    for (const auto& m : ctx.matrices)
+      for (int l = 0; l < 32; ++l)
+        if (((e.mask >> l) & 1) && a.lane_addr[l] >= m.address && a.lane_addr[l] < m.address + m.bytes) {
+          a.buffer = m.name;
+          a.base = m.address;
+        }
+  return a;
+}
+
 uint32_t line_of(const ptx::Kernel& k, uint32_t pc) {
   if (pc >= k.code.size()) return 0;
   uint32_t loc = k.code[pc].loc;
@@ -266,29 +294,7 @@ void TraceReplay::fill(ViewModel& vm) const {
     }
   }
   auto access = [&](int64_t idx, WarpAccess& a) {
-    a = WarpAccess{};
-    if (idx < 0) return;
-    const TraceEvent& e = events_[idx];
-    a.valid = true;
-    a.space = e.space == ptx::Space::Shared ? AccessSpace::Shared : AccessSpace::Global;
-    a.is_store = e.is_store;
-    a.access_bytes = e.access_bytes;
-    a.mask = e.mask;
-    a.block_linear = e.block;
-    a.warp = e.warp;
-    a.pc = e.pc;
-    a.line = line_of(k, e.pc);
-    a.ptx = instruction_text(ctx_, e.pc);
-    a.sectors = e.sectors;
-    a.wavefronts = e.wavefronts;
-    a.ideal_wavefronts = e.ideal;
-    a.lane_addr = lanes_[e.lanes];
-    for (const auto& m : ctx_.matrices)
-      for (int l = 0; l < 32; ++l)
-        if (((e.mask >> l) & 1) && a.lane_addr[l] >= m.address && a.lane_addr[l] < m.address + m.bytes) {
-          a.buffer = m.name;
-          a.base = m.address;
-        }
+    a = idx < 0 ? WarpAccess{} : warp_access(ctx_, k, events_[idx], lanes_[events_[idx].lanes]);
   };
   access(last_global_, vm.global_access);
   access(last_shared_, vm.shared_access);

@@ -109,7 +109,10 @@ class TraceReplay {
 std::string instruction_text(const TraceContext& ctx, uint32_t pc);
 bool is_barrier(const ptx::Kernel& k, uint32_t pc);  // bar.sync / bar.red
 bool is_exit(const ptx::Kernel& k, uint32_t pc);     // exit / ret
-uint32_t line_of(const ptx::Kernel& k, uint32_t pc); // the .cu line of pc (0: none)
+uint32_t line_of(const ptx::Kernel& k, uint32_t pc);
+// The views' description of one memory event, for replayed traces and live runs alike.
+WarpAccess warp_access(const TraceContext& ctx, const ptx::Kernel& k, const TraceEvent& e,
+                       const std::array<uint64_t, 32>& lanes); // the .cu line of pc (0: none)
 // The heat-map cells (kMaxHeatCells a side at most) of each matrix.
 constexpr uint32_t kMaxHeatCells = 64;
 
