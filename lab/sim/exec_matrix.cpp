@@ -28,6 +28,7 @@
 #include <algorithm>
 
 #include "lab/sim/exec.h"
+#include "lab/sim/exec_memory.h"
 #include "lab/sim/float16.h"
 #include "lab/sim/fragments.h"
 
@@ -96,111 +97,26 @@ bool split_spaces(WarpContext& c, const ptx::Instr& in, uint64_t* addr, uint32_t
 }
 
 // One warp-wide request: lane i accesses `bytes` at addr[i] (a global address
-// for lanes not in `shared`, a shared offset for those in it). Checks
-// alignment and bounds (faulting), asks the checker, counts the metrics and
-// fills host[i] (nullptr for a lane the checker vetoed or that is not in
-// `mask`). Returns false after a fault.
+// for lanes not in `shared`, a shared offset for those in it), through the
+// same steps as ld/st (exec_memory.h): alignment and bounds (faulting), the
+// checker's veto, the metrics. Fills host[i] (nullptr for a lane the checker
+// vetoed or that is not in `mask`). Returns false after a fault.
 bool request(WarpContext& c, const uint64_t* addr, uint32_t mask, uint32_t shared, uint32_t bytes, bool is_write,
              uint8_t** host) {
-  const LaunchState& L = *c.L;
-  BlockState& B = *c.B;
-  PcCounters& pm = *c.pcm;
   for (uint32_t i = 0; i < kWarpSize; ++i) host[i] = nullptr;
   for (int part = 0; part < 2; ++part) {
     const bool is_shared = part == 1;
     const uint32_t m = mask & (is_shared ? shared : ~shared);
     if (!m) continue;
-    const char* space = is_shared ? "shared" : "global";
-    // PTX ISA 5.4.5: accesses must be naturally aligned to their size.
-    uint32_t misaligned = 0;
+    Access a;
+    a.where = is_shared ? Where::Shared : Where::Global;
+    a.bytes = bytes;
+    std::copy(addr, addr + kWarpSize, a.addr);
+    if (!resolve(c, a, m, is_write, bytes)) return false;
+    const uint32_t allowed = checker_veto(c, a, m, is_write, false);
+    count_request(c, a.where, a.addr, bytes, allowed, is_write);
     for (uint32_t i = 0; i < kWarpSize; ++i)
-      if (((m >> i) & 1) && (addr[i] & (bytes - 1))) misaligned |= 1u << i;
-    if (misaligned) {
-      uint32_t lane = uint32_t(std::countr_zero(misaligned));
-      raise_fault(c, "misaligned",
-                  fmt::format("misaligned {} {} of {} bytes at {} 0x{:x}: the fragment's address and stride must "
-                              "keep every access a multiple of {} bytes",
-                              space, is_write ? "write" : "read", bytes, is_shared ? "offset" : "address", addr[lane],
-                              bytes),
-                  lane);
-      return false;
-    }
-    uint32_t bad = 0;
-    for (uint32_t i = 0; i < kWarpSize; ++i) {
-      if (!((m >> i) & 1)) continue;
-      const uint64_t x = addr[i];
-      if (is_shared) {
-        if (x < B.shared_bytes && bytes <= B.shared_bytes - x) host[i] = B.shared.data() + x;
-        else bad |= 1u << i;
-        continue;
-      }
-      uint64_t off = x - L.arena_lo;
-      if (off < L.arena_bytes && bytes <= L.arena_bytes - off) {
-        const Buffer* buf = L.options->check ? L.memory->find(x) : nullptr;
-        if (L.options->check && (!buf || x + bytes > buf->address + buf->bytes)) bad |= 1u << i;
-        else host[i] = L.arena + off;
-      } else if ((off = x - L.module_lo) < L.module_bytes && bytes <= L.module_bytes - off) {
-        host[i] = L.module_seg + off;
-      } else {
-        bad |= 1u << i;
-      }
-    }
-    if (bad) {
-      uint32_t lane = uint32_t(std::countr_zero(bad));
-      raise_fault(c, "out-of-bounds",
-                  is_shared ? fmt::format("out-of-bounds shared {} of {} bytes at offset {}: the block has {} bytes "
-                                          "of shared memory (check the tile's row stride and offsets)",
-                                          is_write ? "write" : "read", bytes, addr[lane], B.shared_bytes)
-                            : fmt::format("out-of-bounds global {} of {} bytes at address 0x{:x}, outside every "
-                                          "buffer (check the matrix pointer, leading dimension and tile edges)",
-                                          is_write ? "write" : "read", bytes, addr[lane]),
-                  lane);
-      return false;
-    }
-    uint32_t allowed = m;
-    if (c.checker) {
-      MemoryAccess a;
-      a.space = is_shared ? Space::Shared : Space::Global;
-      a.pc = c.pc;
-      a.warp = c.warp->index;
-      a.mask = m;
-      a.lane_addr = addr;
-      a.bytes = bytes;
-      a.is_write = is_write;
-      allowed = c.checker->on_access(a) & m;
-      for (uint32_t i = 0; i < kWarpSize; ++i)
-        if (((m & ~allowed) >> i) & 1) host[i] = nullptr;
-    }
-    // Metrics, as exec_memory counts a request (Nsight Compute definitions).
-    ++pm.requests;
-    pm.bytes += uint64_t(std::popcount(m)) * bytes;
-    uint32_t sectors = 0;
-    SharedCost sc;
-    if (is_shared) {
-      sc = shared_wavefronts(addr, m, bytes);
-      pm.wavefronts += sc.wavefronts;
-      pm.ideal_wavefronts += sc.ideal;
-    } else {
-      uint64_t sec[64];
-      sectors = global_sectors(addr, m, bytes, sec);
-      pm.sectors += sectors;
-      if (L.l2) {
-        uint32_t misses = L.l2->access(sec, std::min<uint32_t>(sectors, 64), is_write);
-        (is_write ? pm.dram_write_bytes : pm.dram_read_bytes) += uint64_t(misses) * kSectorBytes;
-      }
-    }
-    if (c.ev) {
-      WarpEvent& ev = *c.ev;
-      if (ev.access_bytes == 0) {  // the view shows the instruction's first request's lanes
-        ev.space = is_shared ? Space::Shared : Space::Global;
-        ev.access_bytes = uint8_t(bytes);
-        ev.is_store = is_write;
-        for (uint32_t i = 0; i < kWarpSize; ++i) ev.lane_addr[i] = (m >> i) & 1 ? addr[i] : 0;
-      }
-      ev.sectors += sectors;
-      ev.wavefronts += sc.wavefronts;
-      ev.ideal_wavefronts += sc.ideal;
-    }
+      if ((allowed >> i) & 1) host[i] = a.host[i];
   }
   return true;
 }

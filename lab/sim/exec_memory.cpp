@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "lab/sim/exec.h"
+#include "lab/sim/exec_memory.h"
 
 namespace lab::sim {
 
@@ -18,9 +19,6 @@ using ptx::Space;
 using ptx::Type;
 
 namespace {
-
-// Where lane addresses point after generic resolution.
-enum class Where : uint8_t { Global, Shared, Local, Param, Invalid };
 
 const char* where_name(Where w) {
   switch (w) {
@@ -31,13 +29,6 @@ const char* where_name(Where w) {
     default: return "generic";
   }
 }
-
-struct Access {
-  uint64_t addr[32];   // space-local: global address, shared offset, local frame offset, param offset
-  uint8_t* host[32];
-  Where where = Where::Global;
-  uint32_t bytes = 0;  // per lane
-};
 
 // reg + imm per lane; an Addr with no register is absolute.
 void lane_addresses(WarpContext& c, const ptx::Operand& o, uint32_t mask, uint64_t* addr) {
@@ -88,6 +79,8 @@ std::string describe_global_miss(const GlobalMemory& mem, uint64_t addr, uint32_
 
 // Turns lane addresses into host pointers; faults and returns false if any
 // active lane is misaligned or out of bounds.
+}  // namespace
+
 bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t align) {
   const LaunchState& L = *c.L;
   BlockState& B = *c.B;
@@ -191,6 +184,8 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
   }
 }
 
+namespace {
+
 // Shared-memory cost with the per-pc memo (see SharedCostMemo).
 SharedCost shared_cost(WarpContext& c, const uint64_t* addr, uint32_t mask, uint32_t bytes) {
   SharedCostMemo& m = c.W->shared_memo[c.pc];
@@ -211,6 +206,8 @@ SharedCost shared_cost(WarpContext& c, const uint64_t* addr, uint32_t mask, uint
 }
 
 // Metrics (and the event) of one request in one space.
+}  // namespace
+
 void count_request(WarpContext& c, Where where, const uint64_t* lane_addr, uint32_t access_bytes, uint32_t mask,
                    bool is_write) {
   struct { Where where; const uint64_t* addr; uint32_t bytes; } a{where, lane_addr, access_bytes};
@@ -270,6 +267,8 @@ void count_request(WarpContext& c, Where where, const uint64_t* lane_addr, uint3
   }
 }
 
+namespace {
+
 // Splits a generic access by window; calls f(Access&, mask) per space used.
 template <class F>
 void for_each_space(WarpContext& c, const ptx::Instr& in, const ptx::Operand& addr_op, uint32_t bytes, F&& f) {
@@ -310,8 +309,10 @@ void for_each_space(WarpContext& c, const ptx::Instr& in, const ptx::Operand& ad
   }
 }
 
+}  // namespace
+
 uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_write, bool is_atomic,
-                      const uint64_t* values = nullptr) {
+                      const uint64_t* values) {
   if (!c.checker) return mask;
   MemoryAccess m;
   m.space = a.where == Where::Shared ? Space::Shared
@@ -328,6 +329,8 @@ uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_wr
   m.lane_value = values;  // checks: same-address stores of different values
   return c.checker->on_access(m) & mask;
 }
+
+namespace {
 
 // Element loads/stores: sub-word signed loads sign-extend into the register.
 inline uint64_t load_elem(const uint8_t* p, uint32_t size, bool sign) {

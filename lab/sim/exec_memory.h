@@ -1,0 +1,38 @@
+// lab/sim/exec_memory.h: the steps of one warp-wide memory request, shared
+// by every instruction family that touches memory (ld/st/atom in
+// exec_memory.cpp, the tensor-core loads and stores in exec_matrix.cpp), so
+// bounds, alignment, the checker's veto and the metrics are done one way.
+#pragma once
+
+#include <cstdint>
+
+#include "lab/sim/exec.h"
+
+namespace lab::sim {
+
+// Where lane addresses point after generic resolution.
+enum class Where : uint8_t { Global, Shared, Local, Param, Invalid };
+
+struct Access {
+  uint64_t addr[32];   // space-local: global address, shared offset, local frame offset, param offset
+  uint8_t* host[32];
+  Where where = Where::Global;
+  uint32_t bytes = 0;  // per lane
+};
+
+// Turns the lanes' addresses in `a` into host pointers (a.host); raises a
+// `misaligned` or `out-of-bounds` fault and returns false if any lane of
+// `mask` is misaligned to `align` or outside its space.
+bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t align);
+
+// The lanes of `mask` the kernel checker lets through (all of them when
+// checks are off). `values`: what a store writes, for same-address races.
+uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_write, bool is_atomic,
+                      const uint64_t* values = nullptr);
+
+// Counts one request in Nsight Compute's units (sectors + L2 for global and
+// local, wavefronts for shared) on the current pc, and fills the event.
+void count_request(WarpContext& c, Where where, const uint64_t* lane_addr, uint32_t access_bytes, uint32_t mask,
+                   bool is_write);
+
+}  // namespace lab::sim
