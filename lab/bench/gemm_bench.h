@@ -23,6 +23,10 @@ struct BenchOptions {
   unsigned threads = 0;          // CPU threads for cpu_04 and OpenBLAS; 0 = all hardware threads
   bool cpu_rows = true, gpu_rows = true;
   std::vector<std::string> only;  // version names to run (empty: all)
+  // Simulator rows: "full" runs every block (checked), "sample" runs only the
+  // blocks the cycle model times (a prediction, not checked), "auto" samples
+  // above 1024^3.
+  std::string sim_run = "auto";
   // Progress lines for long runs (the CLI prints them on stderr).
   std::function<void(const std::string&)> progress;
 };

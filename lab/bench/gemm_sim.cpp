@@ -61,7 +61,10 @@ SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& p, const sim::SimOpt
   }
   mem.write(c, p.C0.data(), p.C0.size() * 4);  // NaN poison when beta == 0
   auto params = pack_gemm_params(run.kernel(), p.M, p.N, p.K, p.alpha, a, b, p.beta, c);
-  run.result = sim::launch(run.module, run.kernel(), run.launch, params, mem, options);
+  sim::SimOptions so = options;
+  if (so.timing.mode != sim::TimingMode::Off && so.timing.registers_per_thread == 0)
+    so.timing.registers_per_thread = sim::ptxas_registers(run.ptx, options.gpu, run.kernel().name);
+  run.result = sim::launch(run.module, run.kernel(), run.launch, params, mem, so);
   for (const auto& e : run.result.errors)
     if (e.kind == "unsupported") {
       run.unsupported = true;

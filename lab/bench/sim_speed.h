@@ -29,6 +29,11 @@ struct SimSpeed {
   unsigned end_to_end_threads = 0;
   double end_to_end_seconds = 0;       // compile + parse + simulate + check
   bool correct = false;                // both runs matched the float64 reference
+  // The cycle model's own speed: the same 1-worker problem timed with every
+  // block simulated cycle by cycle (TimingMode::Full), model time only.
+  double cycle_warp_insts = 0;         // warp instructions the cycle model issued
+  double cycle_seconds = 0;            // its wall time (excluding the interpreter)
+  double cycle_warp_insts_per_s = 0;
 };
 
 SimSpeed measure_sim_speed(const SimSpeedOptions& options);

@@ -31,7 +31,7 @@ namespace {
 
 struct GemmArgs {
   int size = 256, m = 0, n = 0, k = 0;
-  std::string backend = "auto", gpu = "H100";
+  std::string backend = "auto", gpu = "H100", sim_run = "auto";
   unsigned threads = 0;
   std::vector<std::string> only;
   bool json = false, quiet = false;
@@ -48,6 +48,7 @@ int run_bench_gemm(const GemmArgs& a) {
   o.gpu = a.gpu;
   o.threads = a.threads;
   o.only = a.only;
+  o.sim_run = a.sim_run;
   if (!a.quiet) o.progress = progress_line;
   try {
     lab::bench::BenchReport rep = lab::bench::run_gemm_bench(o);
@@ -118,6 +119,10 @@ const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
   gemm->add_option("--gpu", g.gpu, "GPU model for predictions: " + lab::sim::gpu_model_names());
   gemm->add_option("--threads", g.threads, "CPU threads for cpu_04 and OpenBLAS, and simulator workers (0 = all)");
   gemm->add_option("--only", g.only, "run only these versions (e.g. 03_smem_tiled cpu_04_simd_threads)");
+  gemm->add_option("--sim-run", g.sim_run,
+                   "simulator rows: full (every block, checked), sample (only the timed blocks: a prediction, not "
+                   "checked), auto (sample above 1024^3; default)")
+      ->check(CLI::IsMember({"auto", "full", "sample"}));
   gemm->add_flag("--json", g.json, "JSON instead of the table");
   gemm->add_flag("--quiet", g.quiet, "no progress lines on stderr");
   gemm->callback([&rc] {

@@ -23,7 +23,9 @@ struct SimArgs {
   std::string file, kernel, grid = "1", block = "1", gpu = "H100", dump_dir, backend = "sim";
   std::vector<std::string> args, defines;
   uint32_t smem = 0;
-  bool json = false, check = false;
+  bool json = false, check = false, sample = false;
+  std::string timing = "sampled";
+  uint32_t slice_sms = 0;
   uint64_t max_steps = 0;
   unsigned threads = 0;
 };
@@ -110,6 +112,11 @@ int run_sim(const SimArgs& a) {
   req.options.check = a.check;
   req.options.max_steps = a.max_steps;
   req.options.threads = a.threads;
+  req.options.timing.sample_only = a.sample;
+  req.options.timing.slice_sms = a.slice_sms;
+  req.options.timing.mode = a.timing == "full" ? sim::TimingMode::Full
+                            : a.timing == "off" ? sim::TimingMode::Off
+                                                : sim::TimingMode::Sampled;
   auto fail_usage = [&](const std::string& kind, const std::string& message) {
     if (a.json) {
       nlohmann::json j = {{"kernel", a.kernel}, {"backend", "sim"}, {"gpu", a.gpu}, {"ok", false},
@@ -171,6 +178,12 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_flag("--check", a->check, "kernel checks: out-of-bounds, races, barrier divergence, ...");
   cmd->add_option("--max-steps", a->max_steps, "instructions a thread may execute before it is reported as a hang");
   cmd->add_option("--threads", a->threads, "worker threads (default: all cores)");
+  cmd->add_option("--timing", a->timing,
+                  "cycle model: sampled (default: a slice of SMs and waves, scaled), full (every block, slow), off")
+      ->check(CLI::IsMember({"sampled", "full", "off"}));
+  cmd->add_flag("--sample", a->sample,
+                "run ONLY the blocks the cycle model times (fast prediction; outputs and metrics are incomplete)");
+  cmd->add_option("--slice-sms", a->slice_sms, "SMs in the sampled slice (default 8)");
   cmd->callback([a, &rc] { rc = run_sim(*a); });
 });
 

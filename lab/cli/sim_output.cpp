@@ -42,6 +42,8 @@ SimReport build_sim_report(const sim::RunOutcome& run, const sim::RunRequest& re
   r.json = {{"kernel", run.kernel().name}, {"backend", "sim"}, {"gpu", req.gpu},
             {"grid", dim_json(req.launch.grid)}, {"block", dim_json(req.launch.block)},
             {"ok", res.ok}, {"errors", errors}, {"metrics", metrics}};
+  // --sample runs only the blocks the cycle model times: say so where a reader looks.
+  r.json["outputs_incomplete"] = m.cycle && m.cycle->outputs_incomplete;
 
   // The machine model's view: registers and static shared memory from ptxas
   // for the model's architecture, then memory metrics, occupancy, the

@@ -64,6 +64,14 @@ struct GpuModel {
   int l2_latency_cycles = 0;
   int shared_latency_cycles = 0;
   int fp32_latency_cycles = 4;       // dependent FP32 FMA (microbenchmark)
+  // Cycle model (lab/sim/cycle). 0 = the architecture's default, cited in
+  // lab/sim/cycle/params.cpp; a model sets them where a measurement exists.
+  int l1_latency_cycles = 0;         // L1 data-cache hit, load to use
+  int int_latency_cycles = 0;        // dependent IADD3/IMAD
+  int fp64_latency_cycles = 0;       // dependent DFMA
+  int sfu_latency_cycles = 0;        // MUFU (rcp, sqrt, ex2, sin, ...)
+  int tensor_latency_cycles = 0;     // one mma.sync, issue to dependent issue
+  int l1_shared_bytes_per_sm = 0;    // unified L1 data cache + shared memory capacity
 
   // ---- peak rates, dense (datasheets) -------------------------------------------
   double fp32_flops = 0;             // non-tensor FP32

@@ -200,6 +200,7 @@ void run_warp(WarpContext& c, uint64_t quantum) {
   const PreparedInstr* prep = L.prepared.data();
   PcCounters* per_pc = c.W->per_pc.data();
   c.regs = w.regs;
+  c.trace = c.block_trace ? &c.block_trace->warps[w.index] : nullptr;
   WarpEvent* const event = L.events ? &c.W->event : nullptr;
 
   while (quantum--) {
@@ -232,6 +233,7 @@ void run_warp(WarpContext& c, uint64_t quantum) {
       m &= in.guard_negated ? ~gm : gm;
     }
     pm.thread_insts += (lanes_in(m));
+    if (c.trace) [[unlikely]] c.trace->insts.push_back({pc, m});
     c.mask = m;
     c.pc = pc;
     c.pcm = &pm;

@@ -24,6 +24,7 @@
 
 #include "lab/ptx/module.h"
 #include "lab/sim/check.h"
+#include "lab/sim/cycle/trace.h"
 #include "lab/sim/launch.h"
 #include "lab/sim/memory_cost.h"
 #include "lab/sim/warp.h"
@@ -85,6 +86,7 @@ struct WorkerState {
   WarpEvent event;               // the event being built for the current instruction
   BlockState block;              // reused block storage
   std::unique_ptr<BlockChecker> checker;
+  cycle::BlockTrace* trace = nullptr;  // set while a block the cycle model times runs
 };
 
 // [CONTEXT] ---------------------------------------------------------------------
@@ -100,6 +102,8 @@ struct WarpContext {
   PcCounters* pcm = nullptr;        // metrics of this pc
   WarpEvent* ev = nullptr;          // non-null when events are recorded
   uint64_t sink[32];                // destination of `_`
+  cycle::BlockTrace* block_trace = nullptr;  // non-null for blocks the cycle model times
+  cycle::WarpTrace* trace = nullptr;         // this warp's trace in block_trace
 };
 
 // Records a fault at the current instruction for `lane` and stops the block.

@@ -220,6 +220,7 @@ void count_request(WarpContext& c, Where where, const uint64_t* lane_addr, uint3
     sc = shared_cost(c, a.addr, mask, a.bytes);
     pm.wavefronts += sc.wavefronts;
     pm.ideal_wavefronts += sc.ideal;
+    if (c.trace) [[unlikely]] c.trace->add_shared(sc.wavefronts, is_write);
   } else if (a.where == Where::Global || a.where == Where::Local) {
     uint64_t model[32];
     const uint64_t* addr = a.addr;
@@ -249,11 +250,14 @@ void count_request(WarpContext& c, Where where, const uint64_t* lane_addr, uint3
     }
     sectors = ordered ? n : global_sectors(addr, mask, a.bytes, sec);
     pm.sectors += sectors;
+    uint32_t misses = 0;
     if (c.L->l2 && a.where == Where::Global) {
-      uint32_t misses = c.L->l2->access(sec, std::min<uint32_t>(sectors, 64), is_write);
+      misses = c.L->l2->access(sec, std::min<uint32_t>(sectors, 64), is_write);
       if (is_write) pm.dram_write_bytes += uint64_t(misses) * kSectorBytes;
       else pm.dram_read_bytes += uint64_t(misses) * kSectorBytes;
     }
+    if (c.trace) [[unlikely]]
+      c.trace->add_global(sec, std::min<uint32_t>(sectors, 64), misses, is_write, a.where == Where::Local);
   }
   if (c.ev) [[unlikely]] {
     WarpEvent& ev = *c.ev;

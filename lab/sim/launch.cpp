@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "lab/ptx/cfg.h"
+#include "lab/sim/cycle/result.h"
+#include "lab/sim/cycle/timed_launch.h"
 #include "lab/sim/device.h"
 #include "lab/sim/exec.h"
 
@@ -137,6 +139,7 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
   c.L = &L;
   c.W = &W;
   c.B = &B;
+  c.block_trace = W.trace;
   std::unique_ptr<BlockChecker> checker;
   if (L.options->check) {
     CheckContext cc;
@@ -276,12 +279,16 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     W.shared_memo.assign(kernel.code.size(), SharedCostMemo{});
   }
   std::atomic<uint64_t> next_block{0}, blocks_done{0}, faults{0};
+  uint64_t range_end = total_blocks;
+  auto stopped = [&] {
+    return (options.cancel && options.cancel->load(std::memory_order_relaxed)) ||
+           faults.load(std::memory_order_relaxed) >= kMaxFaults;
+  };
   auto work = [&](WorkerState& W, bool reports_progress) {
     for (;;) {
-      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) break;
-      if (faults.load(std::memory_order_relaxed) >= kMaxFaults) break;
+      if (stopped()) break;
       uint64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
-      if (b >= total_blocks) break;
+      if (b >= range_end) break;
       uint64_t before = W.faults;
       run_block(L, W, b);
       if (W.faults != before) faults.fetch_add(W.faults - before, std::memory_order_relaxed);
@@ -290,10 +297,40 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
         options.progress(done, total_blocks);
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, std::ref(workers[t]), false);
-  work(workers[0], true);
-  for (auto& t : pool) t.join();
+  // Blocks [lo, hi) on the worker pool.
+  auto run_range = [&](uint64_t lo, uint64_t hi) {
+    if (lo >= hi) return;
+    next_block = lo;
+    range_end = hi;
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads && t < hi - lo; ++t) pool.emplace_back(work, std::ref(workers[t]), false);
+    work(workers[0], true);
+    for (auto& t : pool) t.join();
+  };
+  std::shared_ptr<const cycle::CycleResult> timing;
+  if (options.timing.mode != TimingMode::Off) {
+    // The cycle model asks for the blocks it times in increasing order; the
+    // blocks before each run first (on the pool), so the L2 model holds what
+    // the grid would have touched by then. With sample_only the others never run.
+    uint64_t cursor = 0;
+    const bool only = options.timing.sample_only;
+    timing = cycle::time_launch(kernel, cfg, gpu, options.timing, L.shared_bytes,
+                                [&](uint64_t b, cycle::BlockTrace& trace) {
+                                  if (!only) run_range(cursor, b);
+                                  cursor = b + 1;
+                                  if (stopped()) return;
+                                  WorkerState& W = workers[0];
+                                  uint64_t before = W.faults;
+                                  W.trace = &trace;
+                                  run_block(L, W, b);
+                                  W.trace = nullptr;
+                                  if (W.faults != before) faults.fetch_add(W.faults - before);
+                                  blocks_done.fetch_add(1);
+                                });
+    if (!only) run_range(cursor, total_blocks);
+  } else {
+    run_range(0, total_blocks);
+  }
   if (options.progress) options.progress(blocks_done.load(), total_blocks);
 
   LaunchResult result;
@@ -320,6 +357,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   m.warps = done * warps_per_block;
   m.threads = done * block_threads;
   result.ok = result.errors.empty();
+  m.cycle = std::move(timing);
   m.sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

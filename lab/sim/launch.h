@@ -18,6 +18,8 @@
 
 namespace lab::sim {
 
+namespace cycle { struct CycleResult; }  // lab/sim/cycle/result.h
+
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
   uint64_t count() const { return uint64_t(x) * y * z; }
@@ -109,6 +111,8 @@ struct KernelMetrics {
   uint64_t blocks = 0, warps = 0, threads = 0;
   uint64_t barriers = 0;              // bar.sync executions (warp level)
   double sim_seconds = 0;             // wall time of the simulation itself
+  // The cycle model's timing of this launch (SimOptions::timing); null when off.
+  std::shared_ptr<const cycle::CycleResult> cycle;
   uint64_t total_warp_insts() const;
   uint64_t total_thread_insts() const;
 };
@@ -140,6 +144,19 @@ class EventSink {
 };
 
 // ---- options and launch --------------------------------------------------------
+// Cycle-level timing (lab/sim/cycle, docs/timing-model.md). Sampled: every
+// block runs in the interpreter, a sample of them is also timed cycle by
+// cycle and scaled to the grid. Full: every block is timed. Off: no timing
+// (the interpreter's own speed; no predicted time).
+enum class TimingMode : uint8_t { Off, Sampled, Full };
+struct TimingOptions {
+  TimingMode mode = TimingMode::Sampled;
+  bool sample_only = false;       // run only the timed blocks: outputs and metrics are then incomplete
+  uint32_t slice_sms = 0;         // SMs of the sampled slice; 0 = default (8)
+  int registers_per_thread = 0;   // for occupancy (ptxas); 0 = 32 assumed
+  bool events = false;            // keep the per-warp issue/stall event stream (live view)
+};
+
 struct SimOptions {
   unsigned threads = 0;            // worker threads for blocks; 0 = hardware concurrency
   bool check = false;              // kernel checks (out-of-bounds, races, ...)
@@ -153,6 +170,7 @@ struct SimOptions {
   // Called now and then with blocks done / total, for progress bars.
   std::function<void(uint64_t, uint64_t)> progress;
   const std::atomic<bool>* cancel = nullptr;  // set to stop early (views)
+  TimingOptions timing;            // the cycle model (predicted time, stall reasons)
 };
 
 struct LaunchConfig {

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "lab/sim/cycle/summary.h"
+
 namespace lab::sim {
 
 using ptx::Op;
@@ -145,6 +147,11 @@ KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, 
     l.divergent_branches += c.divergent;
     l.dram_bytes += c.dram_read_bytes + c.dram_write_bytes;
     l.flops += f;
+    if (metrics.cycle && pc < metrics.cycle->per_pc.size()) {
+      const cycle::PcCycles& pcc = metrics.cycle->per_pc[pc];
+      l.issued += pcc.issued;
+      for (size_t i = 0; i < l.stall.size(); ++i) l.stall[i] += pcc.stall[i];
+    }
     if (where == AccessWhere::Global || where == AccessWhere::Local) {
       l.global_requests += c.requests - shared_part_requests;
       l.global_sectors += c.sectors;
@@ -176,7 +183,17 @@ KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, 
   r.occupancy = compute_occupancy(gpu, OccupancyInput{int(block_threads), r.registers_per_thread, static_shared,
                                                       int(config.dynamic_shared_bytes)});
   r.schedule = schedule_blocks(gpu, config.grid.count(), block_threads, uint32_t(r.occupancy.blocks_per_sm));
+  // The analytic terms stay as the roofline's bounds; the time is the cycle model's.
   r.predicted = predict_time(kernel, metrics, gpu, r.schedule);
+  r.cycle = metrics.cycle;
+  if (r.cycle) {
+    cycle::apply_prediction(r.predicted, *r.cycle, gpu);
+    r.schedule.achieved_occupancy = r.cycle->achieved_occupancy();  // from the modelled residency
+  } else {
+    r.predicted.time_s = r.predicted.time_ms = 0;
+    r.predicted.predicted_flops = 0;
+    r.predicted.explanation = "no predicted time: the launch ran with timing off (SimOptions::timing)";
+  }
 
   // ---- kernel-level hints ------------------------------------------------------------
   if (!r.resources_from_ptxas)
@@ -250,7 +267,10 @@ nlohmann::json KernelReport::to_predicted_json() const {
                         {"int", p.c_int},       {"sfu", p.c_sfu},       {"tensor", p.c_tensor},
                         {"l1_shared", p.c_l1_shared}, {"l2", p.c_l2}, {"dram", p.c_dram},
                         {"latency", p.c_latency}, {"wave", p.wave_cycles}, {"total", p.total_cycles}};
+  j["cycles_per_sm_label"] = "analytic bounds per SM (roofline explanation), not the predicted time";
   j["explanation"] = p.explanation;
+  j["source"] = cycle ? "cycle model" : "none (timing off)";
+  if (cycle) j["cycle_model"] = cycle::cycle_json(*cycle);
   return j;
 }
 
@@ -273,6 +293,12 @@ nlohmann::json KernelReport::to_lines_json() const {
     j["warp_execution_efficiency"] = l.warp_efficiency();
     j["dram_bytes"] = l.dram_bytes;
     j["flops"] = l.flops;
+    if (cycle) {
+      j["issued"] = l.issued;
+      j["stalls"] = cycle::stall_json(l.stall);
+      const auto top = cycle::top_stalls(l.stall);
+      j["top_stall"] = top.empty() ? nlohmann::json(nullptr) : nlohmann::json(cycle::stall_name(top.front().first));
+    }
     j["hints"] = l.hints;
     a.push_back(std::move(j));
   }
@@ -286,6 +312,8 @@ std::string KernelReport::text(size_t max_lines) const {
   add(fmt::format("Machine model: {} on {} (grid {}x{}x{}, block {}x{}x{})", kernel, gpu ? gpu->name : "?",
                   config.grid.x, config.grid.y, config.grid.z, config.block.x, config.block.y, config.block.z));
   add(fmt::format("  PREDICTED time   {:.4g} ms  ({}-bound: {})", p.time_ms, p.bound, p.limiter));
+  if (cycle) s += cycle::cycle_text(*cycle);
+  else add("  (timing off: no predicted time)");
   if (p.ai_defined)
     add(fmt::format("  roofline         {:.2f} FLOP/byte; attainable {}, predicted {} (peak {} {})",
                     p.arithmetic_intensity, human_flops(p.attainable_flops), human_flops(p.predicted_flops),
@@ -319,6 +347,10 @@ std::string KernelReport::text(size_t max_lines) const {
       std::string mem;
       if (l.global_requests) mem += fmt::format("  {:.1f} sec/req", l.sectors_per_request());
       if (l.shared_requests) mem += fmt::format("  {} wavefronts, {} conflicts", l.shared_wavefronts, l.bank_conflicts());
+      if (cycle) {
+        const auto top = cycle::top_stalls(l.stall);
+        if (!top.empty()) mem += fmt::format("  stalls: {} {:.0f}%", cycle::stall_name(top.front().first), top.front().second * 100);
+      }
       add(fmt::format("    {:<28} {:>12}{}", where, l.warp_insts, mem));
       for (const auto& h : l.hints) add(fmt::format("      line {}: {}", l.line, h));
     }

@@ -7,7 +7,9 @@
 // --json` adds, and text() is the report a student reads.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 
 #include "lab/compile/nvrtc.h"
 #include "lab/ptx/module.h"
+#include "lab/sim/cycle/result.h"
 #include "lab/sim/device.h"
 #include "lab/sim/launch.h"
 #include "lab/sim/occupancy.h"
@@ -50,6 +53,10 @@ struct LineMetrics {
   uint64_t divergent_branches = 0;
   uint64_t dram_bytes = 0;
   double flops = 0;
+  // Cycle model (sampled blocks): issues and warp-cycles waiting per state
+  // at this line's instructions (Nsight's source-level stall sampling).
+  uint64_t issued = 0;
+  std::array<uint64_t, cycle::kStallCount> stall{};
   double sectors_per_request() const { return global_requests ? double(global_sectors) / global_requests : 0; }
   uint64_t bank_conflicts() const {
     return shared_wavefronts > shared_ideal_wavefronts ? shared_wavefronts - shared_ideal_wavefronts : 0;
@@ -74,7 +81,8 @@ struct KernelReport {
   bool resources_from_ptxas = false;
   Occupancy occupancy;
   Schedule schedule;
-  Prediction predicted;
+  Prediction predicted;  // time_s from the cycle model; c_* terms are the analytic bounds
+  std::shared_ptr<const cycle::CycleResult> cycle;  // null when timing was off
   std::vector<LineMetrics> lines;  // hottest first (by warp instructions)
   std::vector<std::string> hints;  // kernel-level
 

@@ -113,6 +113,16 @@ static void add_buffer_hints(RunOutcome& out) {
   }
 }
 
+int ptxas_registers(const std::string& ptx, const std::string& gpu, const std::string& kernel) {
+  try {
+    for (const auto& u : compile::resource_usage(ptx, std::string(gpu_model(gpu).sm_arch)))
+      if (u.kernel == kernel) return u.registers;
+  } catch (const std::exception&) {
+    // ptxas unavailable or the PTX does not assemble for this model: 32 assumed.
+  }
+  return 0;
+}
+
 RunOutcome run_kernel(const RunRequest& req) {
   RunOutcome out;
   out.ptx = load_ptx(req.file, req.gpu, req.defines);
@@ -136,6 +146,8 @@ RunOutcome run_kernel(const RunRequest& req) {
   out.args = prepare_args(k, out.specs, *out.memory);
   SimOptions opts = req.options;
   opts.gpu = req.gpu;
+  if (opts.timing.mode != TimingMode::Off && opts.timing.registers_per_thread == 0)
+    opts.timing.registers_per_thread = ptxas_registers(out.ptx, req.gpu, k.name);
   out.result = launch(out.module, k, req.launch, out.args.params, *out.memory, opts);
   add_buffer_hints(out);
   return out;

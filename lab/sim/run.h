@@ -55,5 +55,8 @@ size_t resolve_kernel(const ptx::Module& module, const std::string& name, const 
 // Checks a launch against the GPU model's limits (block size, dimensions,
 // shared memory). Throws RunError naming the limit and the GPU.
 void check_launch_limits(const ptx::Kernel& kernel, const LaunchConfig& cfg, const std::string& gpu);
+// Registers per thread ptxas allocates for `kernel` on the GPU model's
+// architecture (the cycle model's occupancy); 0 when ptxas cannot tell.
+int ptxas_registers(const std::string& ptx, const std::string& gpu, const std::string& kernel);
 
 }  // namespace lab::sim

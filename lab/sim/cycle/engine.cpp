@@ -1,0 +1,492 @@
+// lab/sim/cycle/engine.cpp: the SM slice, cycle by cycle (see engine.h).
+//
+// Cost: the loop visits a sub-partition only in cycles where one of its
+// warps may issue (each warp caches the earliest cycle it can issue and the
+// state it waits in), and jumps over cycles in which no warp of the slice
+// can issue. Warp states are accounted as intervals, closed when the state
+// changes, so a warp waiting 500 cycles on DRAM costs one update, not 500.
+#include "lab/sim/cycle/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace lab::sim::cycle {
+
+namespace {
+
+constexpr uint64_t kNever = ~0ull;
+constexpr size_t kMaxEvents = 4'000'000;  // cap on the live view's event stream (TimingOptions::events)
+
+// Sectored L1 data cache: 128-byte lines with a valid bit per 32-byte
+// sector, 4-way set associative, LRU (Jia et al. 2018 find V100's L1 sectored
+// with 128-byte lines; the associativity is a model assumption).
+struct L1Cache {
+  struct Line { uint64_t tag = kNever; uint64_t lru = 0; uint8_t valid = 0; };
+  std::vector<Line> lines;
+  uint32_t sets = 0, ways = 4;
+  uint64_t tick = 0;
+  void init(uint64_t bytes) {
+    uint64_t n = bytes / 128;
+    sets = uint32_t(n / ways);
+    lines.assign(size_t(sets) * ways, Line{});
+  }
+  // Returns true on a hit; a read miss allocates the sector.
+  bool access(uint64_t sector, bool allocate) {
+    if (!sets) return false;
+    const uint64_t line = sector >> 2;
+    const uint8_t bit = uint8_t(1u << (sector & 3));
+    Line* set = &lines[size_t(line % sets) * ways];
+    Line* victim = set;
+    ++tick;
+    for (uint32_t w = 0; w < ways; ++w) {
+      if (set[w].tag == line) {
+        set[w].lru = tick;
+        if (set[w].valid & bit) return true;
+        if (allocate) set[w].valid |= bit;
+        return false;
+      }
+      if (set[w].lru < victim->lru) victim = &set[w];
+    }
+    if (allocate) *victim = Line{line, tick, bit};
+    return false;
+  }
+};
+
+struct Warp {
+  const WarpTrace* tr = nullptr;
+  uint32_t next = 0, next_mem = 0;
+  uint32_t block_slot = 0, index = 0;
+  uint64_t earliest = 0;   // cannot issue before this cycle
+  uint64_t since = 0;      // start of the current state's interval
+  Stall state = Stall::NotSelected;
+  uint64_t async_done = 0; // cp.async completion
+  bool active = false, at_barrier = false;
+  uint64_t* ready = nullptr;  // per register slot: cycle the value is ready
+  Stall* why = nullptr;       // per register slot: what a reader waits on
+};
+
+struct Block {
+  uint64_t id = 0;
+  size_t order = 0;  // position in the slice's block list
+  std::unique_ptr<BlockTrace> trace;
+  uint32_t live = 0, arrived = 0;
+  bool used = false;
+};
+
+enum Pipe { kFp32, kInt, kFp64, kSfu, kTensor, kPipes };
+
+struct Sched {
+  std::vector<uint32_t> warps;  // warp slots, oldest first
+  int32_t greedy = -1;
+  double pipe_free[kPipes] = {};
+  uint64_t next_check = kNever;
+};
+
+struct Sm {
+  std::vector<Warp> warps;
+  std::vector<Block> blocks;
+  std::vector<Sched> sched;
+  std::vector<uint64_t> ready;
+  std::vector<Stall> why;
+  L1Cache l1;
+  double l1_free = 0;  // the L1/shared data path is busy until this cycle
+  uint32_t resident_warps = 0;
+};
+
+int pipe_of(Unit u) {
+  switch (u) {
+    case Unit::Fp32: return kFp32;
+    case Unit::Int: return kInt;
+    case Unit::Fp64: return kFp64;
+    case Unit::Sfu: return kSfu;
+    case Unit::Tensor: return kTensor;
+    default: return -1;
+  }
+}
+
+class Slice {
+ public:
+  Slice(const DecodedKernel& dk, const CycleParams& p, const SliceConfig& cfg, const std::vector<uint64_t>& blocks,
+        const TraceSource& source, CycleResult& acc)
+      : dk_(dk), p_(p), cfg_(cfg), blocks_(blocks), source_(source), acc_(acc) {
+    const uint32_t slots = cfg.blocks_per_sm * cfg.warps_per_block;
+    const size_t ns = std::max<size_t>(1, dk.num_slots);
+    sms_.resize(cfg.sms);
+    resident_at_start_.assign(cfg.sms, 0);
+    // The shared-memory carveout is what the resident blocks need, rounded up
+    // to 8 KB; the L1 data cache is the rest of the unified capacity.
+    uint64_t carve = uint64_t(cfg.blocks_per_sm) * cfg.shared_bytes_per_block;
+    carve = (carve + 8191) / 8192 * 8192;
+    const uint64_t l1_bytes = p.l1_shared_bytes > carve ? p.l1_shared_bytes - carve : 0;
+    for (Sm& sm : sms_) {
+      sm.warps.resize(slots);
+      sm.blocks.resize(cfg.blocks_per_sm);
+      sm.sched.resize(p.schedulers);
+      sm.ready.assign(slots * ns, 0);
+      sm.why.assign(slots * ns, Stall::Wait);
+      for (uint32_t s = 0; s < slots; ++s) {
+        sm.warps[s].ready = sm.ready.data() + s * ns;
+        sm.warps[s].why = sm.why.data() + s * ns;
+      }
+      sm.l1.init(l1_bytes);
+    }
+    set_rates(cfg.bandwidth_share);
+    run_.retire_cycle.assign(blocks.size(), 0);
+  }
+
+  SliceRun run() {
+    uint64_t t = 0;
+    for (;;) {
+      dispatch(t);
+      if (resident_ == 0 && next_block_ >= blocks_.size()) break;
+      bool issued = false;
+      uint64_t next_t = kNever;
+      // Residency at the start of the cycle (a block retiring in it still counts).
+      for (size_t i = 0; i < sms_.size(); ++i) resident_at_start_[i] = sms_[i].resident_warps;
+      for (Sm& sm : sms_)
+        for (Sched& sc : sm.sched) {
+          if (sc.next_check <= t) issue(sm, sc, t, issued);
+          next_t = std::min(next_t, sc.next_check);
+        }
+      uint64_t tn = issued ? t + 1 : std::max(t + 1, next_t);
+      if (!issued && next_t == kNever) {
+        if (free_slot_ && next_block_ < blocks_.size()) tn = t + 1;  // blocks retired this cycle: place more
+        else { run_.deadlock = true; break; }
+      }
+      for (size_t i = 0; i < sms_.size(); ++i) {
+        // Cycle t with the residency it started with, the skipped ones with what is left.
+        const uint32_t first = resident_at_start_[i], rest = sms_[i].resident_warps;
+        if (first) acc_.active_sm_cycles += 1, acc_.warp_cycles += first;
+        if (rest && tn > t + 1) acc_.active_sm_cycles += tn - t - 1, acc_.warp_cycles += uint64_t(rest) * (tn - t - 1);
+      }
+      t = tn;
+    }
+    run_.cycles = t;
+    acc_.sim_cycles += t;
+    return std::move(run_);
+  }
+
+ private:
+  const DecodedKernel& dk_;
+  const CycleParams& p_;
+  const SliceConfig& cfg_;
+  const std::vector<uint64_t>& blocks_;
+  const TraceSource& source_;
+  CycleResult& acc_;
+  std::vector<Sm> sms_;
+  std::vector<uint32_t> resident_at_start_;
+  SliceRun run_;
+  size_t next_block_ = 0;
+  uint32_t rr_ = 0;
+  uint32_t resident_ = 0;   // resident blocks
+  bool free_slot_ = true;
+  double l2_free_ = 0, dram_free_ = 0;
+  double l2_cycles_per_sector_ = 0, dram_cycles_per_sector_ = 0;
+
+  bool tail_rates_ = false;
+
+  void set_rates(double share) {
+    l2_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.l2_bytes_per_cycle * share);
+    dram_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.dram_bytes_per_cycle * share);
+  }
+
+  void set_state(Warp& w, Stall s, uint64_t t) {
+    if (s == w.state) return;
+    if (t > w.since) {
+      const uint32_t pc = w.tr->insts[w.next].pc;
+      acc_.per_pc[pc].stall[size_t(w.state)] += t - w.since;
+      acc_.stall[size_t(w.state)] += t - w.since;
+    }
+    w.state = s;
+    w.since = t;
+  }
+
+  void dispatch(uint64_t t) {
+    if (!free_slot_) return;
+    free_slot_ = false;
+    const uint32_t n = uint32_t(sms_.size());
+    while (next_block_ < blocks_.size()) {
+      bool placed = false;
+      for (uint32_t k = 0; k < n && !placed; ++k) {
+        Sm& sm = sms_[(rr_ + k) % n];
+        for (uint32_t b = 0; b < sm.blocks.size(); ++b) {
+          if (sm.blocks[b].used) continue;
+          place(sm, b, t);
+          rr_ = (rr_ + k + 1) % n;
+          placed = true;
+          break;
+        }
+      }
+      if (!placed) return;
+    }
+  }
+
+  void place(Sm& sm, uint32_t slot, uint64_t t) {
+    Block& B = sm.blocks[slot];
+    B.used = true;
+    B.order = next_block_;
+    B.id = blocks_[next_block_++];
+    if (B.id >= cfg_.tail_first_block && !tail_rates_) {
+      // The last wave: fewer SMs busy on the whole GPU, a larger share each.
+      tail_rates_ = true;
+      set_rates(cfg_.tail_bandwidth_share);
+    }
+    B.trace = source_(B.id);
+    B.arrived = 0;
+    B.live = 0;
+    ++resident_;
+    const size_t ns = std::max<size_t>(1, dk_.num_slots);
+    for (uint32_t wi = 0; wi < cfg_.warps_per_block; ++wi) {
+      const uint32_t s = slot * cfg_.warps_per_block + wi;
+      Warp& w = sm.warps[s];
+      w.tr = B.trace && wi < B.trace->warps.size() ? &B.trace->warps[wi] : nullptr;
+      w.next = w.next_mem = 0;
+      w.block_slot = slot;
+      w.index = wi;
+      w.earliest = t;
+      w.since = t;
+      w.state = Stall::NotSelected;
+      w.async_done = 0;
+      w.at_barrier = false;
+      w.active = w.tr && !w.tr->insts.empty();
+      std::fill(w.ready, w.ready + ns, 0);
+      if (!w.active) continue;
+      ++B.live;
+      ++sm.resident_warps;
+      Sched& sc = sm.sched[s % sm.sched.size()];
+      sc.warps.push_back(s);
+      sc.next_check = std::min(sc.next_check, t);
+    }
+    if (B.live == 0) retire(sm, slot, t);
+  }
+
+  void retire(Sm& sm, uint32_t slot, uint64_t t) {
+    Block& B = sm.blocks[slot];
+    run_.retire_cycle[B.order] = t + 1;
+    B.used = false;
+    B.trace.reset();
+    --resident_;
+    free_slot_ = true;
+    for (Sched& sc : sm.sched) {
+      sc.warps.erase(std::remove_if(sc.warps.begin(), sc.warps.end(),
+                                    [&](uint32_t s) { return sm.warps[s].block_slot == slot; }),
+                     sc.warps.end());
+      if (sc.greedy >= 0 && sm.warps[uint32_t(sc.greedy)].block_slot == slot) sc.greedy = -1;
+    }
+  }
+
+  void release_barrier(Sm& sm, Block& B, uint32_t slot, uint64_t t) {
+    B.arrived = 0;
+    for (uint32_t wi = 0; wi < cfg_.warps_per_block; ++wi) {
+      const uint32_t s = slot * cfg_.warps_per_block + wi;
+      Warp& w = sm.warps[s];
+      if (!w.active || !w.at_barrier) continue;
+      w.at_barrier = false;
+      w.earliest = t + 1;
+      Sched& sc = sm.sched[s % sm.sched.size()];
+      sc.next_check = std::min(sc.next_check, t + 1);
+    }
+  }
+
+  // Can `w` issue at t? If not, records why and when it may.
+  bool eligible(Sm& sm, Sched& sc, Warp& w, uint64_t t) {
+    const TraceInst& ti = w.tr->insts[w.next];
+    const DecodedInstr& d = dk_.code[ti.pc];
+    uint64_t dep = 0;
+    Stall why = Stall::Wait;
+    const uint32_t* sl = dk_.slots.data() + d.first;
+    for (uint32_t i = 0, n = uint32_t(d.reads) + d.writes; i < n; ++i)
+      if (w.ready[sl[i]] > dep) dep = w.ready[sl[i]], why = w.why[sl[i]];
+    if (d.unit == Unit::AsyncWait && w.async_done > dep) dep = w.async_done, why = Stall::LongScoreboard;
+    if (dep > t) {
+      set_state(w, why, t);
+      w.earliest = dep;
+      return false;
+    }
+    const int pipe = pipe_of(d.unit);
+    if (pipe >= 0 && sc.pipe_free[pipe] > double(t) + 1e-9) {
+      set_state(w, d.unit == Unit::Sfu ? Stall::MioThrottle : Stall::MathPipeThrottle, t);
+      w.earliest = uint64_t(std::ceil(sc.pipe_free[pipe]));
+      return false;
+    }
+    if (d.unit == Unit::Memory && w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == w.next) {
+      const bool shared = w.tr->mems[w.next_mem].space == MemSpace::Shared;
+      const double limit = shared ? p_.mio_queue_cycles : p_.lg_queue_cycles;
+      if (sm.l1_free - double(t) > limit) {
+        set_state(w, shared ? Stall::MioThrottle : Stall::LgThrottle, t);
+        w.earliest = uint64_t(std::ceil(sm.l1_free - limit));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void issue(Sm& sm, Sched& sc, uint64_t t, bool& issued) {
+    uint32_t ready[64];
+    uint32_t nready = 0;
+    uint64_t next = kNever;
+    for (uint32_t s : sc.warps) {
+      Warp& w = sm.warps[s];
+      if (!w.active || w.at_barrier) continue;
+      if (w.earliest > t) { next = std::min(next, w.earliest); continue; }
+      if (eligible(sm, sc, w, t)) {
+        if (nready < 64) ready[nready++] = s;
+      } else {
+        next = std::min(next, w.earliest);
+      }
+    }
+    if (nready) {
+      // GTO: the greedy warp if it is ready, else the oldest ready one.
+      uint32_t pick = ready[0];
+      for (uint32_t i = 0; i < nready; ++i)
+        if (int32_t(ready[i]) == sc.greedy) pick = ready[i];
+      for (uint32_t i = 0; i < nready; ++i) {
+        if (ready[i] == pick) continue;
+        Warp& o = sm.warps[ready[i]];
+        set_state(o, Stall::NotSelected, t);
+        o.earliest = t + 1;
+        next = std::min(next, t + 1);
+      }
+      sc.greedy = int32_t(pick);
+      execute(sm, sc, pick, t);
+      issued = true;
+      Warp& w = sm.warps[pick];
+      if (w.active && !w.at_barrier) next = std::min(next, w.earliest);
+    }
+    // Warps placed or released during this cycle lowered next_check already.
+    sc.next_check = std::min(next, sc.next_check > t ? sc.next_check : kNever);
+  }
+
+  // One global/local request: L1 data path, L1 tags, L2 and DRAM queues.
+  uint64_t global_request(Sm& sm, const WarpTrace& tr, const TraceMem& m, uint64_t t, bool atomic) {
+    const double start = std::max(double(t), sm.l1_free);
+    sm.l1_free = start + std::max<uint16_t>(1, m.lines);
+    acc_.l1_busy_cycles += std::max<uint16_t>(1, m.lines);
+    const double t_data = sm.l1_free;
+    uint64_t done = uint64_t(t_data) + p_.lat_l1;
+    uint32_t dram_left = m.dram;
+    uint32_t n = 0, hits = 0, misses = 0;
+    for (uint32_t r = 0; r < m.runs; ++r) {
+      const SectorRun& run = tr.runs[m.first_run + r];
+      for (uint32_t k = 0; k < run.count; ++k, ++n) {
+        const uint64_t sector = run.first + uint64_t(int64_t(k) * run.stride);
+        const bool hit = !m.write && !atomic && sm.l1.access(sector, true);
+        if (hit) { ++hits; continue; }
+        ++misses;
+        l2_free_ = std::max(l2_free_, t_data) + l2_cycles_per_sector_;
+        uint64_t d = uint64_t(l2_free_) + p_.lat_l2;
+        if (dram_left) {
+          --dram_left;
+          dram_free_ = std::max(dram_free_, t_data) + dram_cycles_per_sector_;
+          d = std::max(d, uint64_t(dram_free_) + p_.lat_dram);
+        }
+        done = std::max(done, d);
+      }
+    }
+    // DRAM sectors the L2 model charged beyond the L1 misses (write-backs).
+    for (; dram_left; --dram_left) dram_free_ = std::max(dram_free_, t_data) + dram_cycles_per_sector_;
+    if (!m.write && !atomic) {
+      acc_.l1_sectors += n;
+      acc_.l1_hits += hits;
+    }
+    acc_.l2_sectors += misses;
+    acc_.l2_hits += misses > m.dram ? misses - m.dram : 0;
+    acc_.dram_bytes += uint64_t(m.dram) * 32;
+    return done;
+  }
+
+  void execute(Sm& sm, Sched& sc, uint32_t slot, uint64_t t) {
+    Warp& w = sm.warps[slot];
+    const uint32_t idx = w.next;
+    const TraceInst& ti = w.tr->insts[idx];
+    const DecodedInstr& d = dk_.code[ti.pc];
+    // Close the waiting interval and count the issue.
+    if (t > w.since) {
+      acc_.per_pc[ti.pc].stall[size_t(w.state)] += t - w.since;
+      acc_.stall[size_t(w.state)] += t - w.since;
+    }
+    if (cfg_.events && acc_.events.size() < kMaxEvents) {
+      IssueEvent e;
+      e.cycle = t;
+      e.wait_from = w.since;
+      e.block = uint32_t(sm.blocks[w.block_slot].id);
+      e.sm = uint16_t(&sm - sms_.data());
+      e.warp = uint16_t(w.index);
+      e.pc = ti.pc;
+      e.reason = t > w.since ? w.state : Stall::Selected;
+      e.segment = cfg_.segment;
+      acc_.events.push_back(e);
+    }
+    ++acc_.per_pc[ti.pc].issued;
+    ++acc_.per_pc[ti.pc].stall[size_t(Stall::Selected)];
+    ++acc_.stall[size_t(Stall::Selected)];
+    ++acc_.issued;
+
+    uint64_t ready_at = t + d.latency;
+    Stall why = d.dep;
+    const int pipe = pipe_of(d.unit);
+    if (pipe >= 0) sc.pipe_free[pipe] = std::max(sc.pipe_free[pipe], double(t)) + d.hold;
+    if (d.unit == Unit::Memory) {
+      bool any = false, all_shared = true;
+      uint64_t done = t;
+      const bool atomic = d.writes > 0;  // a memory op with a destination that writes memory: atom
+      while (w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == idx) {
+        const TraceMem& m = w.tr->mems[w.next_mem++];
+        any = true;
+        if (m.space == MemSpace::Shared) {
+          const double start = std::max(double(t), sm.l1_free);
+          sm.l1_free = start + std::max<uint16_t>(1, m.count);
+          acc_.l1_busy_cycles += std::max<uint16_t>(1, m.count);
+          done = std::max(done, uint64_t(sm.l1_free) + p_.lat_shared);
+        } else {
+          all_shared = false;
+          done = std::max(done, global_request(sm, *w.tr, m, t, atomic && m.write));
+        }
+      }
+      if (any) {
+        ready_at = done;
+        why = all_shared ? Stall::ShortScoreboard : Stall::LongScoreboard;
+        if (d.async_copy) w.async_done = std::max(w.async_done, done);
+      } else {
+        why = Stall::Wait;  // constant cache or a guard-false access
+      }
+    }
+    if (ti.mask != 0) {
+      const uint32_t* sl = dk_.slots.data() + d.first + d.reads;
+      for (uint32_t i = 0; i < d.writes; ++i) {
+        w.ready[sl[i]] = ready_at;
+        w.why[sl[i]] = why;
+      }
+    }
+    w.next = idx + 1;
+    w.since = t + 1;
+    w.state = Stall::NotSelected;
+    w.earliest = t + 1;
+    Block& B = sm.blocks[w.block_slot];
+    if (w.next >= w.tr->insts.size()) {
+      w.active = false;
+      --sm.resident_warps;
+      --B.live;
+      if (B.live == 0) { retire(sm, w.block_slot, t); return; }
+      if (B.arrived && B.arrived >= B.live) release_barrier(sm, B, w.block_slot, t);
+      return;
+    }
+    if (d.unit == Unit::Barrier && ti.mask != 0) {
+      w.at_barrier = true;
+      w.state = Stall::Barrier;
+      if (++B.arrived >= B.live) release_barrier(sm, B, w.block_slot, t);
+    }
+  }
+};
+
+}  // namespace
+
+SliceRun simulate_slice(const DecodedKernel& dk, const CycleParams& p, const SliceConfig& cfg,
+                        const std::vector<uint64_t>& blocks, const TraceSource& source, CycleResult& acc) {
+  if (acc.per_pc.size() < dk.code.size()) acc.per_pc.resize(dk.code.size());
+  Slice s(dk, p, cfg, blocks, source, acc);
+  return s.run();
+}
+
+}  // namespace lab::sim::cycle

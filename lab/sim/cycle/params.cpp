@@ -1,0 +1,98 @@
+// lab/sim/cycle/params.cpp: the cycle model's figures per GPU model.
+//
+// Throughputs come from the datasheet figures already in device.cpp (lanes
+// per SM, peak tensor rates, DRAM and L2 bandwidth). Latencies NVIDIA does
+// not publish; they are microbenchmark results, rounded, +-20%:
+//  [JIA18] Jia, Maggioni, Staiger, Scarpazza, "Dissecting the NVIDIA Volta
+//          GPU Architecture via Microbenchmarking" (2018): V100 L1 hit 28
+//          cycles, shared 19, L2 hit ~193, FFMA/IADD 4, DFMA 8.
+//  [JIA19] Jia, Maggioni, Smith, Scarpazza, "Dissecting the NVidia Turing T4
+//          GPU via Microbenchmarking" (2019): T4 L1 hit 32, shared 19-22,
+//          L2 ~188.
+//  [ABD22] Abdelkhalik, Arafa, Santhi, Badawy, "Demystifying the Nvidia
+//          Ampere Architecture through Microbenchmarking and Instruction-level
+//          Analysis" (2022): A100 dependent add.f32/fma 4 cycles (2 when
+//          independent), L1 hit ~33, mma/wmma latencies of a few tens of cycles.
+//  [LUO24] Luo et al., "Benchmarking and Dissecting the Nvidia Hopper GPU
+//          Architecture" (IPDPS 2024): H800/A100/RTX4090 L1 ~33-40, L2
+//          ~260-270, global ~470-540 cycles (the figures device.cpp carries).
+//  [WP]    NVIDIA whitepapers: unified L1/shared per SM 128 KB (Volta GV100),
+//          96 KB (Turing), 192 KB (A100), 128 KB (Ada AD102), 256 KB (H100).
+#include "lab/sim/cycle/params.h"
+
+#include <algorithm>
+
+#include "lab/sim/timing.h"
+
+namespace lab::sim::cycle {
+
+namespace {
+
+struct ArchDefaults {
+  int l1, fp64, sfu, tensor, unified_kb;
+};
+
+ArchDefaults arch_defaults(const GpuModel& g) {
+  const int cc = g.cc_major * 10 + g.cc_minor;
+  // {L1 hit, DFMA, MUFU, mma, unified L1+shared KB}
+  if (cc < 75) return {28, 8, 18, 32, 128};    // Volta: [JIA18] L1 28, DFMA 8; [WP] 128 KB
+  if (cc < 80) return {32, 48, 18, 32, 96};    // Turing: [JIA19] L1 32; FP64 at 1/32 rate is slow; [WP] 96 KB
+  if (cc == 80) return {33, 8, 18, 32, 192};   // A100: [ABD22] L1 ~33, DFMA 8; [WP] 192 KB
+  if (cc < 90) return {33, 48, 18, 32, 128};   // GA10x/Ada: [LUO24] L1 ~33 (RTX 4090); [WP] 128 KB
+  return {33, 8, 18, 32, 256};                 // Hopper: [LUO24] L1 ~33-40; [WP] 256 KB
+}
+
+}  // namespace
+
+double CycleParams::tensor_cycles(const ptx::Instr& in) const {
+  const ptx::Type t = in.type2 != ptx::Type::None ? in.type2 : in.type;
+  int k = 0;
+  switch (t) {
+    case ptx::Type::TF32: case ptx::Type::F32: k = 1; break;
+    case ptx::Type::S8: case ptx::Type::U8: case ptx::Type::E4M3: case ptx::Type::E5M2: case ptx::Type::B8: k = 2; break;
+    case ptx::Type::F64: k = 3; break;
+    default: k = 0; break;
+  }
+  const double rate = tensor_flops_per_cycle_smsp[k] > 0 ? tensor_flops_per_cycle_smsp[k] : tensor_flops_per_cycle_smsp[0];
+  const double flops = 2.0 * in.shape_m * in.shape_n * in.shape_k;
+  return rate > 0 ? std::max(1.0, flops / rate) : 16.0;
+}
+
+CycleParams cycle_params(const GpuModel& g) {
+  CycleParams p;
+  const ArchDefaults d = arch_defaults(g);
+  p.schedulers = std::max(1, g.warp_schedulers_per_sm);
+  p.max_warps_per_sm = std::max(1, g.max_warps_per_sm);
+  p.clock_hz = g.boost_clock_hz > 0 ? g.boost_clock_hz : 1.5e9;
+  p.lat_fp32 = g.fp32_latency_cycles > 0 ? g.fp32_latency_cycles : 4;  // [JIA18], [ABD22]: 4 cycles dependent
+  p.lat_int = g.int_latency_cycles > 0 ? g.int_latency_cycles : 4;     // [JIA18]: IADD3/IMAD 4 (IMAD 4-5)
+  p.lat_fp64 = g.fp64_latency_cycles > 0 ? g.fp64_latency_cycles : d.fp64;
+  p.lat_sfu = g.sfu_latency_cycles > 0 ? g.sfu_latency_cycles : d.sfu;
+  p.lat_tensor = g.tensor_latency_cycles > 0 ? g.tensor_latency_cycles : d.tensor;
+  p.lat_shared = g.shared_latency_cycles > 0 ? g.shared_latency_cycles : 30;
+  p.lat_l1 = g.l1_latency_cycles > 0 ? g.l1_latency_cycles : d.l1;
+  p.lat_l2 = g.l2_latency_cycles > 0 ? g.l2_latency_cycles : 260;
+  p.lat_dram = g.dram_latency_cycles > 0 ? g.dram_latency_cycles : 480;
+  // A sub-partition has a quarter of the SM's lanes (whitepaper SM diagrams);
+  // a 32-lane warp instruction holds a pipe of L lanes for 32/L cycles.
+  auto interval = [&](int lanes_per_sm, double fallback) {
+    return lanes_per_sm > 0 ? std::max(1.0, 32.0 / (double(lanes_per_sm) / p.schedulers)) : fallback;
+  };
+  p.ii_fp32 = interval(g.fp32_lanes_per_sm, 2);
+  p.ii_int = interval(g.int32_lanes_per_sm, 2);
+  p.ii_fp64 = interval(g.fp64_lanes_per_sm, 64);
+  p.ii_sfu = interval(g.sfu_lanes_per_sm, 8);
+  // Tensor rates per sub-partition per cycle from the datasheet peaks.
+  const double per = g.sm_count > 0 ? 1.0 / (double(g.sm_count) * p.clock_hz * p.schedulers) : 0;
+  p.tensor_flops_per_cycle_smsp[0] = g.fp16_tensor_flops * per;
+  p.tensor_flops_per_cycle_smsp[1] = (g.tf32_tensor_flops > 0 ? g.tf32_tensor_flops : g.fp32_flops) * per;
+  p.tensor_flops_per_cycle_smsp[2] = g.int8_tensor_ops * per;
+  p.tensor_flops_per_cycle_smsp[3] = tensor_peak(g, ptx::Type::F64) * per;
+  p.l1_shared_bytes = uint32_t(g.l1_shared_bytes_per_sm > 0 ? g.l1_shared_bytes_per_sm : d.unified_kb * 1024);
+  p.l2_bytes_per_cycle = g.l2_bytes_per_clock > 0 ? g.l2_bytes_per_clock : 2048;
+  p.dram_bytes_per_cycle = g.dram_bytes_per_s > 0 ? g.dram_bytes_per_s / p.clock_hz : 500;
+  p.l2_bytes = g.l2_bytes ? g.l2_bytes : 50ull << 20;
+  return p;
+}
+
+}  // namespace lab::sim::cycle

@@ -1,0 +1,41 @@
+// lab/sim/cycle/params.h: the cycle model's inputs for one GPU model:
+// latencies, pipe throughputs, cache sizes and bandwidths. Derived from
+// the GpuModel (device.h); figures a model leaves at 0 fall back to its
+// architecture's published microbenchmark values (params.cpp, cited there).
+#pragma once
+
+#include <cstdint>
+
+#include "lab/ptx/module.h"
+#include "lab/sim/device.h"
+
+namespace lab::sim::cycle {
+
+struct CycleParams {
+  int schedulers = 4;           // sub-partitions per SM, one warp instruction per cycle each
+  int max_warps_per_sm = 64;
+  double clock_hz = 1e9;
+  // Dependent-issue latencies, cycles (issue of the producer to issue of a consumer).
+  int lat_fp32 = 4, lat_int = 4, lat_fp64 = 8, lat_sfu = 18, lat_tensor = 32;
+  int lat_shared = 30, lat_l1 = 33, lat_l2 = 260, lat_dram = 480;
+  int lat_const = 4;            // ld.param / ld.const hits in the constant cache
+  // Cycles one warp instruction holds its pipe in a sub-partition (32 lanes / lanes per sub-partition).
+  double ii_fp32 = 1, ii_int = 2, ii_fp64 = 2, ii_sfu = 8;
+  double tensor_flops_per_cycle_smsp[4] = {};  // by precision: fp16/bf16, tf32, int8/fp8, fp64
+  // Memory system.
+  uint32_t l1_shared_bytes = 256 * 1024;  // unified capacity per SM (the L1 gets what shared does not)
+  double l1_bytes_per_cycle = 128;        // L1 data path, shared by global sectors and shared wavefronts
+  double l2_bytes_per_cycle = 5120;       // whole GPU
+  double dram_bytes_per_cycle = 1700;     // whole GPU
+  uint64_t l2_bytes = 50ull << 20;
+  // Queue depths before a warp is throttled, in cycles of backlog on the L1
+  // data path (model assumptions: NVIDIA publishes no queue sizes).
+  int lg_queue_cycles = 32, mio_queue_cycles = 16;
+  double launch_overhead_s = 2e-6;
+  // Cycles one mma/wmma instruction holds the sub-partition's tensor core.
+  double tensor_cycles(const ptx::Instr& in) const;
+};
+
+CycleParams cycle_params(const GpuModel& gpu);
+
+}  // namespace lab::sim::cycle

@@ -1,0 +1,94 @@
+// lab/sim/cycle/sample.cpp: the sampling plan and its scaling (sample.h).
+#include "lab/sim/cycle/sample.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace lab::sim::cycle {
+
+namespace {
+constexpr uint32_t kDefaultSliceSms = 8;
+constexpr uint64_t kMaxSimulatedWaves = 6;  // from 7 waves on the three segments do not overlap
+}  // namespace
+
+SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_sm, uint32_t slice_sms) {
+  SamplePlan p;
+  sm_count = std::max(1u, sm_count);
+  blocks_per_sm = std::max(1u, blocks_per_sm);
+  p.blocks = blocks;
+  p.blocks_per_sm = blocks_per_sm;
+  const uint64_t wave = uint64_t(sm_count) * blocks_per_sm;
+  p.waves = (blocks + wave - 1) / wave;
+  uint32_t S = slice_sms ? slice_sms : kDefaultSliceSms;
+  if (S >= sm_count) {
+    p.full = true;
+    p.slice_sms = sm_count;
+    p.bandwidth_share = 1;
+    SampleSegmentPlan seg;
+    seg.what = fmt::format("every block on all {} SMs", sm_count);
+    seg.first_wave = 0;
+    seg.waves = uint32_t(p.waves);
+    for (uint64_t b = 0; b < blocks; ++b) {
+      seg.blocks.push_back(b);
+      seg.wave_of.push_back(uint32_t(b / wave));
+    }
+    p.segments.push_back(std::move(seg));
+    return p;
+  }
+  p.slice_sms = S;
+  // Busy SMs share L2 and DRAM; the slice gets its part.
+  const double busy = double(std::min<uint64_t>(sm_count, blocks));
+  p.bandwidth_share = std::min(1.0, double(S) / busy);
+  const uint64_t tail = blocks - (p.waves - 1) * wave;
+  const uint64_t tail_per_sm = std::min<uint64_t>(blocks_per_sm, (tail + sm_count - 1) / sm_count);
+  if (p.waves > 1 && tail < uint64_t(sm_count)) {
+    p.tail_first_block = (p.waves - 1) * wave;
+    p.tail_bandwidth_share = std::min(1.0, double(S) / double(tail));
+  }
+  auto wave_blocks = [&](uint64_t k, SampleSegmentPlan& seg, uint32_t rel) {
+    // The slice's blocks come from the middle of the wave: the first blocks
+    // of a wave are the first to touch their rows and columns and would
+    // overstate DRAM traffic (the L2 model has not seen their neighbours yet).
+    const uint64_t in_wave = std::min(wave, blocks - k * wave);
+    const uint64_t n = std::min(in_wave, k + 1 == p.waves ? uint64_t(S) * tail_per_sm : uint64_t(S) * blocks_per_sm);
+    const uint64_t first = k * wave + (in_wave - n) / 2;
+    for (uint64_t b = first; b < first + n; ++b) {
+      seg.blocks.push_back(b);
+      seg.wave_of.push_back(rel);
+    }
+  };
+  auto segment = [&](uint64_t from, uint64_t count, std::string what) {
+    SampleSegmentPlan seg;
+    seg.first_wave = uint32_t(from);
+    seg.waves = uint32_t(count);
+    seg.what = std::move(what);
+    for (uint64_t k = 0; k < count; ++k) wave_blocks(from + k, seg, uint32_t(k));
+    p.segments.push_back(std::move(seg));
+  };
+  if (p.waves <= kMaxSimulatedWaves) {
+    segment(0, p.waves, p.waves == 1 ? "wave 0" : fmt::format("waves 0-{}", p.waves - 1));
+  } else {
+    const uint64_t m = p.waves / 2 - 1;
+    segment(0, 2, "waves 0-1");
+    segment(m, 3, fmt::format("waves {}-{} (steady rate from the last two)", m, m + 2));
+    segment(p.waves - 2, 2, fmt::format("waves {}-{}", p.waves - 2, p.waves - 1));
+    p.middle_waves_scaled = p.waves - 4;
+  }
+  return p;
+}
+
+double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles,
+                     const std::vector<std::vector<uint64_t>>& retire) {
+  if (plan.segments.size() == 1) return double(segment_cycles[0]);
+  // Middle segment: the end of its first wave (last retire among wave-0
+  // blocks) to its end covers two steady waves.
+  const SampleSegmentPlan& mid = plan.segments[1];
+  uint64_t end_first = 0;
+  for (size_t i = 0; i < mid.blocks.size(); ++i)
+    if (mid.wave_of[i] == 0) end_first = std::max(end_first, retire[1][i]);
+  const double steady = double(segment_cycles[1] - std::min(end_first, segment_cycles[1])) / 2.0;
+  return double(segment_cycles[0]) + double(plan.middle_waves_scaled) * steady + double(segment_cycles[2]);
+}
+
+}  // namespace lab::sim::cycle

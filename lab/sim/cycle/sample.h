@@ -1,0 +1,46 @@
+// lab/sim/cycle/sample.h: which blocks the cycle model times, and how their
+// time scales to the whole grid.
+//
+// A launch of W waves (W = blocks / (SMs x blocks per SM)) is timed on a
+// slice of S SMs that receive consecutive block ids from the middle of each
+// wave: per wave, S x blocks-per-SM blocks (in the last wave, S x the most
+// blocks an SM holds in the tail). The slice gets S / (busy SMs)
+// of the L2 and DRAM bandwidth. Up to 6 waves are simulated back to back;
+// longer launches are timed as the first two waves, three waves in the
+// middle (whose last two give the steady per-wave time) and the last two,
+// and the middle waves not simulated are counted at the steady rate.
+// With S = the GPU's SM count every block is simulated (a full run).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lab::sim::cycle {
+
+struct SampleSegmentPlan {
+  std::vector<uint64_t> blocks;        // in placement order
+  std::vector<uint32_t> wave_of;       // per block: the wave (relative to the segment's first)
+  uint32_t first_wave = 0, waves = 0;
+  std::string what;
+};
+
+struct SamplePlan {
+  bool full = false;
+  uint32_t slice_sms = 1, blocks_per_sm = 1;
+  uint64_t blocks = 0, waves = 0;
+  double bandwidth_share = 1;
+  uint64_t tail_first_block = ~0ull;  // first block of the last wave when it is partial
+  double tail_bandwidth_share = 1;    // the slice's share while the last wave runs (fewer SMs busy)
+  std::vector<SampleSegmentPlan> segments;  // ascending, non-overlapping block ids
+  uint64_t middle_waves_scaled = 0;         // waves counted at the steady rate
+};
+
+// `slice_sms` 0 = the default (8); >= sm_count = a full run.
+SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_sm, uint32_t slice_sms);
+
+// Kernel cycles from the segments' simulated cycles and block retire times.
+double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles,
+                     const std::vector<std::vector<uint64_t>>& retire_cycles);
+
+}  // namespace lab::sim::cycle

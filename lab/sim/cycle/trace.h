@@ -1,0 +1,66 @@
+// lab/sim/cycle/trace.h: the per-warp instruction stream the functional
+// interpreter records for the blocks the cycle model times (issue 14).
+//
+// Compact on purpose: a traced block is kept only while it is resident in
+// the cycle model. Per issued warp instruction 8 bytes (pc, guard-true lane
+// mask); per memory request one TraceMem, whose 32-byte sectors are stored
+// as arithmetic runs (a coalesced request is one run, a strided one too).
+// The L2 outcome comes from the interpreter's L2Model (memory_cost.h) as it
+// counted the request, so the cycle model and the metrics agree on DRAM traffic.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace lab::sim::cycle {
+
+struct TraceInst {
+  uint32_t pc = 0;
+  uint32_t mask = 0;  // lanes that executed (active & guard)
+};
+
+enum class MemSpace : uint8_t { Global, Local, Shared };
+
+struct SectorRun {
+  uint64_t first = 0;  // sector index (byte address / 32)
+  int64_t stride = 0;  // sectors between consecutive members
+  uint32_t count = 0;
+};
+
+struct TraceMem {
+  uint32_t inst = 0;        // index in WarpTrace::insts of the instruction that made the request
+  uint32_t first_run = 0;   // index in WarpTrace::runs
+  uint16_t runs = 0;
+  uint16_t count = 0;       // sectors (global/local) or wavefronts (shared)
+  uint16_t dram = 0;        // sectors the L2 model sent to DRAM (global only)
+  uint16_t lines = 0;       // distinct 128-byte lines (global/local): L1 data-path cycles
+  MemSpace space = MemSpace::Global;
+  bool write = false;
+};
+
+struct WarpTrace {
+  std::vector<TraceInst> insts;
+  std::vector<TraceMem> mems;
+  std::vector<SectorRun> runs;
+  void clear() { insts.clear(); mems.clear(); runs.clear(); }
+  // One request. `sectors` sorted ascending and distinct (as count_request has them).
+  void add_global(const uint64_t* sectors, uint32_t n, uint32_t dram, bool write, bool local);
+  void add_shared(uint32_t wavefronts, bool write);
+  size_t bytes() const {
+    return insts.size() * sizeof(TraceInst) + mems.size() * sizeof(TraceMem) + runs.size() * sizeof(SectorRun);
+  }
+};
+
+struct BlockTrace {
+  uint64_t block = 0;             // linear block index
+  std::vector<WarpTrace> warps;   // by warp index in the block
+  bool faulted = false;           // the block stopped on a fault: its trace is partial
+  size_t bytes() const {
+    size_t b = 0;
+    for (const auto& w : warps) b += w.bytes();
+    return b;
+  }
+};
+
+}  // namespace lab::sim::cycle

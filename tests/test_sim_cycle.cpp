@@ -1,0 +1,256 @@
+// Tests for lab/sim/cycle: the cycle-level SM model (issue 14). Exact cycle
+// and stall counts on a hand-written dependent chain; latency-bound and
+// bandwidth-bound kernels classified as such; fewer resident warps leave
+// more issue slots idle; the sampled prediction agrees with the full run on
+// a small GEMM; per-line stall counts add up to the kernel's; timing does
+// not change results.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lab/sim/cycle/result.h"
+#include "lab/sim/cycle/sample.h"
+#include "lab/sim/device.h"
+#include "lab/sim/report.h"
+#include "lab/sim/run.h"
+#include "sim_harness.h"
+
+using namespace lab::sim;
+using lab::sim::cycle::Stall;
+
+namespace {
+
+// mov, then three add.f32 each needing the one before, then exit.
+const char* kChainPtx = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry chain(.param .u64 out)
+{
+  .reg .f32 %f<8>;
+  mov.f32 %f1, 0f3F800000;
+  add.f32 %f2, %f1, %f1;
+  add.f32 %f3, %f2, %f2;
+  add.f32 %f4, %f3, %f3;
+  exit;
+}
+)";
+
+SimOptions timed(TimingMode mode, const std::string& gpu = "H100") {
+  SimOptions o;
+  o.gpu = gpu;
+  o.timing.mode = mode;
+  return o;
+}
+
+KernelReport report_of(const RunOutcome& out, const RunRequest& req) {
+  int regs = ptxas_registers(out.ptx, req.gpu, out.kernel().name);
+  lab::compile::ResourceUsage u;
+  u.kernel = out.kernel().name;
+  u.registers = regs ? regs : 32;
+  u.static_shared_bytes = int(out.kernel().static_shared_bytes);
+  return build_report(out.module, out.kernel(), req.launch, out.result.metrics, gpu_model(req.gpu), &u);
+}
+
+RunRequest gemm_request(const std::string& file, const std::string& kernel, Dim3 block, uint32_t tile, int n,
+                        const std::string& gpu) {
+  RunRequest req;
+  req.file = std::string(GPULAB_SOURCE_DIR) + "/kernels/gemm/" + file;
+  req.kernel = kernel;
+  req.launch.block = block;
+  req.launch.grid = Dim3{uint32_t((n + tile - 1) / tile), uint32_t((n + tile - 1) / tile), 1};
+  const std::string cnt = std::to_string(n * n), ns = std::to_string(n);
+  req.args = {"i32=" + ns, "i32=" + ns, "i32=" + ns, "f32=1", "f32[" + cnt + "]=rand", "f32[" + cnt + "]=rand",
+              "f32=0", "f32[" + cnt + "]"};
+  req.gpu = gpu;
+  return req;
+}
+
+}  // namespace
+
+TEST_CASE("cycle model: exact cycles and stalls of a dependent chain") {
+  auto p = simtest::Program::from_ptx(kChainPtx, "chain");
+  REQUIRE(p.kernel);
+  p.arg<uint64_t>(0);
+  auto res = p.run({1, 1, 1}, {32, 1, 1}, 0, timed(TimingMode::Full));
+  REQUIRE(res.ok);
+  REQUIRE(res.metrics.cycle);
+  const cycle::CycleResult& c = *res.metrics.cycle;
+  // H100 (params.cpp): dependent FP32/INT latency 4. mov issues at 0, the
+  // adds at 4, 8, 12, exit (no inputs) at 13; the block retires at 14.
+  CHECK(c.cycles == 14);
+  CHECK(c.issued == 5);
+  CHECK(c.stall[size_t(Stall::Selected)] == 5);
+  CHECK(c.stall[size_t(Stall::Wait)] == 9);  // 3 cycles before each add
+  CHECK(c.stall[size_t(Stall::LongScoreboard)] == 0);
+  CHECK(c.per_pc[1].stall[size_t(Stall::Wait)] == 3);
+  CHECK(c.per_pc[4].stall[size_t(Stall::Wait)] == 0);
+  CHECK(c.issue_slot_utilisation() == doctest::Approx(5.0 / (14 * 4)));
+  CHECK_FALSE(c.sampled);
+}
+
+TEST_CASE("cycle model: timing changes no result, and the event stream records every issue") {
+  const char* src = R"(
+extern "C" __global__ void saxpy(int n, float a, const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+})";
+  std::vector<float> x(4096), y(4096);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) * 0.25f, y[i] = 1.0f / float(i + 1);
+  std::vector<float> outs[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    auto p = simtest::Program::from_cuda(src, "saxpy");
+    uint64_t xa = p.buffer(x), ya = p.buffer(y);
+    p.arg<int>(4096); p.arg<float>(3.0f); p.arg<uint64_t>(xa); p.arg<uint64_t>(ya);
+    SimOptions o = timed(pass ? TimingMode::Full : TimingMode::Off);
+    o.timing.events = pass == 1;
+    auto res = p.run({16, 1, 1}, {256, 1, 1}, 0, o);
+    REQUIRE(res.ok);
+    outs[pass] = p.read<float>(ya, y.size());
+    if (pass) {
+      REQUIRE(res.metrics.cycle);
+      CHECK(res.metrics.cycle->events.size() == res.metrics.cycle->issued);
+      CHECK(res.metrics.cycle->issued == res.metrics.total_warp_insts());
+    } else {
+      CHECK_FALSE(res.metrics.cycle);
+    }
+  }
+  CHECK(std::memcmp(outs[0].data(), outs[1].data(), outs[0].size() * 4) == 0);
+}
+
+TEST_CASE("cycle model: a pointer chase is latency-bound, a stream is DRAM-bound") {
+  const char* src = R"(
+extern "C" __global__ void chase(const unsigned* next, unsigned* out, int steps) {
+  unsigned i = threadIdx.x * 4099u;
+  for (int k = 0; k < steps; ++k) i = next[i];
+  out[threadIdx.x] = i;
+}
+extern "C" __global__ void copy(const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  y[i] = x[i];
+})";
+  {
+    const uint32_t n = 1 << 20;
+    std::vector<uint32_t> next(n);
+    std::iota(next.begin(), next.end(), 0u);
+    std::mt19937 rng(7);
+    std::shuffle(next.begin(), next.end(), rng);
+    auto p = simtest::Program::from_cuda(src, "chase");
+    uint64_t na = p.buffer(next), oa = p.buffer(std::vector<uint32_t>(32));
+    p.arg<uint64_t>(na); p.arg<uint64_t>(oa); p.arg<int>(200);
+    auto res = p.run({1, 1, 1}, {32, 1, 1}, 0, timed(TimingMode::Sampled));
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    Prediction pr;
+    KernelReport rep = build_report(p.module, *p.kernel, LaunchConfig{{1, 1, 1}, {32, 1, 1}, 0}, res.metrics,
+                                    gpu_model("H100"), nullptr);
+    MESSAGE("chase: " << rep.predicted.explanation);
+    CHECK(rep.predicted.bound == "latency");
+    CHECK(rep.predicted.limiter == std::string("long_scoreboard"));
+  }
+  {
+    const uint32_t blocks = 132 * 8 * 6, n = blocks * 256;
+    auto p = simtest::Program::from_cuda(src, "copy");
+    uint64_t xa = p.memory.allocate(uint64_t(n) * 4, "x"), ya = p.memory.allocate(uint64_t(n) * 4, "y");
+    p.arg<uint64_t>(xa); p.arg<uint64_t>(ya);
+    SimOptions o = timed(TimingMode::Sampled);
+    o.timing.sample_only = true;  // only the timed blocks run
+    auto res = p.run({blocks, 1, 1}, {256, 1, 1}, 0, o);
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    CHECK(res.metrics.cycle->sampled);
+    CHECK(res.metrics.cycle->outputs_incomplete);
+    CHECK(res.metrics.blocks < blocks / 4);
+    KernelReport rep = build_report(p.module, *p.kernel, LaunchConfig{{blocks, 1, 1}, {256, 1, 1}, 0}, res.metrics,
+                                    gpu_model("H100"), nullptr);
+    MESSAGE("copy: " << rep.predicted.explanation);
+    CHECK(rep.predicted.bound == "memory");
+    CHECK(rep.predicted.limiter == "dram");
+  }
+}
+
+TEST_CASE("cycle model: one block per SM leaves more issue slots idle than full occupancy") {
+  const char* src = R"(
+extern "C" __global__ void work(const float* x, float* y, int iters) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = x[i];
+  for (int k = 0; k < iters; ++k) v = v * 1.0001f + x[(i + k * 4096) & 0xfffff];
+  y[i] = v;
+})";
+  const auto& t4 = gpu_model("T4");  // 40 SMs, 4 blocks of 256 threads per SM
+  double util[2];
+  for (int full = 0; full < 2; ++full) {
+    const uint32_t blocks = uint32_t(t4.sm_count) * (full ? 4 : 1);
+    auto p = simtest::Program::from_cuda(src, "work", "compute_75");
+    uint64_t xa = p.memory.allocate((1 << 20) * 4 + blocks * 256 * 4, "x");
+    uint64_t ya = p.memory.allocate(uint64_t(blocks) * 256 * 4, "y");
+    p.arg<uint64_t>(xa); p.arg<uint64_t>(ya); p.arg<int>(16);
+    auto res = p.run({blocks, 1, 1}, {256, 1, 1}, 0, timed(TimingMode::Full, "T4"));
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    util[full] = res.metrics.cycle->issue_slot_utilisation();
+    MESSAGE(std::string(full ? "4 blocks/SM" : "1 block/SM") << ": issue slots used " << util[full] << ", achieved occupancy "
+                                                  << res.metrics.cycle->achieved_occupancy());
+  }
+  CHECK(util[0] < util[1]);          // idle issue slots: 1 - util
+  CHECK(util[0] < 0.8 * util[1]);
+}
+
+TEST_CASE("cycle model: sampled prediction agrees with the full run on a small GEMM") {
+  // T4 (40 SMs, one 1024-thread block per SM): 03_smem_tiled at 384^3 is
+  // 144 blocks = 3.6 waves; the sample times 8 SMs and scales.
+  RunRequest req = gemm_request("03_smem_tiled.cu", "gemm_03_smem_tiled", {32, 32, 1}, 32, 384, "T4");
+  req.options.timing.mode = TimingMode::Full;
+  RunOutcome full = run_kernel(req);
+  req.options.timing.mode = TimingMode::Sampled;
+  RunOutcome sampled = run_kernel(req);
+  REQUIRE(full.result.ok);
+  REQUIRE(sampled.result.ok);
+  const auto& f = *full.result.metrics.cycle;
+  const auto& s = *sampled.result.metrics.cycle;
+  CHECK_FALSE(f.sampled);
+  CHECK(s.sampled);
+  CHECK(s.blocks_timed < f.blocks_timed);
+  MESSAGE("full " << f.cycles << " cycles, sampled " << s.cycles << " (" << s.sample_note << ")");
+  CHECK(std::abs(s.cycles - f.cycles) / f.cycles < 0.05);
+
+  // Per-line stall tables add up to the kernel's.
+  KernelReport rep = report_of(sampled, req);
+  std::array<uint64_t, cycle::kStallCount> sum{};
+  uint64_t issued = 0;
+  for (const auto& l : rep.lines) {
+    issued += l.issued;
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += l.stall[i];
+  }
+  CHECK(issued == s.issued);
+  CHECK(sum == s.stall);
+  auto j = rep.to_lines_json();
+  REQUIRE(!j.empty());
+  CHECK(j[0].contains("stalls"));
+  CHECK(rep.to_predicted_json()["source"] == "cycle model");
+  CHECK(rep.text().find("warp stall reasons") != std::string::npos);
+}
+
+TEST_CASE("sample plan: waves, slices and scaling") {
+  // 10 waves on 132 SMs x 2 blocks: first two, three in the middle, last two.
+  auto p = cycle::plan_sample(132 * 2 * 10, 132, 2, 8);
+  CHECK_FALSE(p.full);
+  REQUIRE(p.segments.size() == 3);
+  CHECK(p.segments[0].blocks.size() == 2 * 16);
+  CHECK(p.segments[0].blocks[0] == (264 - 16) / 2);         // the middle of wave 0
+  CHECK(p.segments[0].blocks[16] == 264 + (264 - 16) / 2);  // and of wave 1
+  CHECK(p.middle_waves_scaled == 6);
+  CHECK(p.bandwidth_share == doctest::Approx(8.0 / 132));
+  // 2 segments of 100 cycles, the middle one's waves retire at 100, 150, 200.
+  std::vector<std::vector<uint64_t>> retire(3);
+  for (size_t i = 0; i < p.segments[1].blocks.size(); ++i) retire[1].push_back(50 + 50 * p.segments[1].wave_of[i]);
+  CHECK(cycle::stitch_cycles(p, {100, 150, 100}, retire) == doctest::Approx(100 + 6 * 50 + 100));
+  auto full = cycle::plan_sample(1000, 132, 2, 132);
+  CHECK(full.full);
+  CHECK(full.segments[0].blocks.size() == 1000);
+}
