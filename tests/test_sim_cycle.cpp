@@ -43,18 +43,13 @@ const char* kChainPtx = R"(
 
 SimOptions timed(TimingMode mode, const std::string& gpu = "H100") {
   SimOptions o;
-  o.gpu = gpu;
+  o.gpu = &gpu_model(gpu);
   o.timing.mode = mode;
   return o;
 }
 
 KernelReport report_of(const RunOutcome& out, const RunRequest& req) {
-  int regs = ptxas_registers(out.ptx, req.gpu, out.kernel().name);
-  lab::compile::ResourceUsage u;
-  u.kernel = out.kernel().name;
-  u.registers = regs ? regs : 32;
-  u.static_shared_bytes = int(out.kernel().static_shared_bytes);
-  return build_report(out.module, out.kernel(), req.launch, out.result.metrics, gpu_model(req.gpu), &u);
+  return build_report(out.compiled, req.launch, out.result.metrics);
 }
 
 RunRequest gemm_request(const std::string& file, const std::string& kernel, Dim3 block, uint32_t tile, int n,
@@ -67,7 +62,7 @@ RunRequest gemm_request(const std::string& file, const std::string& kernel, Dim3
   const std::string cnt = std::to_string(n * n), ns = std::to_string(n);
   req.args = {"i32=" + ns, "i32=" + ns, "i32=" + ns, "f32=1", "f32[" + cnt + "]=rand", "f32[" + cnt + "]=rand",
               "f32=0", "f32[" + cnt + "]"};
-  req.gpu = gpu;
+  req.gpu = &gpu_model(gpu);
   return req;
 }
 

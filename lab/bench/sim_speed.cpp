@@ -5,12 +5,13 @@
 
 #include <fmt/format.h>
 
-#include "lab/bench/gemm_problem.h"
-#include "lab/bench/gemm_registry.h"
-#include "lab/bench/gemm_sim.h"
+#include "lab/gemm/gemm_problem.h"
+#include "lab/gemm/gemm_registry.h"
+#include "lab/gemm/gemm_sim.h"
 #include "lab/sim/cycle/result.h"
 
 namespace lab::bench {
+using namespace lab::gemm;  // the GEMM versions and problem (lab/gemm)
 
 SimSpeed measure_sim_speed(const SimSpeedOptions& o) {
   const std::string name = "03_smem_tiled";
@@ -24,7 +25,7 @@ SimSpeed measure_sim_speed(const SimSpeedOptions& o) {
   s.kernel = v.kernel;
   s.speed_size = o.speed_size;
   sim::SimOptions so;
-  so.gpu = o.gpu;
+  so.gpu = o.gpu;  // resolved by the caller
   so.threads = 1;  // per-core speed: one worker
   so.timing.mode = sim::TimingMode::Off;  // the interpreter alone (the cycle model is measured below)
   if (o.progress) o.progress(fmt::format("sim speed: {} at {}^3 on 1 worker ...", name, o.speed_size));

@@ -80,6 +80,7 @@ struct CycleResult {
   std::vector<PcCycles> per_pc;               // indexed like Kernel::code
   std::vector<IssueEvent> events;             // with TimingOptions::events
   double model_seconds = 0;                   // wall time of the cycle model itself
+  double interpreter_seconds = 0;             // running the timed blocks in the interpreter (own thread)
 };
 
 }  // namespace lab::sim::cycle

@@ -8,7 +8,7 @@
 namespace lab::sim::cycle {
 
 namespace {
-constexpr uint32_t kDefaultSliceSms = 8;
+constexpr uint32_t kDefaultSliceSms = kMaxAutoSliceSms;
 constexpr uint64_t kMaxSimulatedWaves = 6;  // from 7 waves on the three segments do not overlap
 }  // namespace
 
@@ -50,9 +50,13 @@ SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_s
     // The slice's blocks come from the middle of the wave: the first blocks
     // of a wave are the first to touch their rows and columns and would
     // overstate DRAM traffic (the L2 model has not seen their neighbours yet).
+    // The offset is the one the largest automatic slice gets, so every slice
+    // size starts at the same block (timed_launch.cpp probes that block first).
     const uint64_t in_wave = std::min(wave, blocks - k * wave);
-    const uint64_t n = std::min(in_wave, k + 1 == p.waves ? uint64_t(S) * tail_per_sm : uint64_t(S) * blocks_per_sm);
-    const uint64_t first = k * wave + (in_wave - n) / 2;
+    const uint64_t per_sm = k + 1 == p.waves ? tail_per_sm : blocks_per_sm;
+    const uint64_t n = std::min(in_wave, uint64_t(S) * per_sm);
+    const uint64_t n_off = std::min(in_wave, uint64_t(std::max(S, kMaxAutoSliceSms)) * per_sm);
+    const uint64_t first = k * wave + (in_wave - n_off) / 2;
     for (uint64_t b = first; b < first + n; ++b) {
       seg.blocks.push_back(b);
       seg.wave_of.push_back(rel);

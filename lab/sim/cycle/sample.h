@@ -18,6 +18,9 @@
 
 namespace lab::sim::cycle {
 
+// The largest slice the automatic choice makes (timed_launch.cpp).
+constexpr uint32_t kMaxAutoSliceSms = 8;
+
 struct SampleSegmentPlan {
   std::vector<uint64_t> blocks;        // in placement order
   std::vector<uint32_t> wave_of;       // per block: the wave (relative to the segment's first)
@@ -36,7 +39,7 @@ struct SamplePlan {
   uint64_t middle_waves_scaled = 0;         // waves counted at the steady rate
 };
 
-// `slice_sms` 0 = the default (8); >= sm_count = a full run.
+// `slice_sms` 0 = kMaxAutoSliceSms; >= sm_count = a full run.
 SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_sm, uint32_t slice_sms);
 
 // Kernel cycles from the segments' simulated cycles and block retire times.

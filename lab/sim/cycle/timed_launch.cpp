@@ -1,9 +1,19 @@
 // lab/sim/cycle/timed_launch.cpp: sample plan -> traced blocks -> slice
 // simulations -> the predicted kernel time (timed_launch.h).
+//
+// Work budget: with an automatic slice the first timed block (the middle of
+// wave 0, the same block for every slice size) is run first, and its warp
+// instruction count decides how many SMs the slice gets (1 to 8), so that
+// the timed sample stays near kTimedWarpInsts. The interpreter runs the
+// timed blocks on a second thread, ahead of the cycle model, in block order.
 #include "lab/sim/cycle/timed_launch.h"
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -14,6 +24,83 @@
 #include "lab/sim/occupancy.h"
 
 namespace lab::sim::cycle {
+
+namespace {
+
+// Warp instructions the automatic slice aims to time (a few seconds of
+// interpreter plus cycle model on one core).
+constexpr double kTimedWarpInsts = 16e6;
+
+uint64_t warp_insts(const BlockTrace& t) {
+  uint64_t n = 0;
+  for (const auto& w : t.warps) n += w.insts.size();
+  return n;
+}
+
+// Runs the timed blocks in order on one thread, at most `ahead` blocks before
+// the one the cycle model waits for.
+class Prefetcher {
+ public:
+  Prefetcher(std::vector<uint64_t> order, size_t ahead, std::function<std::unique_ptr<BlockTrace>(uint64_t)> make)
+      : order_(std::move(order)), ahead_(std::max<size_t>(1, ahead)), make_(std::move(make)) {}
+  ~Prefetcher() { stop(); }
+  void put(uint64_t block, std::unique_ptr<BlockTrace> t) {
+    std::lock_guard<std::mutex> lock(m_);
+    ready_[block] = std::move(t);
+    ++next_;
+  }
+  void start() { thread_ = std::thread([this] { loop(); }); }
+  std::unique_ptr<BlockTrace> take(uint64_t block) {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return ready_.count(block) || done_; });
+    auto it = ready_.find(block);
+    std::unique_ptr<BlockTrace> t;
+    if (it != ready_.end()) t = std::move(it->second), ready_.erase(it);
+    ++taken_;
+    cv_.notify_all();
+    return t ? std::move(t) : std::make_unique<BlockTrace>();
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      uint64_t b;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        cv_.wait(lock, [&] { return quit_ || next_ >= order_.size() || next_ < taken_ + ahead_; });
+        if (quit_ || next_ >= order_.size()) break;
+        b = order_[next_];
+      }
+      auto t = make_(b);
+      std::lock_guard<std::mutex> lock(m_);
+      ready_[b] = std::move(t);
+      ++next_;
+      cv_.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(m_);
+    done_ = true;
+    cv_.notify_all();
+  }
+  std::vector<uint64_t> order_;
+  size_t ahead_;
+  std::function<std::unique_ptr<BlockTrace>(uint64_t)> make_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::map<uint64_t, std::unique_ptr<BlockTrace>> ready_;
+  size_t next_ = 0, taken_ = 0;
+  bool quit_ = false, done_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
 
 std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const LaunchConfig& cfg, const GpuModel& gpu,
                                          const TimingOptions& options, uint32_t shared_bytes_per_block,
@@ -34,12 +121,48 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     bps = 1;  // the report names the occupancy problem; time it as one block per SM
   }
   bps = std::max(1, bps);
-  const uint32_t slice = options.mode == TimingMode::Full ? uint32_t(std::max(1, gpu.sm_count)) : options.slice_sms;
-  const SamplePlan plan = plan_sample(cfg.grid.count(), uint32_t(std::max(1, gpu.sm_count)), uint32_t(bps), slice);
+  const uint32_t sms = uint32_t(std::max(1, gpu.sm_count));
+  std::mutex interp_m;
+  double interpreter_s = 0;  // time spent running the timed blocks in the interpreter
+  auto make = [&](uint64_t b) {
+    auto t = std::make_unique<BlockTrace>();
+    t->block = b;
+    t->warps.resize(warps_per_block);
+    auto i0 = std::chrono::steady_clock::now();
+    run_traced(b, *t);
+    std::lock_guard<std::mutex> lock(interp_m);
+    interpreter_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - i0).count();
+    return t;
+  };
+
+  SamplePlan plan;
+  std::unique_ptr<BlockTrace> probe;
+  uint64_t probe_block = 0;
+  double probe_s = 0;
+  if (options.mode == TimingMode::Full) {
+    plan = plan_sample(cfg.grid.count(), sms, uint32_t(bps), sms);
+  } else if (options.slice_sms) {
+    plan = plan_sample(cfg.grid.count(), sms, uint32_t(bps), options.slice_sms);
+  } else {
+    plan = plan_sample(cfg.grid.count(), sms, uint32_t(bps), kMaxAutoSliceSms);
+    if (!plan.full && !plan.segments.empty() && !plan.segments[0].blocks.empty()) {
+      // Probe: the first timed block, whatever the slice size.
+      probe_block = plan.segments[0].blocks[0];
+      auto p0 = std::chrono::steady_clock::now();
+      probe = make(probe_block);
+      probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
+      const SamplePlan one = plan_sample(cfg.grid.count(), sms, uint32_t(bps), 1);
+      uint64_t per_sm_blocks = 0;
+      for (const auto& s : one.segments) per_sm_blocks += s.blocks.size();
+      const double per_slice_sm = double(std::max<uint64_t>(1, warp_insts(*probe))) * double(per_sm_blocks);
+      const uint32_t S = uint32_t(std::clamp(kTimedWarpInsts / per_slice_sm, 1.0, double(kMaxAutoSliceSms)));
+      plan = plan_sample(cfg.grid.count(), sms, uint32_t(bps), S);
+    }
+  }
 
   r->sampled = !plan.full;
   r->slice_sms = plan.slice_sms;
-  r->sm_count = uint32_t(std::max(1, gpu.sm_count));
+  r->sm_count = sms;
   r->blocks_per_sm = uint32_t(bps);
   r->blocks_total = plan.blocks;
   r->waves = double(plan.blocks) / (double(r->sm_count) * bps);
@@ -47,6 +170,13 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   r->schedulers_per_sm = uint32_t(p.schedulers);
   r->launch_overhead_s = p.launch_overhead_s;
   r->per_pc.resize(kernel.code.size());
+
+  std::vector<uint64_t> order;
+  for (const auto& s : plan.segments) order.insert(order.end(), s.blocks.begin(), s.blocks.end());
+  Prefetcher pre(order, size_t(2) * plan.slice_sms * uint32_t(bps), make);
+  if (probe) pre.put(probe_block, std::move(probe));
+  pre.start();
+  TraceSource source = [&](uint64_t b) { return pre.take(b); };
 
   SliceConfig sc;
   sc.sms = plan.slice_sms;
@@ -57,23 +187,20 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   sc.tail_first_block = plan.tail_first_block;
   sc.tail_bandwidth_share = plan.tail_bandwidth_share;
   sc.events = options.events;
-  double interpreter_s = 0;  // time spent running the timed blocks in the interpreter
-  TraceSource source = [&](uint64_t b) {
-    auto t = std::make_unique<BlockTrace>();
-    t->block = b;
-    t->warps.resize(warps_per_block);
-    auto i0 = std::chrono::steady_clock::now();
-    run_traced(b, *t);
-    interpreter_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - i0).count();
-    return t;
-  };
   std::vector<uint64_t> seg_cycles;
   std::vector<std::vector<uint64_t>> retire;
   bool deadlock = false;
+  double waiting_s = 0;  // the cycle model waiting for the interpreter
   for (size_t i = 0; i < plan.segments.size(); ++i) {
     const SampleSegmentPlan& seg = plan.segments[i];
     sc.segment = uint8_t(i);
-    SliceRun run = simulate_slice(dk, p, sc, seg.blocks, source, *r);
+    TraceSource timed_source = [&](uint64_t b) {
+      auto w0 = std::chrono::steady_clock::now();
+      auto t = source(b);
+      waiting_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+      return t;
+    };
+    SliceRun run = simulate_slice(dk, p, sc, seg.blocks, timed_source, *r);
     deadlock |= run.deadlock;
     seg_cycles.push_back(run.cycles);
     retire.push_back(std::move(run.retire_cycle));
@@ -81,7 +208,9 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     r->segments.push_back(SampleSegment{seg.what, seg.blocks.empty() ? 0 : seg.blocks.front(), seg.blocks.size(),
                                         run.cycles});
   }
+  pre.stop();
   r->cycles = stitch_cycles(plan, seg_cycles, retire);
+  r->time_s = r->cycles / p.clock_hz + p.launch_overhead_s;
   r->outputs_incomplete = options.sample_only && !plan.full;
   uint64_t simulated = 0;
   for (uint64_t c : seg_cycles) simulated += c;
@@ -91,7 +220,6 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     r->l2_utilisation = double(r->l2_sectors) * 32.0 / (double(simulated) * p.l2_bytes_per_cycle * share);
   }
   if (r->active_sm_cycles) r->l1_utilisation = double(r->l1_busy_cycles) / double(r->active_sm_cycles);
-  r->time_s = r->cycles / p.clock_hz + p.launch_overhead_s;
   if (plan.full) {
     r->sample_note = fmt::format("every block ({}) simulated cycle by cycle on all {} SMs", plan.blocks, plan.slice_sms);
   } else {
@@ -106,8 +234,11 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
                                  : std::string());
   }
   if (deadlock) r->sample_note += "; a barrier never completed in the timed blocks (see the kernel's errors)";
-  r->model_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - interpreter_s;
+  // The model's own time: wall time less the waits for the interpreter (which
+  // runs on its own thread) and the probe block run before the plan.
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r->model_seconds = std::max(0.0, wall - waiting_s - probe_s);
+  r->interpreter_seconds = interpreter_s;
   return r;
 }
 
