@@ -43,9 +43,9 @@ void operand_slots(const ptx::Kernel& k, const ptx::Operand& o, std::vector<uint
 
 DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
   DecodedKernel dk;
-  dk.num_slots = k.num_slots;
+  dk.num_slots = 0;
   dk.code.resize(k.code.size());
-  std::vector<uint32_t> reads, writes;
+  std::vector<uint32_t> reads, writes, dense;
   for (size_t pc = 0; pc < k.code.size(); ++pc) {
     const ptx::Instr& in = k.code[pc];
     DecodedInstr& d = dk.code[pc];
@@ -62,8 +62,14 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
     d.first = uint32_t(dk.slots.size());
     d.reads = uint16_t(reads.size());
     d.writes = uint16_t(writes.size());
-    dk.slots.insert(dk.slots.end(), reads.begin(), reads.end());
-    dk.slots.insert(dk.slots.end(), writes.begin(), writes.end());
+    // Dense scoreboard indices: only registers some instruction names get one,
+    // so a warp's scoreboard stays small (PTX declares many more).
+    for (auto* v : {&reads, &writes})
+      for (uint32_t slot : *v) {
+        if (slot >= dense.size()) dense.resize(slot + 1, ptx::kNoReg);
+        if (dense[slot] == ptx::kNoReg) dense[slot] = dk.num_slots++;
+        dk.slots.push_back(dense[slot]);
+      }
 
     switch (classify(in)) {
       case InstrClass::Fp32: d.unit = Unit::Fp32; d.latency = p.lat_fp32; d.hold = p.ii_fp32; break;

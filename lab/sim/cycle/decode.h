@@ -27,8 +27,8 @@ struct DecodedInstr {
 
 struct DecodedKernel {
   std::vector<DecodedInstr> code;
-  std::vector<uint32_t> slots;
-  uint32_t num_slots = 0;
+  std::vector<uint32_t> slots;  // dense scoreboard indices, not PTX slots
+  uint32_t num_slots = 0;       // scoreboard entries per warp
 };
 
 DecodedKernel decode_kernel(const ptx::Kernel& kernel, const CycleParams& p);

@@ -62,6 +62,7 @@ struct Warp {
   Stall state = Stall::NotSelected;
   uint64_t async_done = 0; // cp.async completion
   bool active = false, at_barrier = false;
+  bool deps_ok = false;    // the next instruction's registers were found ready (they stay ready until it issues)
   uint64_t* ready = nullptr;  // per register slot: cycle the value is ready
   Stall* why = nullptr;       // per register slot: what a reader waits on
 };
@@ -249,6 +250,7 @@ class Slice {
       w.state = Stall::NotSelected;
       w.async_done = 0;
       w.at_barrier = false;
+      w.deps_ok = false;
       w.active = w.tr && !w.tr->insts.empty();
       std::fill(w.ready, w.ready + ns, 0);
       if (!w.active) continue;
@@ -293,16 +295,19 @@ class Slice {
   bool eligible(Sm& sm, Sched& sc, Warp& w, uint64_t t) {
     const TraceInst& ti = w.tr->insts[w.next];
     const DecodedInstr& d = dk_.code[ti.pc];
-    uint64_t dep = 0;
-    Stall why = Stall::Wait;
-    const uint32_t* sl = dk_.slots.data() + d.first;
-    for (uint32_t i = 0, n = uint32_t(d.reads) + d.writes; i < n; ++i)
-      if (w.ready[sl[i]] > dep) dep = w.ready[sl[i]], why = w.why[sl[i]];
-    if (d.unit == Unit::AsyncWait && w.async_done > dep) dep = w.async_done, why = Stall::LongScoreboard;
-    if (dep > t) {
-      set_state(w, why, t);
-      w.earliest = dep;
-      return false;
+    if (!w.deps_ok) {
+      uint64_t dep = 0;
+      Stall why = Stall::Wait;
+      const uint32_t* sl = dk_.slots.data() + d.first;
+      for (uint32_t i = 0, n = uint32_t(d.reads) + d.writes; i < n; ++i)
+        if (w.ready[sl[i]] > dep) dep = w.ready[sl[i]], why = w.why[sl[i]];
+      if (d.unit == Unit::AsyncWait && w.async_done > dep) dep = w.async_done, why = Stall::LongScoreboard;
+      if (dep > t) {
+        set_state(w, why, t);
+        w.earliest = dep;
+        return false;
+      }
+      w.deps_ok = true;
     }
     const int pipe = pipe_of(d.unit);
     if (pipe >= 0 && sc.pipe_free[pipe] > double(t) + 1e-9) {
@@ -322,36 +327,38 @@ class Slice {
     return true;
   }
 
+  // A warp that was ready and not selected stays ready (its registers only
+  // change when it issues); it is not re-examined every cycle, only counted
+  // as not_selected until it is picked.
+  static bool waiting_turn(const Warp& w) { return w.deps_ok && w.state == Stall::NotSelected; }
+
   void issue(Sm& sm, Sched& sc, uint64_t t, bool& issued) {
-    uint32_t ready[64];
-    uint32_t nready = 0;
     uint64_t next = kNever;
+    int32_t pick = -1;
+    // GTO: the greedy warp first, then the oldest ready one.
+    if (sc.greedy >= 0) {
+      Warp& g = sm.warps[uint32_t(sc.greedy)];
+      if (g.active && !g.at_barrier && g.earliest <= t && eligible(sm, sc, g, t)) pick = sc.greedy;
+    }
     for (uint32_t s : sc.warps) {
       Warp& w = sm.warps[s];
-      if (!w.active || w.at_barrier) continue;
+      if (!w.active || w.at_barrier || int32_t(s) == pick) continue;
       if (w.earliest > t) { next = std::min(next, w.earliest); continue; }
+      if (pick >= 0 && waiting_turn(w)) { next = t + 1; continue; }
       if (eligible(sm, sc, w, t)) {
-        if (nready < 64) ready[nready++] = s;
+        if (pick < 0) { pick = int32_t(s); continue; }
+        set_state(w, Stall::NotSelected, t);
+        w.earliest = t + 1;
+        next = t + 1;
       } else {
         next = std::min(next, w.earliest);
       }
     }
-    if (nready) {
-      // GTO: the greedy warp if it is ready, else the oldest ready one.
-      uint32_t pick = ready[0];
-      for (uint32_t i = 0; i < nready; ++i)
-        if (int32_t(ready[i]) == sc.greedy) pick = ready[i];
-      for (uint32_t i = 0; i < nready; ++i) {
-        if (ready[i] == pick) continue;
-        Warp& o = sm.warps[ready[i]];
-        set_state(o, Stall::NotSelected, t);
-        o.earliest = t + 1;
-        next = std::min(next, t + 1);
-      }
-      sc.greedy = int32_t(pick);
-      execute(sm, sc, pick, t);
+    if (pick >= 0) {
+      sc.greedy = pick;
+      execute(sm, sc, uint32_t(pick), t);
       issued = true;
-      Warp& w = sm.warps[pick];
+      Warp& w = sm.warps[uint32_t(pick)];
       if (w.active && !w.at_barrier) next = std::min(next, w.earliest);
     }
     // Warps placed or released during this cycle lowered next_check already.
@@ -460,6 +467,7 @@ class Slice {
       }
     }
     w.next = idx + 1;
+    w.deps_ok = false;
     w.since = t + 1;
     w.state = Stall::NotSelected;
     w.earliest = t + 1;
