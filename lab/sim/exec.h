@@ -32,7 +32,9 @@ namespace lab::sim {
 
 // [LAUNCH] ----------------------------------------------------------------------
 // Per-instruction facts computed once at launch.
-enum class Family : uint8_t { Int, Float, Compare, Cvt, Memory, Warp, Matrix, Control, Nop, Unsupported };
+// The opcode table's family (lab/ptx/opcodes.def); family_of never returns
+// Num (it picks Int or Float by type).
+using Family = ptx::OpFamily;
 
 struct PreparedInstr {
   Family family = Family::Unsupported;
