@@ -1,6 +1,7 @@
-// lab/sim/exec.cpp: the warp loop. Fetch, guard, count, dispatch to the
-// family that implements the opcode; control flow (bra, exit, ret) and SIMT
-// reconvergence are handled here.
+// lab/sim/exec.cpp: the warp loop. Fetch, guard, count, then one indirect
+// call to the handler resolved for the instruction at launch (resolve_exec,
+// from the opcode table's family, the opcode and the type); control flow
+// (bra, exit, ret) and SIMT reconvergence are handled here.
 //
 // SIMT reconvergence (as in GPGPU-Sim's post-dominator stack): the current
 // path runs with (pc, mask, rpc). A branch that splits the warp at pc with
@@ -154,6 +155,19 @@ Family family_of(const ptx::Instr& in) {
   return f;
 }
 
+ExecFn resolve_exec(const ptx::Instr& in) {
+  switch (family_of(in)) {
+    case Family::Int: return resolve_int(in);
+    case Family::Float: return resolve_float(in);
+    case Family::Compare: return resolve_compare(in);
+    case Family::Cvt: return resolve_cvt(in);
+    case Family::Memory: return resolve_memory(in);
+    case Family::Warp: return exec_warp;
+    case Family::Matrix: return exec_matrix;
+    default: return nullptr;  // Control, Nop, Unsupported: run_warp itself
+  }
+}
+
 // Removes lanes `m` from the warp for good (exit / ret from the kernel).
 static void retire_lanes(WarpState& w, uint32_t m) {
   w.live &= ~m;
@@ -280,21 +294,16 @@ void run_warp(WarpContext& c, uint64_t quantum) {
                     uint32_t(std::countr_zero(w.mask)));
         return;
       }
-      case Family::Int: if (m) exec_int(in, c); break;
-      case Family::Float: if (m) exec_float(in, c); break;
-      case Family::Compare: if (m) exec_compare(in, c); break;
-      case Family::Cvt: if (m) exec_cvt(in, c); break;
-      case Family::Memory: if (m) exec_memory(in, c); break;
-      case Family::Warp: if (m) exec_warp(in, c); break;
-      case Family::Matrix: if (m) exec_matrix(in, c); break;
       case Family::Nop: break;
-      case Family::Num: break;  // never: family_of picks Int or Float
       case Family::Unsupported:
         raise_fault(c, "unsupported",
                     fmt::format("instruction '{}' (PTX line {}) is not supported by the simulator",
                                 ptx::op_name(in.op), in.ptx_line),
                     uint32_t(std::countr_zero(w.mask)));
         return;
+      default:  // the one indirect call: the handler resolved at launch (resolve_exec)
+        if (m) prep[pc].exec(in, c);
+        break;
     }
     if (c.ev) [[unlikely]] {
       c.ev->seq = c.W->event_seq++;
