@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "lab/ptx/opcodes.h"
 #include "lab/sim/timing.h"
 
 namespace lab::sim {
