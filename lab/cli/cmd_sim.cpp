@@ -14,6 +14,7 @@
 #include "lab/compile/nvrtc.h"
 #include "lab/cuda/backend.h"
 #include "lab/ptx/parser.h"
+#include "lab/sim/device.h"
 #include "lab/sim/run.h"
 
 namespace lab::cli {
@@ -162,7 +163,7 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
                   "one per kernel parameter, in order: i32=5 u32= i64= u64= f32=1.5 f64= | "
                   "TYPE[COUNT]=zero|iota|fill:V|rand|rand:SEED|uninit|@PATH");
   cmd->add_option("--smem", a->smem, "dynamic shared memory per block, bytes");
-  cmd->add_option("--gpu", a->gpu, "GPU model: T4, A100, RTX4090, H100, H200");
+  cmd->add_option("--gpu", a->gpu, "GPU model: " + sim::gpu_model_names());
   cmd->add_option("--backend", a->backend, "sim (default) | cuda (the real GPU) | auto (the GPU when present)")
       ->check(CLI::IsMember({"sim", "cuda", "auto"}));
   cmd->add_option("--dump", a->dump_dir, "write each buffer argument after the launch to DIR/argK.bin");

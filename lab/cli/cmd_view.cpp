@@ -9,6 +9,7 @@
 
 #include "lab/bench/gemm_registry.h"
 #include "lab/cli/command.h"
+#include "lab/sim/device.h"
 #ifdef GPULAB_HAVE_VISUAL
 #include "visual/app.h"
 #endif
@@ -147,7 +148,7 @@ void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
   cmd->add_option("--block", a.block, "block dimensions for FILE.cu: X [Y [Z]]")->expected(1, 3);
   cmd->add_option("--arg", a.args, "kernel argument spec, as for `gpulab sim` (repeat per parameter)");
   cmd->add_option("--version", a.version, "GEMM version to open (e.g. 03_smem_tiled)");
-  cmd->add_option("--gpu", a.gpu, "GPU model: T4, A100, RTX4090, H100, H200")->capture_default_str();
+  cmd->add_option("--gpu", a.gpu, "GPU model: " + sim::gpu_model_names())->capture_default_str();
   cmd->add_option("--n", a.n, "M = N = K of the GEMM; above 128 it is watched live (no stepping)")->capture_default_str()->check(CLI::Range(16, 1024));
   cmd->add_option("--screenshot", a.screenshot, "render, write this PNG and exit");
   cmd->add_option("--frames", a.frames, "frames to render before the screenshot")->capture_default_str();
