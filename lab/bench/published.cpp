@@ -191,6 +191,9 @@ void run_row(const PublishedOptions& o, const json& table, const json& k, const 
   req.kernel = k.at("kernel").get<std::string>();
   req.args = k.at("args").get<std::vector<std::string>>();
   req.gpu = std::string(gpu.name);
+  for (const json* j : {&table, &k})
+    if (j->contains("defines"))
+      for (const auto& d : j->at("defines")) req.defines.push_back(d.get<std::string>());
   req.options.threads = o.threads;
   sim::LaunchConfig full;
   full.grid = parse_dim(k.at("grid").get<std::string>());

@@ -227,7 +227,12 @@ GpuModel make_v100() {
   m.full_name = "NVIDIA Tesla V100 SXM2 32GB";
   m.architecture = "Volta";
   m.cc_major = 7, m.cc_minor = 0;                 // [PG]
-  m.sm_arch = "sm_70", m.ptx_target = "compute_70";
+  // CUDA 13.0, the lab's toolkit, dropped sm_70 as a compilation target
+  // (CUDA 13.0 release notes: Maxwell, Pascal and Volta removed from
+  // NVRTC/ptxas). Kernels are compiled for sm_75, the nearest target of the
+  // same SM 7.x instruction set, and ptxas's register counts are sm_75's;
+  // limits and occupancy use compute capability 7.0 above.
+  m.sm_arch = "sm_75", m.ptx_target = "compute_75";
   m.sm_count = 80;                                // [V100] Table 1: 80 SMs (5120 FP32 cores)
   m.boost_clock_hz = 1530e6;                      // [V100] Table 1: GPU boost clock 1530 MHz
   m.max_warps_per_sm = 64;                        // [PG] cc 7.0: 2048 threads per SM
