@@ -15,7 +15,6 @@
 
 #include <fmt/format.h>
 
-#include "lab/compile/nvrtc.h"
 #include "lab/sim/device.h"
 #include "lab/sim/report.h"
 #include "lab/sim/run.h"
@@ -190,7 +189,7 @@ void run_row(const PublishedOptions& o, const json& table, const json& k, const 
   req.file = wrapper_path;
   req.kernel = k.at("kernel").get<std::string>();
   req.args = k.at("args").get<std::vector<std::string>>();
-  req.gpu = std::string(gpu.name);
+  req.gpu = &gpu;
   for (const json* j : {&table, &k})
     if (j->contains("defines"))
       for (const auto& d : j->at("defines")) req.defines.push_back(d.get<std::string>());
@@ -216,13 +215,8 @@ void run_row(const PublishedOptions& o, const json& table, const json& k, const 
     return;
   }
   sim::KernelMetrics m = scale_metrics(run.result.metrics, double(row.blocks_total) / double(row.blocks_simulated));
-  std::optional<compile::ResourceUsage> usage;
-  try {
-    for (const auto& u : compile::resource_usage(run.ptx, std::string(gpu.sm_arch)))
-      if (u.kernel == run.kernel().name) usage = u;
-  } catch (const std::exception&) {
-  }
-  sim::KernelReport kr = sim::build_report(run.module, run.kernel(), full, m, gpu, usage ? &*usage : nullptr);
+  // The full launch (waves, occupancy, tail) with the scaled counters.
+  sim::KernelReport kr = sim::build_report(run.compiled, full, m);
   row.predicted_ms = kr.predicted.time_ms;
   row.bound = kr.predicted.limiter;
 }
