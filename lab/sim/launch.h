@@ -51,6 +51,12 @@ class GlobalMemory {
   uint64_t arena_bytes() const { return arena_.size(); }
   // Reserve the module's .global segment at kGlobalBase (done by launch()).
   void ensure_module_globals(const ptx::Module& m);
+  // Loads `m`'s globals with their initialisers even when a module of the
+  // same segment size is loaded (a program with several modules, lab/runtime).
+  void reload_module_globals(const ptx::Module& m) {
+    module_loaded_ = false;
+    ensure_module_globals(m);
+  }
   // Buffers start here; [kGlobalBase, arena_base()) holds the module's globals.
   static constexpr uint64_t arena_base() { return ptx::kGlobalBase + (uint64_t(1) << 30); }
   uint8_t* module_segment() { return module_segment_.data(); }
@@ -164,6 +170,13 @@ struct LaunchResult {
   bool ok = true;                   // no errors
   std::vector<KernelError> errors;
   KernelMetrics metrics;
+  // What the kernel's printf calls printed, thread by thread in warp order
+  // (blocks in linear order, a warp's calls in issue order, lanes ascending).
+  // Like CUDA's 1 MB printf FIFO, output past kPrintfLimitBytes is dropped
+  // and printf_dropped says how many lines.
+  static constexpr uint64_t kPrintfLimitBytes = 1 << 20;
+  std::string printf_output;
+  uint64_t printf_dropped = 0;
 };
 
 // Runs `kernel` of `module`. `params` is the param buffer laid out as the
