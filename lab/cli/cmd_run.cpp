@@ -31,7 +31,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct RunArgs {
-  std::vector<std::string> positional;  // sources, then the program's arguments
+  std::vector<std::string> positional;  // sources (then, without `--`, the program's arguments)
+  std::vector<std::string> after_dashes;  // the program's arguments after `--`
   std::string gpu = "H100", backend = "sim";
   std::vector<std::string> defines;
   bool check = false, report = false, json = false;
@@ -116,6 +117,7 @@ int run(const RunArgs& a) {
   size_t i = 0;
   for (; i < a.positional.size() && is_source(a.positional[i]); ++i) build.sources.push_back(a.positional[i]);
   std::vector<std::string> program_args(a.positional.begin() + long(i), a.positional.end());
+  program_args.insert(program_args.end(), a.after_dashes.begin(), a.after_dashes.end());
   if (build.sources.empty())
     return fail("give the program's .cu file(s) first: gpulab run PROGRAM.cu [more.cu ...] [-- args]");
   const sim::GpuModel* gpu = nullptr;
@@ -189,7 +191,10 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--backend", a->backend, "sim (default) | cuda (NVIDIA's runtime on a real GPU)")
       ->check(CLI::IsMember({"sim", "cuda"}));
   cmd->add_option("-D,--define", a->defines, "preprocessor definition, NAME=VALUE");
-  cmd->callback([a, &rc] { rc = run(*a); });
+  cmd->callback([a, &rc] {
+    a->after_dashes = passthrough_args();
+    rc = run(*a);
+  });
 });
 
 }  // namespace

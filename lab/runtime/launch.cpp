@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -146,13 +147,18 @@ void Context::report_launch(size_t number, const KernelEntry& k, const ptx::Kern
                                          cfg.grid.y, cfg.grid.z, cfg.block.x, cfg.block.y, cfg.block.z);
   nlohmann::json errors = nlohmann::json::array();
   for (const sim::KernelError& e : r.errors) {
-    std::string where = e.line ? fmt::format("{}:{}: ", e.file, e.line) : std::string();
+    // nvcc records absolute paths; show them as the user would type them.
+    std::string file = e.file;
+    std::error_code ec;
+    std::string cwd = std::filesystem::current_path(ec).string() + "/";
+    if (!ec && file.rfind(cwd, 0) == 0) file = file.substr(cwd.size());
+    std::string where = e.line ? fmt::format("{}:{}: ", file, e.line) : std::string();
     std::fprintf(stderr, "gpulab: %s: %s%s: %s (block %u,%u,%u thread %u,%u,%u%s)\n", launch.c_str(), where.c_str(),
                  e.kind.c_str(), e.message.c_str(), e.block.x, e.block.y, e.block.z, e.thread.x, e.thread.y,
                  e.thread.z, e.count > 1 ? fmt::format("; {} times", e.count).c_str() : "");
     nlohmann::json j = {{"kind", e.kind}, {"message", e.message}, {"count", e.count},
                         {"block", dim_json(e.block)}, {"thread", dim_json(e.thread)}};
-    if (!e.file.empty()) j["file"] = e.file;
+    if (!file.empty()) j["file"] = file;
     if (e.line) j["line"] = e.line;
     errors.push_back(j);
   }

@@ -77,7 +77,7 @@ check "unserved call: exit 2, named" "[ $rc = 2 ] && has err cudaMallocManaged &
 run tests/run/oob.cu
 check "without --check the guard gap hides it (as on a GPU)" "[ $rc = 0 ] && has out 'synchronize: cudaSuccess'"
 run tests/run/oob.cu --check
-check "--check: exit 1, the second launch named" "[ $rc = 1 ] && has err 'launch #2 fill<<<(2,1,1), (64,1,1)>>>' && has err 'oob.cu:9' && has err out-of-bounds"
+check "--check: exit 1, the second launch named" "[ $rc = 1 ] && has err 'launch #2 fill<<<(2,1,1), (64,1,1)>>>' && has err 'oob.cu:8' && has err out-of-bounds"
 check "--check: the program sees cudaErrorIllegalAddress" "has out 'synchronize: cudaErrorIllegalAddress'"
 check "the first launch is not blamed" "! grep -q 'launch #1' $tmp/err"
 

@@ -51,7 +51,7 @@ int main() {
   std::printf("device: %s, %d SMs, cc %d.%d, %d devices\n", prop.name, prop.multiProcessorCount, prop.major,
               prop.minor, count);
 
-  const int n = 4096;
+  const int n = 32768;
   std::vector<float> a(n), b(n), c(n);
   for (int i = 0; i < n; ++i) { a[i] = float(i); b[i] = float(2 * i); }
   const float h_coeffs[4] = {2.0f, 1.0f, 0.0f, 0.0f};
