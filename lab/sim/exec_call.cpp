@@ -182,11 +182,14 @@ void do_assertfail(const ptx::Instr& in, WarpContext& c) {
   if (!read_string(c, lane, param_value(c, in.ops[2], lane, 8), file)) return;
   uint32_t line = uint32_t(param_value(c, in.ops[3], lane, 4));
   if (!read_string(c, lane, param_value(c, in.ops[4], lane, 8), function)) return;
-  // The device's own words (file:line: function: Assertion `expr` failed.),
-  // with the offending threads named by the error's block/thread fields.
+  // The device's own words (Assertion `expr` failed, in which function); the
+  // error's file and line come from the .loc table, its block and thread
+  // name the offender. Without line info the message carries file:line.
+  const bool has_loc = c.L->kernel->code[c.pc].loc != 0;
   raise_fault(c, "assert",
-              fmt::format("{}:{}: {}: Assertion `{}` failed ({} thread{} of this warp)", file, line, function,
-                          message, lanes_in(c.mask), lanes_in(c.mask) == 1 ? "" : "s"),
+              fmt::format("{}Assertion `{}` failed in {} ({} thread{} of this warp)",
+                          has_loc ? "" : fmt::format("{}:{}: ", file, line), message, function, lanes_in(c.mask),
+                          lanes_in(c.mask) == 1 ? "" : "s"),
               lane);
 }
 
