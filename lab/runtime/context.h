@@ -23,6 +23,7 @@
 
 #include "lab/compile/nvrtc.h"
 #include "lab/ptx/module.h"
+#include "lab/sim/compiled.h"
 #include "lab/sim/device.h"
 #include "lab/sim/launch.h"
 
@@ -52,8 +53,9 @@ struct KernelEntry {
   size_t module = 0;
   std::string device_name;          // mangled, as in the PTX
   int max_dynamic_shared = 0;       // cudaFuncAttributeMaxDynamicSharedMemorySize
-  std::optional<compile::ResourceUsage> usage;  // ptxas's numbers, once asked
-  bool usage_asked = false;
+  // The kernel on the one run path (sim/compiled.h): made at its first use,
+  // it carries the GPU model and ptxas's resources (asked once).
+  std::optional<sim::CompiledKernel> compiled;
 };
 
 struct SymbolEntry {

@@ -15,7 +15,6 @@
 #include "lab/runtime/context.h"
 #include "lab/sim/occupancy.h"
 #include "lab/sim/report.h"
-#include "lab/sim/run.h"
 
 namespace lab::runtime {
 namespace {
@@ -70,15 +69,11 @@ const KernelEntry* Context::kernel_of(const void* host_fun, const ptx::Kernel** 
     return nullptr;
   }
   KernelEntry& k = it->second;
-  if (!k.usage_asked) {  // ptxas's registers for occupancy and the report, once per kernel
-    k.usage_asked = true;
-    try {
-      for (const auto& u : compile::resource_usage(m->ptx, std::string(gpu_->sm_arch)))
-        if (u.kernel == k.device_name) k.usage = u;
-    } catch (const std::exception&) {
-      // PTX for a newer architecture than the model's: the report says it assumed resources.
-    }
+  if (!k.compiled) {
+    size_t index = size_t(*kernel - m->module.kernels.data());
+    k.compiled = sim::make_compiled("(the program's PTX)", m->ptx, m->module, index, *gpu_);
   }
+  *kernel = &k.compiled->kernel();
   return &k;
 }
 
@@ -101,11 +96,6 @@ cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** 
                  why.c_str());
     return result(e);
   };
-  try {
-    sim::check_launch_limits(*kernel, cfg, options_.gpu);
-  } catch (const std::exception& e) {
-    return refuse(cudaErrorInvalidConfiguration, e.what());
-  }
   // Above 48 KB per block a kernel must opt in (CUDA C++ Programming Guide,
   // "Shared Memory": cudaFuncAttributeMaxDynamicSharedMemorySize).
   if (kernel->static_shared_bytes + shared > uint64_t(gpu_->shared_per_block) && int64_t(shared) > k->max_dynamic_shared)
@@ -123,12 +113,13 @@ cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** 
   sim::SimOptions opts;
   opts.check = options_.check;
   opts.max_steps = options_.max_steps;
-  opts.gpu = options_.gpu;
   sim::LaunchResult r;
   try {
-    r = sim::launch(modules_[k->module]->module, *kernel, cfg, params, memory_, opts);
+    r = sim::launch(*k->compiled, cfg, params, memory_, opts);  // the GPU's limits first (limits.h)
   } catch (const sim::LaunchError& e) {
-    return refuse(cudaErrorInvalidConfiguration, e.what());
+    // CUDA's words: too many registers is "too many resources requested for launch".
+    const bool resources = std::string(e.what()).find("register") != std::string::npos;
+    return refuse(resources ? cudaErrorLaunchOutOfResources : cudaErrorInvalidConfiguration, e.what());
   }
   pending_printf_ += r.printf_output;
   if (r.printf_dropped)
@@ -167,8 +158,7 @@ void Context::report_launch(size_t number, const KernelEntry& k, const ptx::Kern
                         {"dynamic_shared_bytes", cfg.dynamic_shared_bytes}, {"stream", stream},
                         {"ok", r.ok}, {"errors", errors}, {"sim_seconds", r.metrics.sim_seconds}};
   try {
-    const sim::KernelReport kr = sim::build_report(modules_[k.module]->module, kernel, cfg, r.metrics, *gpu_,
-                                                   k.usage ? &*k.usage : nullptr);
+    const sim::KernelReport kr = sim::build_report(*k.compiled, cfg, r.metrics);
     advance_clock(kr.predicted.time_s);
     rec["metrics"] = kr.to_metrics_json();
     rec["predicted"] = kr.to_predicted_json();
@@ -205,9 +195,10 @@ cudaError_t Context::func_attributes(cudaFuncAttributes* attr, const void* host_
   const KernelEntry* k = kernel_of(host_fun, &kernel, &err);
   if (!k) return result(err);
   std::memset(attr, 0, sizeof *attr);
-  attr->sharedSizeBytes = k->usage ? size_t(k->usage->static_shared_bytes) : kernel->static_shared_bytes;
-  attr->localSizeBytes = k->usage ? size_t(k->usage->local_bytes) : kernel->local_bytes;
-  attr->numRegs = k->usage ? k->usage->registers : 32;
+  const compile::ResourceUsage* usage = k->compiled->resources();
+  attr->sharedSizeBytes = usage ? size_t(usage->static_shared_bytes) : kernel->static_shared_bytes;
+  attr->localSizeBytes = usage ? size_t(usage->local_bytes) : kernel->local_bytes;
+  attr->numRegs = usage ? usage->registers : 32;
   attr->maxThreadsPerBlock = gpu_->max_threads_per_block;
   if (kernel->max_ntid[0])
     attr->maxThreadsPerBlock = int(kernel->max_ntid[0] * std::max(1u, kernel->max_ntid[1]) * std::max(1u, kernel->max_ntid[2]));
@@ -227,8 +218,9 @@ cudaError_t Context::occupancy_blocks(int* blocks, const void* host_fun, int blo
   if (!blocks || block_size <= 0) return result(cudaErrorInvalidValue);
   sim::OccupancyInput in;
   in.block_threads = block_size;
-  in.regs_per_thread = k->usage ? k->usage->registers : 32;
-  in.static_shared_bytes = k->usage ? k->usage->static_shared_bytes : int(kernel->static_shared_bytes);
+  const compile::ResourceUsage* usage = k->compiled->resources();
+  in.regs_per_thread = usage ? usage->registers : 32;
+  in.static_shared_bytes = usage ? usage->static_shared_bytes : int(kernel->static_shared_bytes);
   in.dynamic_shared_bytes = int(dynamic_shared);
   *blocks = sim::occupancy_blocks_per_sm(*gpu_, in);
   return cudaSuccess;
