@@ -128,8 +128,13 @@ enum class Special : uint8_t {
   LanemaskEq, LanemaskLe, LanemaskLt, LanemaskGe, LanemaskGt,
   Clock, Clock64, Globaltimer, GlobaltimerLo, GlobaltimerHi,
   DynamicSmemSize, TotalSmemSize,
+  ReservedSmemBegin, ReservedSmemEnd, ReservedSmemCap, ReservedSmem0, ReservedSmem1,
   Count_
 };
+
+// Instr::mode of an Op::Call: the CUDA device-runtime function it calls
+// (every other call is inlined by the parser).
+enum class DeviceCall : uint8_t { None, Vprintf, Assertfail };
 
 // [OPERANDS] -----------------------------------------------------------------
 // Every register of a kernel gets one 64-bit slot per lane (predicates too:

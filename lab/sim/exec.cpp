@@ -111,7 +111,13 @@ static void special_values(WarpContext& c, ptx::Special s, uint64_t* out) {
     case Special::GlobaltimerLo: fill(uint32_t(now_ns() - L.timer_origin_ns)); break;
     case Special::GlobaltimerHi: fill((now_ns() - L.timer_origin_ns) >> 32); break;
     case Special::DynamicSmemSize: fill(L.cfg.dynamic_shared_bytes); break;
-    case Special::TotalSmemSize: fill(L.shared_bytes); break;
+    case Special::TotalSmemSize: fill(L.shared_bytes - L.reserved_smem_bytes); break;
+    // The lab's layout of the reserved region: _0 its first half, _1 its second
+    // (each >= the 288 bytes cooperative groups' scratch needs, memory.h).
+    case Special::ReservedSmemBegin: case Special::ReservedSmem0: fill(L.reserved_smem_offset); break;
+    case Special::ReservedSmem1: fill(L.reserved_smem_offset + L.reserved_smem_bytes / 2); break;
+    case Special::ReservedSmemEnd: fill(L.reserved_smem_offset + L.reserved_smem_bytes); break;
+    case Special::ReservedSmemCap: fill(L.reserved_smem_bytes); break;
     default: fill(0); break;
   }
 }
@@ -285,6 +291,12 @@ void run_warp(WarpContext& c, uint64_t quantum) {
           if (c.ev) { c.ev->seq = c.W->event_seq++; L.events->on_event(*c.ev); }
           retire_lanes(w, m);
           if (w.mask) w.pc = pc + 1;
+          continue;
+        }
+        if (in.op == Op::Call && in.mode != uint8_t(ptx::DeviceCall::None)) {  // printf, assert
+          if (m) exec_device_call(in, c);
+          if (w.status != WarpStatus::Ready) return;
+          w.pc = pc + 1;
           continue;
         }
         raise_fault(c, "unsupported",

@@ -70,6 +70,17 @@ struct LaunchState {
   EventSink* events = nullptr;
   uint32_t event_every = 1;      // SimOptions::event_every
   uint64_t timer_origin_ns = 0;  // %globaltimer origin
+  // Reserved shared memory (%reserved_smem_offset_*): placed after the
+  // kernel's own shared memory when the kernel reads those registers.
+  uint32_t reserved_smem_offset = 0, reserved_smem_bytes = 0;
+};
+
+// One thread's printf output, kept per worker and put in warp order at the
+// end of the launch (exec_call.cpp).
+struct PrintfLine {
+  uint32_t block = 0, warp = 0, lane = 0;
+  uint64_t step = 0;  // the warp's issue count at the call: the calls' order within a warp
+  std::string text;
 };
 
 // [WORKER] ----------------------------------------------------------------------
@@ -95,6 +106,8 @@ struct WorkerState {
   WarpEvent event;               // the event being built for the current instruction
   BlockState block;              // reused block storage
   std::unique_ptr<BlockChecker> checker;
+  std::vector<PrintfLine> printf_lines;
+  uint64_t printf_bytes = 0, printf_dropped = 0;  // past LaunchResult::kPrintfLimitBytes
 };
 
 // [CONTEXT] ---------------------------------------------------------------------
@@ -182,6 +195,7 @@ void exec_cvt(const ptx::Instr& in, WarpContext& c);      // cvt, mov (incl. pac
 void exec_memory(const ptx::Instr& in, WarpContext& c);   // ld, st, atom, red, cvta, cp.async, isspacep
 void exec_warp(const ptx::Instr& in, WarpContext& c);     // bar, shfl, vote, match, redux, activemask
 void exec_matrix(const ptx::Instr& in, WarpContext& c);   // wmma, mma, ldmatrix, stmatrix
+void exec_device_call(const ptx::Instr& in, WarpContext& c);  // call vprintf / __assertfail (exec_call.cpp)
 
 // Which family executes `in` (decided once per instruction at launch).
 Family family_of(const ptx::Instr& in);
