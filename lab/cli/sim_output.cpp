@@ -44,6 +44,7 @@ SimReport build_sim_report(const sim::RunOutcome& run, const sim::RunRequest& re
             {"ok", res.ok}, {"errors", errors}, {"metrics", metrics}};
   // --sample runs only the blocks the cycle model times: say so where a reader looks.
   r.json["outputs_incomplete"] = m.cycle && m.cycle->outputs_incomplete;
+  if (!res.printf_output.empty()) r.json["printf"] = res.printf_output;  // the kernel's printf output
 
   // The machine model's view: registers and static shared memory from ptxas
   // for the model's architecture, then memory metrics, occupancy, the
