@@ -154,7 +154,7 @@ TEST_CASE("manifest errors name the file and the field") {
     } catch (const ManifestError& e) {
       CHECK(e.field == "exercises[0].criteria[0].metric");
       CHECK(std::string(e.what()).find("unknown criterion 'max_speed'") != std::string::npos);
-      CHECK(std::string(e.what()).find("max_sectors_per_request") != std::string::npos);  // lists the known ones
+      CHECK(std::string(e.what()).find("max_sectors_per_global_load") != std::string::npos);  // lists the known ones
     }
   }
   SUBCASE("unknown size in an expression") {
@@ -268,13 +268,13 @@ TEST_CASE("a correct but untiled GEMM fails the tiling exercise on its metrics")
       CHECK(c.measured > 5 * c.limit);  // ... but loads ~10x the sectors a tiled kernel needs
       CHECK(c.line > 0);                 // and the failure points at a source line
     }
-    if (c.name == "uses_shared_memory" && !c.ok) shared_failed = true;
+    if (c.name == "min_shared_loads_per_global_load" && !c.ok) shared_failed = true;
   }
   CHECK(sectors_failed);
   CHECK(shared_failed);
 }
 
-TEST_CASE("an uncoalesced kernel fails on sectors per request at the line that reads A") {
+TEST_CASE("an uncoalesced kernel fails on sectors per load instruction at the line that reads A") {
   Lesson L = load_lesson("lessons/03-coalescing");
   const Exercise& e = L.exercises.at(0);
   CheckOptions o;
@@ -283,6 +283,7 @@ TEST_CASE("an uncoalesced kernel fails on sectors per request at the line that r
   CAPTURE(format_report(r));
   REQUIRE(r.stage == "criteria");
   const CriterionResult& c = r.criteria.at(0);
+  CHECK(c.name == "max_sectors_per_global_load");
   CHECK_FALSE(c.ok);
   CHECK(c.measured >= 16);  // 32 rows of A per request, 32 sectors
   CHECK(c.source_line.find("A[row * K + k]") != std::string::npos);

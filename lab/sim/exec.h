@@ -60,6 +60,7 @@ struct LaunchState {
   EventSink* events = nullptr;
   uint32_t event_every = 1;      // SimOptions::event_every
   uint64_t timer_origin_ns = 0;  // %globaltimer origin
+  uint32_t* warp_insts_by_warp = nullptr;  // KernelMetrics::warp_insts_by_warp, one slot per warp of the grid
 };
 
 // [WORKER] ----------------------------------------------------------------------

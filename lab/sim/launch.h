@@ -108,6 +108,10 @@ struct KernelMetrics {
   std::vector<PcCounters> per_pc;     // indexed like Kernel::code
   uint64_t blocks = 0, warps = 0, threads = 0;
   uint64_t barriers = 0;              // bar.sync executions (warp level)
+  // Warp instructions each warp of the grid issued, indexed by block linear
+  // index * warps per block + warp index: how the work is spread over the
+  // launch (the lessons' self-checks reject "one warp does everything").
+  std::vector<uint32_t> warp_insts_by_warp;
   double sim_seconds = 0;             // wall time of the simulation itself
   uint64_t total_warp_insts() const;
   uint64_t total_thread_insts() const;
