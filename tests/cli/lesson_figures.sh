@@ -4,9 +4,10 @@
 # commands and compares: a change to the simulator that moves a figure fails
 # here until the text is updated. Each figure names
 #   text     the figure exactly as the README prints it
-#   command  a command the lesson runs: one of its steps' `run` lines, or
-#            `gpulab check LESSON/EXERCISE` (--solution, or --file F for a file a
-#            `measure` step shows), always with --json
+#   command  a command the lesson runs: one of its steps' `run` lines,
+#            `gpulab check LESSON/EXERCISE --solution` (this lesson or an earlier
+#            one), or `gpulab check` --file F of a file one of its `measure`
+#            steps shows; always with --json
 #   json     where the value is in that command's JSON (a.b.0.c; key=value
 #            picks the list element whose key has that value)
 #   format   a Python format spec for the value ("{:,}", "{:.1%}", ...)
@@ -68,10 +69,10 @@ for lesson in sorted(os.listdir("lessons")):
         ok_cmd = base in runs
         if argv[:2] == ["gpulab", "check"] and "--json" in argv:
             ex = argv[2].split("/", 1)
-            if ex[0] == lesson and len(ex) == 2 and ex[1] in exercises:
-                if "--solution" in argv:
-                    ok_cmd = True
-                elif "--file" in argv:
+            if "--solution" in argv and len(ex) == 2 and os.path.exists(f"lessons/{ex[0]}/lesson.toml"):
+                ok_cmd = True  # a reference solution's check, run in this lesson or an earlier one
+            elif ex[0] == lesson and len(ex) == 2 and ex[1] in exercises:
+                if "--file" in argv:
                     f = argv[argv.index("--file") + 1]
                     rel = os.path.relpath(f, f"lessons/{lesson}")
                     ok_cmd = (ex[1], rel) in measured

@@ -13,7 +13,7 @@ extern "C" __global__ void transpose_tiled(const float* in, float* out, int M, i
   y = blockIdx.x * TILE + threadIdx.y;
   float v = 0.f;
   for (int l = 0; l < 32; ++l) {
-    if (threadIdx.x == l) v = tile[threadIdx.x][threadIdx.y];
+    if (threadIdx.x == l && x < M && y < N) v = tile[threadIdx.x][threadIdx.y];
     __syncwarp();
   }
   if (x < M && y < N) out[y * M + x] = v;

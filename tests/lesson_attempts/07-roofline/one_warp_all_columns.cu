@@ -1,7 +1,7 @@
 // exercise: layer-small-batch
 // dodge: the first warp of block 0 computes every column, 32 at a time (W still read once,
 //        coalesced); every other warp exits at once
-// expect: max_busiest_warp_vs_mean max_predicted_time_ratio
+// expect: max_busiest_warp_vs_mean
 #define MAX_BATCH 8
 extern "C" __global__ void layer_forward(int M, int N, int K, float alpha, const float* X, const float* W,
                                          float beta, float* Y) {
