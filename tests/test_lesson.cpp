@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <unistd.h>
 
@@ -287,4 +290,22 @@ TEST_CASE("an uncoalesced kernel fails on sectors per load instruction at the li
   CHECK_FALSE(c.ok);
   CHECK(c.measured >= 16);  // 32 rows of A per request, 32 sectors
   CHECK(c.source_line.find("A[row * K + k]") != std::string::npos);
+}
+
+TEST_CASE("check --json reports resources and names loads and stores apart") {
+  Lesson L = load_lesson("lessons/03-coalescing");
+  CheckOptions o;
+  o.solution = true;
+  CheckReport r = check_exercise(L, L.exercises.at(0), o);
+  REQUIRE(r.passed);
+  auto j = nlohmann::json::parse(report_json(r));
+  CHECK(j["registers_per_thread"].get<int>() > 0);
+  CHECK(j["shared_bytes_per_block"].get<int>() == 0);
+  CHECK(j["occupancy"].get<double>() > 0);
+  CHECK(j["predicted_seconds"].get<double>() > 0);
+  std::set<std::string> names;
+  for (auto& c : j["criteria"]) names.insert(c["name"].get<std::string>());
+  CHECK(names.count("max_sectors_per_global_load"));
+  CHECK(names.count("max_sectors_per_global_store"));
+  CHECK(names.size() == j["criteria"].size());  // no two criteria under one name
 }

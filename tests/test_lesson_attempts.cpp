@@ -64,6 +64,15 @@ TEST_CASE("every wrong-reason attempt is correct and rejected by the criterion i
       CheckReport r = check_exercise(L, *e, o);
       CAPTURE(format_report(r));
       CHECK_FALSE(r.passed);
+      if (expect[0] == "stage:launch") {
+        // A block the GPU would refuse: refused before any size runs, naming the limit.
+        CHECK(r.stage == "launch");
+        CHECK(r.message.find("cudaErrorLaunchOutOfResources") != std::string::npos);
+        CHECK(r.message.find("registers") != std::string::npos);
+        CHECK(r.registers > 64);
+        ++attempts;
+        continue;
+      }
       CHECK(r.stage == "criteria");  // correct on every size: rejected for its reason, not its answer
       for (const auto& want : expect) {
         CAPTURE(want);

@@ -320,7 +320,7 @@ std::string launch_refusal(const Loaded& L, const Geometry& geo, const SizeVars&
                            int(eval_size(geo.shared_bytes, sizes))};
     sim::compute_occupancy(sim::gpu_model(gpu), in);
   } catch (const sim::OccupancyError& e) {
-    return fmt::format("a {} would refuse this launch (cudaErrorLaunchOutOfResources): {}", gpu, e.what());
+    return fmt::format("the {} model refuses this launch, as the GPU would (cudaErrorLaunchOutOfResources): {}", gpu, e.what());
   } catch (const std::exception&) {
   }
   return "";
