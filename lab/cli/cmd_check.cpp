@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/cli/command.h"
+#include "lab/cli/gpu_option.h"
 #include "lab/lesson/check.h"
 #include "lab/lesson/workspace.h"
 
@@ -39,7 +40,7 @@ int run_check(const CheckArgs& a) {
   lesson::CheckOptions o;
   o.solution = a.solution;
   o.source = a.file;
-  o.gpu = a.gpu;
+  o.gpu = &resolved_gpu(a.gpu);
   o.seed = a.seed;
   bool all = true;
   nlohmann::json results = nlohmann::json::array();
@@ -67,7 +68,7 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->add_option("--file", a->file, "Check this .cu file as the exercise (progress is not recorded)");
   cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
-  cmd->add_option("--gpu", a->gpu, "GPU model for the metrics (default H100)");
+  add_gpu_option(cmd, a->gpu, "GPU model for the metrics (default H100)");
   cmd->add_option("--seed", a->seed, "Seed for the random inputs");
   cmd->callback([a, &rc] { rc = run_check(*a); });
 });

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "lab/sim/report.h"
+#include "lab/sim/line_fold.h"
 #include "lab/sim/timing.h"
 
 namespace lab::lesson {
@@ -36,9 +36,12 @@ KernelFigures fold_metrics(const ptx::Module& module, const ptx::Kernel& kernel,
     else if (fp && (in.op == Op::Fma || in.op == Op::Mad || in.op == Op::Mul))
       f.other_macs += (in.op == Op::Mul ? 1.0 : 0.5) * sim::flops_per_lane(in) * double(c.thread_insts);
     if (c.requests == 0) continue;
+    // Classified where the report and the views classify it (line_fold.h).
     const sim::AccessDir dir = sim::access_direction(in);
-    const sim::AccessWhere where = sim::access_where(in, c);
-    if (dir == sim::AccessDir::None || where == sim::AccessWhere::None) continue;
+    const ptx::Space where = sim::access_space(in, c);
+    if (dir == sim::AccessDir::None ||
+        (where != ptx::Space::Global && where != ptx::Space::Local && where != ptx::Space::Shared))
+      continue;
     InstrCounters ic;
     ic.pc = uint32_t(pc);
     if (in.loc < kernel.locs.size()) {
@@ -46,9 +49,9 @@ KernelFigures fold_metrics(const ptx::Module& module, const ptx::Kernel& kernel,
       ic.file = loc.file < module.files.size() ? module.files[loc.file] : "";
       ic.line = loc.line;
     }
-    ic.global = where == sim::AccessWhere::Global;
-    ic.local = where == sim::AccessWhere::Local;
-    ic.shared = where == sim::AccessWhere::Shared;
+    ic.global = where == ptx::Space::Global;
+    ic.local = where == ptx::Space::Local;
+    ic.shared = where == ptx::Space::Shared;
     // An atomic reads and writes: it counts against load limits and store
     // limits alike, so `atomicOr(p, 0)` is no way around a load bound.
     ic.reads = dir == sim::AccessDir::Load || dir == sim::AccessDir::Atomic;
