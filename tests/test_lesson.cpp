@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <unistd.h>
 
@@ -154,7 +157,7 @@ TEST_CASE("manifest errors name the file and the field") {
     } catch (const ManifestError& e) {
       CHECK(e.field == "exercises[0].criteria[0].metric");
       CHECK(std::string(e.what()).find("unknown criterion 'max_speed'") != std::string::npos);
-      CHECK(std::string(e.what()).find("max_sectors_per_request") != std::string::npos);  // lists the known ones
+      CHECK(std::string(e.what()).find("max_sectors_per_global_load") != std::string::npos);  // lists the known ones
     }
   }
   SUBCASE("unknown size in an expression") {
@@ -268,13 +271,13 @@ TEST_CASE("a correct but untiled GEMM fails the tiling exercise on its metrics")
       CHECK(c.measured > 5 * c.limit);  // ... but loads ~10x the sectors a tiled kernel needs
       CHECK(c.line > 0);                 // and the failure points at a source line
     }
-    if (c.name == "uses_shared_memory" && !c.ok) shared_failed = true;
+    if (c.name == "min_shared_loads_per_global_load" && !c.ok) shared_failed = true;
   }
   CHECK(sectors_failed);
   CHECK(shared_failed);
 }
 
-TEST_CASE("an uncoalesced kernel fails on sectors per request at the line that reads A") {
+TEST_CASE("an uncoalesced kernel fails on sectors per load instruction at the line that reads A") {
   Lesson L = load_lesson("lessons/03-coalescing");
   const Exercise& e = L.exercises.at(0);
   CheckOptions o;
@@ -283,9 +286,28 @@ TEST_CASE("an uncoalesced kernel fails on sectors per request at the line that r
   CAPTURE(format_report(r));
   REQUIRE(r.stage == "criteria");
   const CriterionResult& c = r.criteria.at(0);
+  CHECK(c.name == "max_sectors_per_global_load");
   CHECK_FALSE(c.ok);
   CHECK(c.measured >= 16);  // 32 rows of A per request, 32 sectors
   CHECK(c.source_line.find("A[row * K + k]") != std::string::npos);
+}
+
+TEST_CASE("check --json reports resources and names loads and stores apart") {
+  Lesson L = load_lesson("lessons/03-coalescing");
+  CheckOptions o;
+  o.solution = true;
+  CheckReport r = check_exercise(L, L.exercises.at(0), o);
+  REQUIRE(r.passed);
+  auto j = nlohmann::json::parse(report_json(r));
+  CHECK(j["registers_per_thread"].get<int>() > 0);
+  CHECK(j["shared_bytes_per_block"].get<int>() == 0);
+  CHECK(j["occupancy"].get<double>() > 0);
+  CHECK(j["predicted_seconds"].get<double>() > 0);
+  std::set<std::string> names;
+  for (auto& c : j["criteria"]) names.insert(c["name"].get<std::string>());
+  CHECK(names.count("max_sectors_per_global_load"));
+  CHECK(names.count("max_sectors_per_global_store"));
+  CHECK(names.size() == j["criteria"].size());  // no two criteria under one name
 }
 
 TEST_CASE("a block the GPU refuses for its registers fails the check with the GPU's reason") {
@@ -315,4 +337,5 @@ sizes = [{M = 1, N = 1024}]
   CHECK(r.message.find("too many resources requested for launch") != std::string::npos);
   CHECK(r.message.find("registers per block") != std::string::npos);
   CHECK(r.message.find("predicted time") == std::string::npos);
+  CHECK(r.stage == "launch");
 }

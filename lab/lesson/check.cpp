@@ -36,6 +36,14 @@ std::vector<std::string> read_lines(const std::string& path) {
   return out;
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+  std::stringstream sa, sb;
+  sa << fa.rdbuf();
+  sb << fb.rdbuf();
+  return fa && fb && sa.str() == sb.str();
+}
+
 std::string sizes_text(const SizeVars& s) {
   std::string out;
   for (auto& [k, v] : s) out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, v);
@@ -166,7 +174,7 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
   }
   const std::vector<uint8_t>& params = prepared.params;
   sim::SimOptions so;
-  so.check = true;
+  so.check = opts.kernel_checks;
   so.threads = opts.threads;
   try {
     out.result = sim::launch(L, cfg, params, mem, so);
@@ -266,12 +274,11 @@ std::string compare(const Exercise& ex, const SizeRun& run, const SizeVars& size
   return "";
 }
 
-// Occupancy from ptxas' register count for the metric size's block.
-// Occupancy and the predicted time come from the machine model's report
-// (ptxas resources for the model's architecture, occupancy, schedule,
+// Occupancy, registers and the predicted time come from the machine model's
+// report (ptxas resources for the model's architecture, occupancy, schedule,
 // timing), the same figures `gpulab sim` shows.
 void fill_model(const Loaded& L, const Geometry& geo, const SizeVars& sizes, const sim::KernelMetrics& metrics,
-                KernelFigures& f, CheckReport* rep) {
+                KernelFigures& f) {
   try {
     sim::LaunchConfig cfg;
     cfg.block = dim3_of(geo.block, sizes);
@@ -280,11 +287,29 @@ void fill_model(const Loaded& L, const Geometry& geo, const SizeVars& sizes, con
     sim::KernelReport kr = sim::build_report(L, cfg, metrics);
     f.occupancy = kr.occupancy.occupancy;
     f.predicted_seconds = kr.predicted.time_s;
-    if (rep) rep->registers = kr.registers_per_thread, rep->occupancy = f.occupancy;
-  } catch (const std::exception&) {
-    f.occupancy = -1;  // reported by the criteria as unavailable
+    f.registers = kr.registers_per_thread;
+    f.shared_bytes = kr.shared_bytes_per_block;
+  } catch (const std::exception& e) {
+    f.occupancy = -1;  // reported by the criteria as unavailable, with the reason
     f.predicted_seconds = -1;
+    f.predicted_unavailable = fmt::format("the machine model could not predict this kernel's time: {}", e.what());
   }
+}
+
+// A baseline kernel's figures at the metric size. The kernel checks (races,
+// uninitialised reads) are off: the baseline is the lesson's own code, and
+// only its counters matter here.
+KernelFigures baseline_figures(const Lesson& lesson, const Exercise& ex, const std::string& file,
+                               const std::string& kernel, const Geometry& geo, const CheckOptions& opts) {
+  Loaded BL = load_kernel(lesson.path(file), kernel, *opts.gpu, ex.defines);
+  const SizeVars& sz = ex.sizes[ex.metric_size];
+  CheckOptions fast = opts;
+  fast.kernel_checks = false;
+  SizeRun br = run_size(BL, ex, geo, sz, opts.seed, fast, lesson.manifest_path);
+  if (!br.problem.empty()) throw std::runtime_error(br.problem);
+  KernelFigures f = fold_metrics(BL.module(), BL.kernel(), br.result.metrics);
+  fill_model(BL, geo, sz, br.result.metrics, f);
+  return f;
 }
 
 }  // namespace
@@ -325,10 +350,19 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
     const SizeVars& sz = ex.sizes[si];
     SizeResult sr;
     sr.sizes = sz;
-    SizeRun run = run_size(L, ex, ex.geometry, sz, opts.seed + si, opts, lesson.manifest_path);
+    // The kernel checks (races, uninitialised reads, exact bounds) cost ~5x
+    // the plain run. They run on every other size, which are small and odd
+    // (edge blocks, partial tiles, several tile steps); the metric size, the
+    // largest, is still compared element by element with the reference.
+    CheckOptions size_opts = opts;
+    size_opts.kernel_checks = opts.kernel_checks && !(si == ex.metric_size && ex.sizes.size() >= 3);
+    SizeRun run = run_size(L, ex, ex.geometry, sz, opts.seed + si, size_opts, lesson.manifest_path);
     sr.sim_seconds = run.result.metrics.sim_seconds;
-    if (run.refused)
-      return fail("correctness", fmt::format("cannot launch at size {}: {}", sizes_text(sz), run.problem));
+    if (run.refused) {
+      // A block the GPU would refuse never runs: that is the failure, not a later symptom.
+      if (const compile::ResourceUsage* u = L.resources()) rep.registers = u->registers, rep.shared_bytes = u->static_shared_bytes;
+      return fail("launch", fmt::format("cannot launch at size {}: {}", sizes_text(sz), run.problem));
+    }
     if (!run.problem.empty()) {
       sr.message = run.problem;
     } else if (!run.result.errors.empty()) {
@@ -352,22 +386,27 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
   }
 
   // 4. efficiency criteria at the metric size
-  fill_model(L, ex.geometry, metric_sizes, metric_run, figures, &rep);
+  fill_model(L, ex.geometry, metric_sizes, metric_run, figures);
+  rep.registers = figures.registers;
+  rep.shared_bytes = figures.shared_bytes;
+  rep.occupancy = figures.occupancy;
+  rep.predicted_seconds = figures.predicted_seconds;
   std::map<std::string, KernelFigures> baselines;
   for (const auto& c : ex.criteria) {
     const KernelFigures* base = nullptr;
     if (!c.baseline.empty()) {
       if (!baselines.count(c.baseline)) {
-        for (auto& [name, b] : ex.baselines) {
-          if (name != c.baseline) continue;
-          try {
-            Loaded BL = load_kernel(lesson.path(b.file), b.kernel, *opts.gpu, ex.defines);
-            SizeRun br = run_size(BL, ex, b.geometry, metric_sizes, opts.seed, opts, lesson.manifest_path);
-            baselines[name] = fold_metrics(BL.module(), BL.kernel(), br.result.metrics);
-            fill_model(BL, b.geometry, metric_sizes, br.result.metrics, baselines[name], nullptr);
-          } catch (const std::exception& e) {
-            throw ManifestError(lesson.manifest_path, "baselines." + name, e.what());
+        try {
+          if (c.baseline == "solution" && same_file(path, lesson.path(ex.solution))) {
+            baselines[c.baseline] = figures;  // the solution itself: its own figures, not a second run
+          } else if (c.baseline == "solution") {
+            baselines[c.baseline] = baseline_figures(lesson, ex, ex.solution, ex.kernel, ex.geometry, opts);
+          } else {
+            for (auto& [name, b] : ex.baselines)
+              if (name == c.baseline) baselines[name] = baseline_figures(lesson, ex, b.file, b.kernel, b.geometry, opts);
           }
+        } catch (const std::exception& e) {
+          throw ManifestError(lesson.manifest_path, "baselines." + c.baseline, e.what());
         }
       }
       base = &baselines[c.baseline];
@@ -401,30 +440,37 @@ std::string measure_table(const Lesson& lesson, const Exercise& ex_in, const std
   if (!run.problem.empty()) return run.problem + "\n";
   KernelFigures f = fold_metrics(L.module(), L.kernel(), run.result.metrics);
   std::string s = fmt::format("{} ({}), size {}, simulated as {}:\n", source, ex.kernel, sizes_text(sz), opts.gpu->name);
-  s += fmt::format("  {:>5}  {:>9} {:>9} {:>8}  {:>9} {:>9} {:>8}  {}\n", "line", "ld req", "ld sect", "sect/req",
-                   "shd req", "wavefr", "conflict", "source");
-  for (auto& [key, c] : f.lines) {
-    uint64_t shd = c.shared_load_requests + c.shared_store_requests;
-    uint64_t req = c.global_load_requests + c.global_store_requests;
-    uint64_t sec = c.global_load_sectors + c.global_store_sectors;
-    if (req == 0 && shd == 0) continue;  // the fold has every executed line; the table shows memory lines
-    std::string text = key.second && key.second <= src.size() ? src[key.second - 1] : "";
+  // One row per memory instruction: two loads on one source line are two rows.
+  s += fmt::format("  {:>5}  {:<13} {:>9} {:>9} {:>8} {:>9} {:>8}  {}\n", "line", "instruction", "requests", "sectors",
+                   "sect/req", "wavefr", "conflict", "source");
+  for (const auto& ic : f.mem) {
+    std::string kind = fmt::format("{} {}", ic.reads && ic.writes ? "atomic" : ic.reads ? "load" : "store",
+                                   ic.global ? "global" : ic.local ? "local" : "shared");
+    std::string text = ic.line && ic.line <= src.size() ? src[ic.line - 1] : "";
     size_t b = text.find_first_not_of(" \t");
-    text = b == std::string::npos ? "" : text.substr(b, 60);
-    s += fmt::format("  {:>5}  {:>9} {:>9} {:>8.1f}  {:>9} {:>9} {:>8}  {}\n", key.second, req, sec,
-                     req ? double(sec) / double(req) : 0.0, shd, c.shared_wavefronts,
-                     c.shared_wavefronts - std::min(c.shared_wavefronts, c.shared_ideal_wavefronts), text);
+    text = b == std::string::npos ? "" : text.substr(b, 56);
+    s += fmt::format("  {:>5}  {:<13} {:>9} {:>9} {:>8} {:>9} {:>8}  {}\n", ic.line, kind, ic.requests,
+                     ic.shared ? std::string("-") : std::to_string(ic.sectors),
+                     ic.shared ? std::string("-") : fmt::format("{:.1f}", ic.requests ? double(ic.sectors) / double(ic.requests) : 0.0),
+                     ic.shared ? std::to_string(ic.wavefronts) : std::string("-"),
+                     ic.shared ? std::to_string(ic.wavefronts - std::min(ic.wavefronts, ic.ideal_wavefronts)) : std::string("-"),
+                     text);
   }
-  s += "  (ld req / ld sect: global load and store requests and the 32-byte sectors they touched; shd req: shared-memory\n"
-       "   requests; wavefr: their wavefronts; conflict: wavefronts beyond the conflict-free ideal)\n";
+  s += "  (requests: warp-level instructions; sectors: the 32-byte sectors a global or local request touched;\n"
+       "   wavefr: a shared request's wavefronts; conflict: wavefronts beyond the conflict-free ideal)\n";
   double eff = f.warp_insts ? double(f.active_lanes) / (32.0 * double(f.warp_insts)) : 0;
   s += fmt::format("  totals: {} warp instructions, warp execution efficiency {:.1f}%, {} FP32 FMA warp instructions,\n"
-                   "          {} global load sectors, {} global store sectors ({} bytes), {} shared loads ({:.2f} per FMA), "
-                   "{} bank conflicts\n",
-                   f.warp_insts, 100 * eff, f.fma_warp_insts, f.total.global_load_sectors, f.total.global_store_sectors,
-                   32 * (f.total.global_load_sectors + f.total.global_store_sectors), f.total.shared_load_requests,
-                   f.fma_warp_insts ? double(f.total.shared_load_requests) / double(f.fma_warp_insts) : 0.0,
-                   f.total.shared_wavefronts - std::min(f.total.shared_wavefronts, f.total.shared_ideal_wavefronts));
+                   "          {} global load sectors, {} global store sectors ({} bytes), {} shared loads, {} bank conflicts\n",
+                   f.warp_insts, 100 * eff, f.fma_warp_insts, f.global_load_sectors, f.global_store_sectors,
+                   32 * (f.global_load_sectors + f.global_store_sectors), f.shared_load_requests, f.bank_conflicts());
+  if (f.tensor_macs > 0)
+    s += fmt::format("          tensor cores: {:.0f} multiply-adds in mma instructions, {:.1f}% of all multiply-adds\n",
+                     f.tensor_macs, 100 * f.tensor_macs / (f.tensor_macs + f.other_macs));
+  fill_model(L, ex.geometry, sz, run.result.metrics, f);
+  if (f.registers)
+    s += fmt::format("  resources: {} registers per thread, {} bytes of shared memory per block, theoretical occupancy "
+                     "{:.0f}% on the {} model\n",
+                     f.registers, f.shared_bytes, 100 * f.occupancy, opts.gpu->name);
   return s;
 }
 
@@ -433,6 +479,9 @@ std::string format_report(const CheckReport& r) {
   for (const auto& sr : r.sizes)
     s += fmt::format("  {} size {}{}\n", sr.ok ? "ok  " : "FAIL", sizes_text(sr.sizes),
                      sr.ok ? fmt::format(" (max error {:.1e})", sr.max_error) : "");
+  if (r.registers)
+    s += fmt::format("  resources: {} registers per thread, {} bytes of shared memory per block{}\n", r.registers,
+                     r.shared_bytes, r.occupancy >= 0 ? fmt::format(", theoretical occupancy {:.0f}%", 100 * r.occupancy) : "");
   for (const auto& c : r.criteria) {
     s += fmt::format("  {} {}: {}\n", c.ok ? "ok  " : "FAIL", c.name, c.message);
     if (!c.ok && c.line) s += fmt::format("       {}:{}: {}\n", c.file, c.line, c.source_line);
@@ -458,8 +507,11 @@ std::string report_json(const CheckReport& r) {
     if (c.line) cj["file"] = c.file, cj["line"] = c.line, cj["source_line"] = c.source_line;
     j["criteria"].push_back(cj);
   }
-  if (r.registers) j["registers"] = r.registers;
-  if (r.occupancy >= 0) j["occupancy"] = r.occupancy;
+  // Resources at the metric size (null when not known): what the occupancy follows from.
+  j["registers_per_thread"] = r.registers ? nlohmann::json(r.registers) : nlohmann::json(nullptr);
+  j["shared_bytes_per_block"] = r.registers ? nlohmann::json(r.shared_bytes) : nlohmann::json(nullptr);
+  j["occupancy"] = r.occupancy >= 0 ? nlohmann::json(r.occupancy) : nlohmann::json(nullptr);
+  j["predicted_seconds"] = r.predicted_seconds > 0 ? nlohmann::json(r.predicted_seconds) : nlohmann::json(nullptr);
   return j.dump();
 }
 

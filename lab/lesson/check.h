@@ -25,6 +25,7 @@ struct CheckOptions {
   const sim::GpuModel* gpu = &sim::default_gpu();  // resolved by the caller (CLI --gpu)
   uint64_t seed = 20240611;    // inputs are random but reproducible
   unsigned threads = 0;        // simulator worker threads; 0 = all cores
+  bool kernel_checks = true;   // races, uninitialised reads, barrier divergence (sim::SimOptions::check)
 };
 
 // One size's correctness run.
@@ -38,7 +39,7 @@ struct SizeResult {
 
 // One efficiency criterion.
 struct CriterionResult {
-  std::string name;            // e.g. "max_sectors_per_request"
+  std::string name;            // e.g. "max_sectors_per_global_load" (manifest.h lists them)
   bool ok = false;
   bool evaluated = false;      // false: not measured (an earlier step failed)
   double measured = 0, limit = 0;
@@ -51,12 +52,14 @@ struct CriterionResult {
 struct CheckReport {
   std::string lesson_id, exercise_id, file;  // file: the source that was checked
   bool passed = false;
-  std::string stage;           // where it stopped: "file", "compile", "correctness", "criteria", "passed"
+  std::string stage;           // where it stopped: "file", "compile", "launch", "correctness", "criteria", "passed"
   std::string message;         // the headline
   std::vector<SizeResult> sizes;
   std::vector<CriterionResult> criteria;
   int registers = 0;           // per thread, from ptxas, when known
+  int shared_bytes = 0;        // per block (static + dynamic), when known
   double occupancy = -1;       // theoretical, when known
+  double predicted_seconds = -1;  // the machine model's time at the metric size, when known
 };
 
 // Runs the whole check. Never throws for the student's mistakes (they become

@@ -1,41 +1,77 @@
-// lab/lesson/criteria.cpp: fold per-instruction counters by source line and
-// judge each criterion, saying by how much and where it fails.
+// lab/lesson/criteria.cpp: fold per-instruction counters, judge each
+// criterion, and say by how much and where it fails.
+//
+// Every message names the measured and the allowed value; the manifest's
+// `why` adds the one sentence on what to change. Per-instruction criteria
+// name the instruction's source line; totals name the line that contributed most.
 #include "lab/lesson/criteria.h"
+
+#include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
 #include "lab/sim/line_fold.h"
+#include "lab/sim/timing.h"
 
 namespace lab::lesson {
 
-// The simulator's one per-line fold (lab/sim/line_fold.h), read the
-// criteria's way: global loads apart from global stores (atomics count as
-// stores: read-modify-write traffic the criteria limit like writes), shared
-// loads apart from shared stores, local memory not counted.
+using ptx::Op;
+
 KernelFigures fold_metrics(const ptx::Module& module, const ptx::Kernel& kernel, const sim::KernelMetrics& m) {
-  auto counters = [](const sim::AccessCounts& a) {
-    LineCounters L;
-    L.global_load_requests = a.global_load.requests;
-    L.global_load_sectors = a.global_load.sectors;
-    L.global_store_requests = a.global_store.requests + a.global_atomic.requests;
-    L.global_store_sectors = a.global_store.sectors + a.global_atomic.sectors;
-    L.shared_load_requests = a.shared_load.requests;
-    L.shared_store_requests = a.shared_store.requests + a.shared_atomic.requests;
-    for (const sim::MemoryCounts* s : {&a.shared_load, &a.shared_store, &a.shared_atomic}) {
-      L.shared_wavefronts += s->wavefronts;
-      L.shared_ideal_wavefronts += s->ideal_wavefronts;
-    }
-    return L;
-  };
-  const sim::LineFold fold = sim::fold_lines(module, kernel, m);
   KernelFigures f;
-  for (const sim::LineCounts& l : fold.lines) f.lines[{l.file, l.line}] = counters(l.access);
-  f.total = counters(fold.total.access);
-  f.warp_insts = fold.total.warp_insts;
-  f.active_lanes = fold.total.active_lanes;
-  f.dram_bytes = fold.total.dram_read_bytes + fold.total.dram_write_bytes;
-  f.fma_warp_insts = fold.total.fma_warp_insts;
-  f.mma_warp_insts = fold.total.mma_warp_insts;
+  size_t n = std::min(kernel.code.size(), m.per_pc.size());
+  for (size_t pc = 0; pc < n; ++pc) {
+    const ptx::Instr& in = kernel.code[pc];
+    const sim::PcCounters& c = m.per_pc[pc];
+    f.warp_insts += c.warp_insts;
+    f.active_lanes += c.active_lanes;
+    f.dram_bytes += c.dram_read_bytes + c.dram_write_bytes;
+    const bool fp = ptx::type_is_float(in.type);
+    if ((in.op == Op::Fma || in.op == Op::Mad) && fp) f.fma_warp_insts += c.warp_insts;
+    // Multiply-adds, thread level: an mma of shape m x n x k does m*n*k per
+    // warp (flops_per_lane / 2 per lane); an fp fma, mad or mul does one per
+    // lane (two in a packed f16x2 / bf16x2).
+    if (in.op == Op::WmmaMma || in.op == Op::Mma) f.tensor_macs += sim::flops_per_lane(in) / 2 * double(c.thread_insts);
+    else if (fp && (in.op == Op::Fma || in.op == Op::Mad || in.op == Op::Mul))
+      f.other_macs += (in.op == Op::Mul ? 1.0 : 0.5) * sim::flops_per_lane(in) * double(c.thread_insts);
+    if (c.requests == 0) continue;
+    // Classified where the report and the views classify it (line_fold.h).
+    const sim::AccessDir dir = sim::access_direction(in);
+    const ptx::Space where = sim::access_space(in, c);
+    if (dir == sim::AccessDir::None ||
+        (where != ptx::Space::Global && where != ptx::Space::Local && where != ptx::Space::Shared))
+      continue;
+    InstrCounters ic;
+    ic.pc = uint32_t(pc);
+    if (in.loc < kernel.locs.size()) {
+      const ptx::SourceLoc& loc = kernel.locs[in.loc];
+      ic.file = loc.file < module.files.size() ? module.files[loc.file] : "";
+      ic.line = loc.line;
+    }
+    ic.global = where == ptx::Space::Global;
+    ic.local = where == ptx::Space::Local;
+    ic.shared = where == ptx::Space::Shared;
+    // An atomic reads and writes: it counts against load limits and store
+    // limits alike, so `atomicOr(p, 0)` is no way around a load bound.
+    ic.reads = dir == sim::AccessDir::Load || dir == sim::AccessDir::Atomic;
+    ic.writes = dir == sim::AccessDir::Store || dir == sim::AccessDir::Atomic;
+    ic.requests = c.requests;
+    ic.sectors = c.sectors;
+    ic.wavefronts = c.wavefronts;
+    ic.ideal_wavefronts = c.ideal_wavefronts;
+    if (ic.global && ic.reads) f.global_load_requests += c.requests, f.global_load_sectors += c.sectors;
+    if (ic.global && ic.writes) f.global_store_requests += c.requests, f.global_store_sectors += c.sectors;
+    if (ic.local) f.local_sectors += c.sectors;
+    if (ic.shared) {
+      if (ic.reads) f.shared_load_requests += c.requests;
+      if (ic.writes && !ic.reads) f.shared_store_requests += c.requests;
+      f.shared_wavefronts += c.wavefronts;
+      f.shared_ideal_wavefronts += c.ideal_wavefronts;
+    }
+    f.mem.push_back(std::move(ic));
+  }
+  f.warp_insts_by_warp = m.warp_insts_by_warp;
   return f;
 }
 
@@ -48,16 +84,75 @@ std::string quote(const std::vector<std::string>& src, uint32_t line) {
   return b == std::string::npos ? "" : s.substr(b);
 }
 
-void at_line(CriterionResult& r, const std::pair<std::string, uint32_t>& key, const std::vector<std::string>& src) {
-  r.file = key.first;
-  r.line = key.second;
-  r.source_line = quote(src, key.second);
+void at(CriterionResult& r, const InstrCounters& ic, const std::vector<std::string>& src) {
+  r.file = ic.file;
+  r.line = ic.line;
+  r.source_line = quote(src, ic.line);
 }
 
 std::string fmt_bytes(double b) {
   if (b >= 1e6) return fmt::format("{:.2f} MB", b / 1e6);
   if (b >= 1e3) return fmt::format("{:.1f} KB", b / 1e3);
   return fmt::format("{:.0f} B", b);
+}
+
+std::string fmt_count(double v) {
+  std::string s = fmt::format("{:.0f}", v), out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0 && s[i - 1] != '-') out += ',';
+    out += s[i];
+  }
+  return out;
+}
+
+std::string where(const CriterionResult& r) { return r.line ? fmt::format(" (line {})", r.line) : ""; }
+
+// The instruction contributing most of `value`, among those `pick` accepts.
+template <class Pick, class Value>
+const InstrCounters* heaviest(const KernelFigures& f, Pick pick, Value value) {
+  const InstrCounters* best = nullptr;
+  for (const auto& ic : f.mem)
+    if (pick(ic) && (!best || value(ic) > value(*best))) best = &ic;
+  return best;
+}
+
+// Totals: measured against a size expression, the heaviest instruction named.
+struct Total {
+  const char* what;   // "global load sectors"
+  double measured;
+  bool bytes;         // print as bytes
+};
+
+Total total_of(Metric m, const KernelFigures& f) {
+  switch (m) {
+    case Metric::MaxGlobalLoadSectors: return {"global load sectors", double(f.global_load_sectors), false};
+    case Metric::MaxGlobalStoreSectors: return {"global store sectors", double(f.global_store_sectors), false};
+    case Metric::MaxGlobalLoadRequests: return {"global load requests", double(f.global_load_requests), false};
+    case Metric::MaxGlobalStoreRequests: return {"global store requests", double(f.global_store_requests), false};
+    case Metric::MaxMemoryTrafficBytes:
+      return {"global and local memory traffic",
+              32.0 * double(f.global_load_sectors + f.global_store_sectors + f.local_sectors), true};
+    case Metric::MaxDramBytes:
+      return {"DRAM traffic (L2 model, local memory included)", double(f.dram_bytes) + 32.0 * double(f.local_sectors),
+              true};
+    case Metric::MaxSharedLoadRequests: return {"shared-memory load requests", double(f.shared_load_requests), false};
+    case Metric::MaxSharedWavefronts: return {"shared-memory wavefronts", double(f.shared_wavefronts), false};
+    default: return {"?", 0, false};
+  }
+}
+
+double instr_share(Metric m, const InstrCounters& ic) {
+  switch (m) {
+    case Metric::MaxGlobalLoadSectors: return ic.global && ic.reads ? double(ic.sectors) : -1;
+    case Metric::MaxGlobalStoreSectors: return ic.global && ic.writes ? double(ic.sectors) : -1;
+    case Metric::MaxGlobalLoadRequests: return ic.global && ic.reads ? double(ic.requests) : -1;
+    case Metric::MaxGlobalStoreRequests: return ic.global && ic.writes ? double(ic.requests) : -1;
+    case Metric::MaxMemoryTrafficBytes:
+    case Metric::MaxDramBytes: return ic.global || ic.local ? double(ic.sectors) * (ic.reads && ic.writes ? 2 : 1) : -1;
+    case Metric::MaxSharedLoadRequests: return ic.shared && ic.reads ? double(ic.requests) : -1;
+    case Metric::MaxSharedWavefronts: return ic.shared ? double(ic.wavefronts) : -1;
+    default: return -1;
+  }
 }
 
 }  // namespace
@@ -69,137 +164,151 @@ CriterionResult evaluate_criterion(const Criterion& c, const KernelFigures& f, c
   r.evaluated = true;
   r.limit = c.value;
   switch (c.metric) {
-    case Metric::MaxSectorsPerRequest: {
-      bool loads = c.on != "global_stores", stores = c.on != "global_loads";
+    case Metric::MaxSectorsPerGlobalLoad:
+    case Metric::MaxSectorsPerGlobalStore: {
+      // Per instruction, not per line: a broadcast load on the same line as a
+      // strided one does not lower the strided one's figure.
+      const bool loads = c.metric == Metric::MaxSectorsPerGlobalLoad;
+      const char* what = loads ? "global load" : "global store";
       double worst = 0;
-      for (auto& [key, L] : f.lines) {
-        uint64_t req = (loads ? L.global_load_requests : 0) + (stores ? L.global_store_requests : 0);
-        uint64_t sec = (loads ? L.global_load_sectors : 0) + (stores ? L.global_store_sectors : 0);
-        if (req == 0) continue;
-        double spr = double(sec) / double(req);
-        if (spr > worst) worst = spr, at_line(r, key, src);
+      for (const auto& ic : f.mem) {
+        if (!ic.global || !(loads ? ic.reads : ic.writes) || ic.requests == 0) continue;
+        double spr = double(ic.sectors) / double(ic.requests);
+        if (spr > worst) worst = spr, at(r, ic, src);
       }
       r.measured = worst;
-      r.ok = worst <= c.value;
-      std::string what = c.on == "global_loads" ? "global loads" : c.on == "global_stores" ? "global stores" : "global accesses";
-      r.message = r.ok ? fmt::format("{}: at most {:.1f} sectors per request (limit {:g})", what, worst, c.value)
-                       : fmt::format("{} on line {} cost {:.1f} sectors per request, limit {:g} ({:.1f}x too many). "
-                                     "A warp reading 32 consecutive floats touches 4 sectors; more means its lanes' "
-                                     "addresses are scattered.",
-                                     what, r.line, worst, c.value, worst / std::max(c.value, 1e-9));
-      break;
-    }
-    case Metric::MaxBankConflicts: {
-      uint64_t total = f.total.shared_wavefronts - std::min(f.total.shared_wavefronts, f.total.shared_ideal_wavefronts);
-      uint64_t worst = 0;
-      for (auto& [key, L] : f.lines) {
-        uint64_t conf = L.shared_wavefronts - std::min(L.shared_wavefronts, L.shared_ideal_wavefronts);
-        if (conf > worst) worst = conf, at_line(r, key, src);
-      }
-      r.measured = double(total);
-      r.ok = r.measured <= c.value;
-      double ideal = double(f.total.shared_ideal_wavefronts);
-      r.message = r.ok ? fmt::format("shared-memory bank conflicts: {} (limit {:g})", total, c.value)
-                       : fmt::format("{} shared-memory bank conflicts (limit {:g}); shared accesses took {:.1f}x the "
-                                     "ideal wavefronts. The worst line is {} with {} extra wavefronts: lanes of a warp "
-                                     "hit the same bank at different addresses.",
-                                     total, c.value, ideal > 0 ? double(f.total.shared_wavefronts) / ideal : 0.0,
-                                     r.line, worst);
+      r.ok = worst <= c.value + 1e-9;
+      r.message = r.ok ? fmt::format("every {} instruction: at most {:.1f} sectors per request (limit {:g})", what,
+                                     worst, c.value)
+                       : fmt::format("a {} instruction{} costs {:.1f} sectors per request, limit {:g}: its 32 lanes' "
+                                     "addresses are scattered over {:.1f}x the sectors allowed.",
+                                     what, where(r), worst, c.value, worst / std::max(c.value, 1e-9));
       break;
     }
     case Metric::MaxGlobalLoadSectors:
-    case Metric::MaxGlobalBytes:
-    case Metric::MaxDramBytes: {
+    case Metric::MaxGlobalStoreSectors:
+    case Metric::MaxGlobalLoadRequests:
+    case Metric::MaxGlobalStoreRequests:
+    case Metric::MaxMemoryTrafficBytes:
+    case Metric::MaxDramBytes:
+    case Metric::MaxSharedLoadRequests:
+    case Metric::MaxSharedWavefronts: {
       r.limit = double(eval_size(c.value_expr, sizes));
-      if (c.metric == Metric::MaxGlobalLoadSectors) {
-        r.measured = double(f.total.global_load_sectors);
-        uint64_t worst = 0;
-        for (auto& [key, L] : f.lines)
-          if (L.global_load_sectors > worst) worst = L.global_load_sectors, at_line(r, key, src);
-        r.ok = r.measured <= r.limit;
-        r.message = r.ok ? fmt::format("global load sectors: {:.0f} (limit {:.0f})", r.measured, r.limit)
-                         : fmt::format("the kernel loaded {:.0f} sectors from global memory, limit {:.0f} ({:.1f}x too "
-                                       "many); line {} alone loaded {}. Each value brought on chip should be reused "
-                                       "by many threads.",
-                                       r.measured, r.limit, r.measured / std::max(r.limit, 1.0), r.line, worst);
-      } else if (c.metric == Metric::MaxGlobalBytes) {
-        r.measured = 32.0 * double(f.total.global_load_sectors + f.total.global_store_sectors);
-        uint64_t worst = 0;
-        for (auto& [key, L] : f.lines)
-          if (L.global_load_sectors + L.global_store_sectors > worst)
-            worst = L.global_load_sectors + L.global_store_sectors, at_line(r, key, src);
-        r.ok = r.measured <= r.limit;
-        r.message = r.ok ? fmt::format("global memory traffic: {} (limit {})", fmt_bytes(r.measured), fmt_bytes(r.limit))
-                         : fmt::format("the kernel moved {} to and from global memory, limit {} ({:.2f}x); the "
-                                       "busiest line is {} ({}). Each trip to memory should carry data only once.",
-                                       fmt_bytes(r.measured), fmt_bytes(r.limit), r.measured / std::max(r.limit, 1.0),
-                                       r.line, fmt_bytes(32.0 * worst));
-      } else {
-        r.measured = double(f.dram_bytes);
-        r.ok = r.measured <= r.limit;
-        r.message = fmt::format("DRAM traffic (L2 model): {} (limit {}){}", fmt_bytes(r.measured), fmt_bytes(r.limit),
-                                r.ok ? "" : " - too much data goes to DRAM and back");
-      }
+      Total t = total_of(c.metric, f);
+      r.measured = t.measured;
+      r.ok = r.measured <= r.limit;
+      const InstrCounters* h = heaviest(f, [&](const InstrCounters& ic) { return instr_share(c.metric, ic) >= 0; },
+                                        [&](const InstrCounters& ic) { return instr_share(c.metric, ic); });
+      if (h) at(r, *h, src);
+      auto show = [&](double v) { return t.bytes ? fmt_bytes(v) : fmt_count(v); };
+      r.message = r.ok ? fmt::format("{}: {} (limit {} = {})", t.what, show(r.measured), show(r.limit), c.value_expr)
+                       : fmt::format("{}: {}, limit {} = {} ({:.2f}x); the heaviest instruction is on line {}.", t.what,
+                                     show(r.measured), show(r.limit), c.value_expr,
+                                     r.measured / std::max(r.limit, 1.0), r.line);
+      break;
+    }
+    case Metric::MaxBankConflicts: {
+      const InstrCounters* h = heaviest(f, [](const InstrCounters& ic) { return ic.shared; },
+                                        [](const InstrCounters& ic) { return double(ic.wavefronts) - double(ic.ideal_wavefronts); });
+      if (h) at(r, *h, src);
+      r.measured = double(f.bank_conflicts());
+      r.ok = r.measured <= c.value;
+      double ideal = double(f.shared_ideal_wavefronts);
+      r.message = r.ok ? fmt::format("shared-memory bank conflicts: {} (limit {:g})", fmt_count(r.measured), c.value)
+                       : fmt::format("{} shared-memory bank conflicts, limit {:g}; shared accesses took {:.1f}x the "
+                                     "ideal wavefronts, most on line {}: lanes of a warp hit the same bank at "
+                                     "different addresses.",
+                                     fmt_count(r.measured), c.value,
+                                     ideal > 0 ? double(f.shared_wavefronts) / ideal : 0.0, r.line);
+      break;
+    }
+    case Metric::MinSharedLoadsPerGlobalLoad: {
+      r.measured = f.global_load_requests ? double(f.shared_load_requests) / double(f.global_load_requests)
+                                          : double(f.shared_load_requests);
+      r.ok = r.measured >= c.value;
+      const InstrCounters* h = heaviest(f, [](const InstrCounters& ic) { return ic.global && ic.reads; },
+                                        [](const InstrCounters& ic) { return double(ic.requests); });
+      if (h && !r.ok) at(r, *h, src);
+      r.message = r.ok ? fmt::format("shared-memory loads per global load: {:.1f} (at least {:g})", r.measured, c.value)
+                       : fmt::format("{:.1f} shared-memory loads per global load, at least {:g} needed: operands come "
+                                     "from global memory{} instead of being reused from shared memory.",
+                                     r.measured, c.value, where(r));
       break;
     }
     case Metric::MinWarpEfficiency: {
       r.measured = f.warp_insts ? double(f.active_lanes) / (32.0 * double(f.warp_insts)) : 0;
       r.ok = r.measured >= c.value;
       r.message = r.ok ? fmt::format("warp execution efficiency {:.0f}% (at least {:.0f}%)", 100 * r.measured, 100 * c.value)
-                       : fmt::format("warp execution efficiency is {:.0f}%, needs at least {:.0f}%: on average only "
-                                     "{:.1f} of 32 lanes do work per warp instruction. Lanes of one warp are taking "
-                                     "different paths or looping different counts.",
+                       : fmt::format("warp execution efficiency is {:.0f}%, at least {:.0f}% needed: on average only "
+                                     "{:.1f} of 32 lanes do work per warp instruction.",
                                      100 * r.measured, 100 * c.value, 32 * r.measured);
       break;
     }
-    case Metric::MaxSharedLoadsPerFma: {
-      r.measured = f.fma_warp_insts ? double(f.total.shared_load_requests) / double(f.fma_warp_insts) : 1e9;
-      r.ok = r.measured <= c.value;
-      r.message = r.ok ? fmt::format("shared loads per FMA: {:.2f} (limit {:g})", r.measured, c.value)
-                       : fmt::format("{:.2f} shared-memory loads per FMA, limit {:g}: each value read from shared "
-                                     "memory should feed several FMAs from a register.",
-                                     r.measured, c.value);
+    case Metric::MaxBusiestWarpVsMean: {
+      // Warps that exit at once are 100% efficient, so warp efficiency alone
+      // passes "one warp does everything"; the spread of work does not.
+      const auto& w = f.warp_insts_by_warp;
+      double sum = 0, mx = 0;
+      size_t busiest = 0;
+      for (size_t i = 0; i < w.size(); ++i) {
+        sum += w[i];
+        if (w[i] > mx) mx = w[i], busiest = i;
+      }
+      double mean = w.empty() ? 0 : sum / double(w.size());
+      r.measured = mean > 0 ? mx / mean : 0;
+      r.ok = !w.empty() && r.measured <= c.value;
+      size_t at_least_half = std::count_if(w.begin(), w.end(), [&](uint32_t v) { return 2.0 * v >= mx; });
+      r.message = w.empty() ? "per-warp instruction counts are not available for this launch"
+                  : r.ok ? fmt::format("busiest warp: {:.2f}x the mean warp's instructions (limit {:g}); {} of {} "
+                                       "warps do at least half its work",
+                                       r.measured, c.value, at_least_half, w.size())
+                         : fmt::format("the busiest warp (warp {} of the grid) issues {:.1f}x the mean warp's "
+                                       "instructions, limit {:g}; only {} of {} warps do at least half as much: the "
+                                       "work is not spread over the launch.",
+                                       busiest, r.measured, c.value, at_least_half, w.size());
       break;
     }
-    case Metric::UsesSharedMemory: {
-      bool uses = f.total.shared_load_requests + f.total.shared_store_requests > 0;
-      r.measured = uses;
-      r.limit = c.expect;
-      r.ok = uses == c.expect;
-      r.message = r.ok ? fmt::format("shared memory: {}", uses ? "used" : "not used")
-                       : (c.expect ? "the kernel never touches shared memory: every operand comes straight from "
-                                     "global memory, so nothing is reused on chip"
-                                   : "the kernel uses shared memory, which this exercise asks it not to");
-      break;
-    }
-    case Metric::UsesTensorCores: {
-      bool uses = f.mma_warp_insts > 0;
-      r.measured = uses;
-      r.limit = c.expect;
-      r.ok = uses == c.expect;
-      r.message = r.ok ? fmt::format("tensor cores: {} mma instructions", f.mma_warp_insts)
-                       : "no wmma.mma or mma.sync instruction ran: the multiply is done on the ordinary FP32 units";
+    case Metric::MinTensorCoreMacShare: {
+      double all = f.tensor_macs + f.other_macs;
+      r.measured = all > 0 ? f.tensor_macs / all : 0;
+      r.ok = r.measured >= c.value;
+      r.message = r.ok ? fmt::format("{:.0f}% of the multiply-adds run on tensor cores (at least {:.0f}%)",
+                                     100 * r.measured, 100 * c.value)
+                       : fmt::format("only {:.0f}% of the multiply-adds run on tensor cores ({} of {}), at least "
+                                     "{:.0f}% needed: the rest are ordinary FP32 multiply-adds.",
+                                     100 * r.measured, fmt_count(f.tensor_macs), fmt_count(all), 100 * c.value);
       break;
     }
     case Metric::MinOccupancy: {
       r.measured = f.occupancy;
       r.ok = f.occupancy >= c.value;
       r.message = f.occupancy < 0 ? "occupancy could not be computed (ptxas resource usage unavailable)"
-                  : r.ok ? fmt::format("theoretical occupancy {:.0f}% (at least {:.0f}%)", 100 * f.occupancy, 100 * c.value)
-                         : fmt::format("theoretical occupancy is {:.0f}%, needs at least {:.0f}%: too few warps per "
-                                       "SM to hide memory latency",
-                                       100 * f.occupancy, 100 * c.value);
+                  : r.ok ? fmt::format("theoretical occupancy {:.0f}% (at least {:.0f}%; {} registers per thread, "
+                                       "{} bytes of shared memory per block)",
+                                       100 * f.occupancy, 100 * c.value, f.registers, f.shared_bytes)
+                         : fmt::format("theoretical occupancy is {:.0f}%, at least {:.0f}% needed ({} registers per "
+                                       "thread, {} bytes of shared memory per block): too few warps per SM to hide "
+                                       "memory latency.",
+                                       100 * f.occupancy, 100 * c.value, f.registers, f.shared_bytes);
       break;
     }
     case Metric::MaxPredictedTimeRatio: {
-      if (!baseline || baseline->predicted_seconds <= 0 || f.predicted_seconds <= 0) {
+      const std::string base = c.baseline == "solution" ? "the reference solution" : "the baseline '" + c.baseline + "'";
+      if (f.predicted_seconds <= 0) {
         r.ok = false;
-        r.message = "predicted time is not available in this build (the timing model is missing)";
+        r.message = f.predicted_unavailable.empty() ? "the machine model could not predict this kernel's time"
+                                                    : f.predicted_unavailable;
+        break;
+      }
+      if (!baseline || baseline->predicted_seconds <= 0) {
+        r.ok = false;
+        r.message = fmt::format("the machine model could not predict {}'s time", base);
         break;
       }
       r.measured = f.predicted_seconds / baseline->predicted_seconds;
       r.ok = r.measured <= c.value;
-      r.message = fmt::format("predicted time is {:.2f}x the baseline '{}' (limit {:g}x)", r.measured, c.baseline, c.value);
+      r.message = fmt::format("predicted time {:.2f} us is {:.2f}x {}'s {:.2f} us (limit {:g}x)",
+                              1e6 * f.predicted_seconds, r.measured, base, 1e6 * baseline->predicted_seconds, c.value);
       break;
     }
   }

@@ -19,15 +19,21 @@ struct MetricName {
   const char* name;
 };
 constexpr MetricName kMetricNames[] = {
-    {Metric::MaxSectorsPerRequest, "max_sectors_per_request"},
-    {Metric::MaxBankConflicts, "max_bank_conflicts"},
+    {Metric::MaxSectorsPerGlobalLoad, "max_sectors_per_global_load"},
+    {Metric::MaxSectorsPerGlobalStore, "max_sectors_per_global_store"},
     {Metric::MaxGlobalLoadSectors, "max_global_load_sectors"},
-    {Metric::MaxGlobalBytes, "max_global_bytes"},
+    {Metric::MaxGlobalStoreSectors, "max_global_store_sectors"},
+    {Metric::MaxGlobalLoadRequests, "max_global_load_requests"},
+    {Metric::MaxGlobalStoreRequests, "max_global_store_requests"},
+    {Metric::MaxMemoryTrafficBytes, "max_memory_traffic_bytes"},
     {Metric::MaxDramBytes, "max_dram_bytes"},
+    {Metric::MaxSharedLoadRequests, "max_shared_load_requests"},
+    {Metric::MaxSharedWavefronts, "max_shared_wavefronts"},
+    {Metric::MaxBankConflicts, "max_bank_conflicts"},
+    {Metric::MinSharedLoadsPerGlobalLoad, "min_shared_loads_per_global_load"},
     {Metric::MinWarpEfficiency, "min_warp_efficiency"},
-    {Metric::MaxSharedLoadsPerFma, "max_shared_loads_per_fma"},
-    {Metric::UsesSharedMemory, "uses_shared_memory"},
-    {Metric::UsesTensorCores, "uses_tensor_cores"},
+    {Metric::MaxBusiestWarpVsMean, "max_busiest_warp_vs_mean"},
+    {Metric::MinTensorCoreMacShare, "min_tensor_core_mac_share"},
     {Metric::MinOccupancy, "min_occupancy"},
     {Metric::MaxPredictedTimeRatio, "max_predicted_time_ratio"},
 };
@@ -43,6 +49,17 @@ std::optional<Metric> metric_from_name(const std::string& name) {
     if (name == n.name) return n.m;
   return std::nullopt;
 }
+bool is_total_metric(Metric m) {
+  switch (m) {
+    case Metric::MaxGlobalLoadSectors: case Metric::MaxGlobalStoreSectors: case Metric::MaxGlobalLoadRequests:
+    case Metric::MaxGlobalStoreRequests: case Metric::MaxMemoryTrafficBytes: case Metric::MaxDramBytes:
+    case Metric::MaxSharedLoadRequests: case Metric::MaxSharedWavefronts:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string known_metrics() {
   std::string s;
   for (auto& n : kMetricNames) s += (s.empty() ? "" : ", ") + std::string(n.name);
@@ -324,38 +341,23 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
       if (!m) r.fail(fc + "metric", "unknown criterion '" + name + "' (known: " + known_metrics() + ")");
       c.metric = *m;
       c.why = r.str(*ct, fc, "why", false);
-      c.on = r.str(*ct, fc, "on", false, "global_loads");
-      if (c.on != "global_loads" && c.on != "global_stores" && c.on != "global")
-        r.fail(fc + "on", "must be global_loads, global_stores or global");
       auto vn = ct->get("value");
-      switch (c.metric) {
-        case Metric::UsesSharedMemory:
-        case Metric::UsesTensorCores:
-          if (vn) {
-            auto b = vn->value<bool>();
-            if (!b) r.fail(fc + "value", "must be true or false");
-            c.expect = *b;
-          }
-          break;
-        case Metric::MaxGlobalLoadSectors:
-        case Metric::MaxGlobalBytes:
-        case Metric::MaxDramBytes:
-          if (!vn) r.fail(fc + "value", "missing (a size expression such as \"2*M*N*4\")");
-          c.value_expr = r.expr(*vn, fc + "value");
-          check_expr(c.value_expr, fc + "value");
-          break;
-        default: {
-          if (!vn) r.fail(fc + "value", "missing (the limit, a number)");
-          auto d = vn->value<double>();
-          if (!d) r.fail(fc + "value", "must be a number");
-          c.value = *d;
-        }
+      if (is_total_metric(c.metric)) {
+        if (!vn) r.fail(fc + "value", "missing (a size expression such as \"2*M*N*4\")");
+        c.value_expr = r.expr(*vn, fc + "value");
+        check_expr(c.value_expr, fc + "value");
+      } else {
+        if (!vn) r.fail(fc + "value", "missing (the limit, a number)");
+        auto d = vn->value<double>();
+        if (!d) r.fail(fc + "value", "must be a number");
+        c.value = *d;
       }
       if (c.metric == Metric::MaxPredictedTimeRatio) {
         c.baseline = r.str(*ct, fc, "baseline", true);
-        bool found = std::any_of(e.baselines.begin(), e.baselines.end(),
-                                 [&](auto& b) { return b.first == c.baseline; });
-        if (!found) r.fail(fc + "baseline", "no baseline '" + c.baseline + "' in " + f + "baselines");
+        bool found = c.baseline == "solution" || std::any_of(e.baselines.begin(), e.baselines.end(),
+                                                             [&](auto& b) { return b.first == c.baseline; });
+        if (!found)
+          r.fail(fc + "baseline", "no baseline '" + c.baseline + "' in " + f + "baselines (or \"solution\": the exercise's own)");
       }
       e.criteria.push_back(c);
     }

@@ -63,31 +63,41 @@ struct Baseline {
   Geometry geometry;
 };
 
+// Every criterion is measured on the simulator's per-instruction counters at
+// the metric size; see criteria.cpp for the exact definitions. Per-instruction
+// criteria judge each PTX instruction apart (a cheap broadcast on the same
+// source line cannot dilute a strided load); totals are size expressions, so
+// issuing fewer lanes per request (more requests) cannot game an average.
 enum class Metric {
-  MaxSectorsPerRequest,   // worst source line, sectors / requests, on `on`
-  MaxBankConflicts,       // shared-memory conflicts (wavefronts - ideal), whole kernel
-  MaxGlobalLoadSectors,   // size expression
-  MaxGlobalBytes,         // loads + stores, sectors * 32; size expression
-  MaxDramBytes,           // L2 model misses; size expression
-  MinWarpEfficiency,      // active lanes / (32 * warp instructions)
-  MaxSharedLoadsPerFma,   // shared load requests per warp-level fma
-  UsesSharedMemory,
-  UsesTensorCores,
-  MinOccupancy,           // achieved-theoretical occupancy from the machine model
-  MaxPredictedTimeRatio,  // predicted time / baseline's predicted time
+  MaxSectorsPerGlobalLoad,      // worst global load instruction: sectors / requests (atomics count: they read)
+  MaxSectorsPerGlobalStore,     // worst global store instruction (atomics count: they write)
+  MaxGlobalLoadSectors,         // total, size expression
+  MaxGlobalStoreSectors,        // total, size expression
+  MaxGlobalLoadRequests,        // total warp-level load instructions, size expression
+  MaxGlobalStoreRequests,       // total, size expression
+  MaxMemoryTrafficBytes,        // global + local sectors x 32, loads and stores, before any cache; size expression
+  MaxDramBytes,                 // L2 model's DRAM bytes + local-memory sectors x 32; size expression
+  MaxSharedLoadRequests,        // total, size expression
+  MaxSharedWavefronts,          // total, size expression
+  MaxBankConflicts,             // shared wavefronts beyond the conflict-free ideal, whole kernel
+  MinSharedLoadsPerGlobalLoad,  // shared load requests / global load requests (on-chip reuse)
+  MinWarpEfficiency,            // active lanes / (32 x warp instructions)
+  MaxBusiestWarpVsMean,         // busiest warp's instructions / mean over the grid's warps
+  MinTensorCoreMacShare,        // multiply-adds on tensor cores / all multiply-adds
+  MinOccupancy,                 // theoretical occupancy from the machine model
+  MaxPredictedTimeRatio,        // predicted time / a baseline's predicted time
 };
 const char* metric_name(Metric m);
 std::optional<Metric> metric_from_name(const std::string& name);
 std::string known_metrics();
+bool is_total_metric(Metric m);  // its limit is a size expression
 
 struct Criterion {
   Metric metric{};
-  std::string on = "global_loads";  // for sectors per request: global_loads | global_stores | global
   double value = 0;                 // the limit, for numeric criteria
-  std::string value_expr;           // the limit as a size expression (bytes/sectors criteria)
-  bool expect = true;               // for uses_* criteria
-  std::string baseline;             // for ratio criteria: a [exercises.baselines] key
-  std::string why;                  // one line: what this criterion teaches
+  std::string value_expr;           // the limit as a size expression (totals)
+  std::string baseline;             // for ratio criteria: a [exercises.baselines] key, or "solution"
+  std::string why;                  // one sentence: what to change when it fails
 };
 
 struct Exercise {

@@ -194,6 +194,10 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
     }
   }
   if (checker) checker->on_block_end();
+  // Each block owns its slots, so workers write them without a lock.
+  if (L.warp_insts_by_warp)
+    for (const WarpState& w : B.warps)
+      L.warp_insts_by_warp[size_t(B.linear) * B.num_warps + w.index] = uint32_t(std::min<uint64_t>(w.steps, UINT32_MAX));
   if (L.events) emit_block_event(L, W, B, WarpEvent::BlockRetired);
 }
 
@@ -274,6 +278,10 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   L.l2 = &l2;
 
   const uint64_t total_blocks = cfg.grid.count();
+  // Per-warp counts up to 4M warps (16 MB); bigger grids (benchmarks) go without.
+  const uint64_t grid_warps = total_blocks * ((block_threads + kWarpSize - 1) / kWarpSize);
+  std::vector<uint32_t> warp_insts_by_warp(grid_warps <= (uint64_t(1) << 22) ? grid_warps : 0, 0);
+  L.warp_insts_by_warp = warp_insts_by_warp.empty() ? nullptr : warp_insts_by_warp.data();
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = unsigned(std::min<uint64_t>(threads, total_blocks));
   std::vector<WorkerState> workers(threads);
@@ -361,6 +369,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   m.blocks = done;
   m.warps = done * warps_per_block;
   m.threads = done * block_threads;
+  m.warp_insts_by_warp = std::move(warp_insts_by_warp);
   result.ok = result.errors.empty();
   m.cycle = std::move(timing);
   m.sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -61,6 +61,10 @@ struct KernelMetrics {
   std::vector<PcCounters> per_pc;     // indexed like Kernel::code
   uint64_t blocks = 0, warps = 0, threads = 0;
   uint64_t barriers = 0;              // bar.sync executions (warp level)
+  // Warp instructions each warp of the grid issued, indexed by block linear
+  // index * warps per block + warp index: how the work is spread over the
+  // launch (the lessons' self-checks reject "one warp does everything").
+  std::vector<uint32_t> warp_insts_by_warp;
   double sim_seconds = 0;             // wall time of the simulation itself
   // The cycle model's timing of this launch (SimOptions::timing); null when off.
   std::shared_ptr<const cycle::CycleResult> cycle;

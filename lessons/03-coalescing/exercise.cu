@@ -5,7 +5,7 @@
 //
 // As shipped this kernel is CORRECT but slow: `gpulab check 03-coalescing`
 // passes every size and then fails the efficiency criterion
-// max_sectors_per_request, pointing at the line that reads A.
+// max_sectors_per_global_load, pointing at the line that reads A.
 //
 // The 32 lanes of a warp are 32 consecutive threadIdx.x values with the same
 // threadIdx.y. Below, threadIdx.x picks the ROW, so the lanes of one warp read

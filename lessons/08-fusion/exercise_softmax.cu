@@ -3,10 +3,13 @@
 //   Y[M][N] = softmax of each row of X: exp(x - max) / sum(exp(x - max)), N <= 256
 //   launched with ONE warp (32 threads) per row: grid M, block 32.
 //
-// As shipped the kernel is CORRECT but makes three passes over the row in
-// global memory (max, sum, write), and lane 0 does all the work while 31
-// lanes wait. `gpulab check 08-fusion/softmax` fails on global memory
-// traffic and on sectors per request.
+// As shipped the kernel is CORRECT but slow for two reasons: lane 0 does all
+// the work while the other 31 lanes of the warp return at once, and it reads
+// the row from global memory three times (max, sum, write), one element per
+// request: every load moves a 32-byte sector for 4 useful bytes.
+// `gpulab check 08-fusion/softmax` fails on memory traffic
+// (max_memory_traffic_bytes), on warp efficiency (min_warp_efficiency) and
+// on the predicted time.
 //
 // TODO: let the 32 lanes share the row (lane j takes columns j, j+32, ...),
 // read each element ONCE into registers (at most 256/32 = 8 per lane), reduce
