@@ -32,6 +32,7 @@ struct TraceEvent {
   uint32_t block = 0, sm = 0, warp = 0, pc = 0, mask = 0;
   uint32_t sectors = 0, wavefronts = 0, ideal = 0;
   int32_t lanes = -1;  // index into TraceRecorder::lanes_ (x32), -1 when not a memory access
+  uint8_t op_flags = 0;  // the instruction's ptx::kOp* flags (barrier, exit), as the simulator sent them
 };
 
 class TraceRecorder : public sim::EventSink {
@@ -107,8 +108,12 @@ class TraceReplay {
 
 // The PTX text of instruction `pc`, trimmed, from the module's text.
 std::string instruction_text(const TraceContext& ctx, uint32_t pc);
-bool is_barrier(const ptx::Kernel& k, uint32_t pc);  // bar.sync / bar.red
-bool is_exit(const ptx::Kernel& k, uint32_t pc);     // exit / ret
+// What the warp does at an event, from the flags the simulator put on it.
+inline bool is_barrier(const TraceEvent& e) { return e.op_flags & ptx::kOpBarrier; }  // bar.sync / bar.red
+inline bool is_exit(const TraceEvent& e) { return e.op_flags & ptx::kOpExit; }        // exit / ret
+// The same from the opcode table, for readers that keep no TraceEvent.
+bool is_barrier(const ptx::Kernel& k, uint32_t pc);
+bool is_exit(const ptx::Kernel& k, uint32_t pc);
 uint32_t line_of(const ptx::Kernel& k, uint32_t pc);
 // The views' description of one memory event, for replayed traces and live runs alike.
 WarpAccess warp_access(const TraceContext& ctx, const ptx::Kernel& k, const TraceEvent& e,

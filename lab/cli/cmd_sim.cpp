@@ -15,6 +15,7 @@
 #include "lab/compile/nvrtc.h"
 #include "lab/cuda/backend.h"
 #include "lab/ptx/parser.h"
+#include "lab/sim/device.h"
 #include "lab/sim/run.h"
 
 namespace lab::cli {

@@ -61,16 +61,7 @@ const std::unordered_map<std::string_view, Special>& special_registers() {
 }
 
 Type type_word(std::string_view w) {  // ".f32" -> F32
-  static const std::unordered_map<std::string_view, Type> kMap = {
-      {".pred", Type::Pred}, {".b8", Type::B8},     {".b16", Type::B16},   {".b32", Type::B32},
-      {".b64", Type::B64},   {".b128", Type::B128}, {".u8", Type::U8},     {".u16", Type::U16},
-      {".u32", Type::U32},   {".u64", Type::U64},   {".s8", Type::S8},     {".s16", Type::S16},
-      {".s32", Type::S32},   {".s64", Type::S64},   {".f16", Type::F16},   {".f16x2", Type::F16x2},
-      {".bf16", Type::BF16}, {".bf16x2", Type::BF16x2}, {".tf32", Type::TF32}, {".f32", Type::F32},
-      {".f64", Type::F64},   {".e4m3", Type::E4M3}, {".e5m2", Type::E5M2},
-  };
-  auto it = kMap.find(w);
-  return it == kMap.end() ? Type::None : it->second;
+  return w.size() > 1 && w[0] == '.' ? type_from_name(w.substr(1)) : Type::None;
 }
 
 struct RegEntry {

@@ -26,6 +26,9 @@ struct WarpEvent {
   bool is_store = false;
   uint32_t sectors = 0, wavefronts = 0, ideal_wavefronts = 0;
   uint64_t lane_addr[32] = {};
+  // The instruction's ptx::kOp* flags from the opcode table (kOpBarrier,
+  // kOpExit, ...), so that event readers need not decode the instruction.
+  uint8_t op_flags = 0;
 };
 
 class EventSink {

@@ -7,12 +7,15 @@
 //   [WORKER]   WorkerState: per worker thread (metrics, errors, caches)
 //   [CONTEXT]  WarpContext: what one warp instruction sees
 //   [OPERANDS] reading sources / writing destinations over 32 lanes
-//   [FAMILIES] the per-family entry points the dispatcher calls
+//   [FAMILIES] the per-family entry points and their handler resolvers
 //
 // Hot-path rules: no allocation, no strings, no virtual calls per lane, no
-// map lookups. Every family reads operands as pointers to 32 contiguous
-// lane values (register slots are slot-major) and loops over the lanes of
-// `WarpContext::mask`, with a straight loop when all 32 lanes execute.
+// map lookups. run_warp makes one indirect call per warp instruction, to the
+// handler resolved at launch (resolve_exec): the common opcodes' handlers
+// switch on neither opcode nor type. Every family reads operands as pointers
+// to 32 contiguous lane values (register slots are slot-major) and loops over
+// the lanes of `WarpContext::mask`, with a straight loop when all 32 lanes
+// execute.
 #pragma once
 
 #include <bit>
@@ -32,9 +35,16 @@ namespace lab::sim {
 
 // [LAUNCH] ----------------------------------------------------------------------
 // Per-instruction facts computed once at launch.
-enum class Family : uint8_t { Int, Float, Compare, Cvt, Memory, Warp, Matrix, Control, Nop, Unsupported };
+// The opcode table's family (lab/ptx/opcodes.def); family_of never returns
+// Num (it picks Int or Float by type).
+using Family = ptx::OpFamily;
+
+struct WarpContext;
+// One warp instruction's semantics over the lanes of WarpContext::mask.
+using ExecFn = void (*)(const ptx::Instr& in, WarpContext& c);
 
 struct PreparedInstr {
+  ExecFn exec = nullptr;  // resolve_exec(in): the handler run_warp calls; null for control flow
   Family family = Family::Unsupported;
   uint32_t ipdom = 0;  // for branches: where divergent paths reconverge (code.size() = exit)
 };
@@ -189,6 +199,19 @@ void exec_device_call(const ptx::Instr& in, WarpContext& c);  // call vprintf / 
 
 // Which family executes `in` (decided once per instruction at launch).
 Family family_of(const ptx::Instr& in);
+
+// The handler for `in`, resolved once per instruction at launch so that
+// run_warp makes one indirect call per warp instruction: each family's
+// resolver picks the most specific function for the opcode and type (no
+// type switch left in the per-lane loop), falling back to exec_<family>.
+// nullptr for control flow, no-ops and unsupported instructions, which
+// run_warp handles itself.
+ExecFn resolve_exec(const ptx::Instr& in);
+ExecFn resolve_int(const ptx::Instr& in);
+ExecFn resolve_float(const ptx::Instr& in);
+ExecFn resolve_compare(const ptx::Instr& in);
+ExecFn resolve_cvt(const ptx::Instr& in);
+ExecFn resolve_memory(const ptx::Instr& in);
 
 // Runs one warp until it parks at a barrier, exits, faults, or has issued
 // `quantum` instructions (so spinning warps let the others run).

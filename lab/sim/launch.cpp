@@ -263,6 +263,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   L.prepared.resize(kernel.code.size());
   for (size_t i = 0; i < kernel.code.size(); ++i) {
     L.prepared[i].family = family_of(kernel.code[i]);
+    L.prepared[i].exec = resolve_exec(kernel.code[i]);
     L.prepared[i].ipdom = ipdom[i] >= 0 ? uint32_t(ipdom[i]) : uint32_t(kernel.code.size());
   }
   // One L2 per launch, sized as the modelled GPU's (device.h).
