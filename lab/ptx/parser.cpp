@@ -695,7 +695,7 @@ class Parser {
     auto frame_addr = [&](std::string_view var) {
       auto a = klocal_index_.find(var);
       if (a == klocal_index_.end() || !call_param_vars_.count(a->second))
-        fail(line, "call argument '" + std::string(var) + "' is not a declared .param", "call");
+        fail(line, "call to '" + std::string(callee) + "': argument '" + std::string(var) + "' is not a declared .param", "call");
       Operand o;
       o.kind = OperandKind::Addr;
       o.space = Space::Local;

@@ -69,6 +69,9 @@ assert lines==want, (lines, want)
 run tests/run/cg_reduce.cu
 check "cooperative groups compile and run" "[ $rc = 0 ] && has out PASSED"
 
+run tests/run/two_files_main.cu tests/run/two_files_kernels.cu
+check "a program in two files, each with kernels and __device__ variables" "[ $rc = 0 ] && has out 'x[0] = 1010: PASSED'"
+
 # 7. A runtime call the lab does not serve is named, nothing runs.
 run tests/run/unserved.cu
 check "unserved call: exit 2, named" "[ $rc = 2 ] && has err cudaMallocManaged && has err 'does not serve'"
