@@ -58,35 +58,9 @@ void frame(const ViewModel& vm, UiState& ui, void (*view)(const ViewModel&, UiSt
   ImGui::Render();
 }
 
-WarpAccess shared_access(uint32_t stride_words) {
-  WarpAccess a;
-  a.valid = true;
-  a.space = AccessSpace::Shared;
-  a.access_bytes = 4;
-  a.mask = 0xffffffffu;
-  for (int l = 0; l < 32; ++l) a.lane_addr[l] = uint64_t(l) * stride_words * 4;
-  return a;
-}
 }  // namespace
 
-TEST_CASE("bank view: a 32-way conflict lights exactly one bank, a unit stride none") {
-  ImGuiNull ctx;
-  UiState ui;
-  ViewModel vm;
-  vm.shared_access = shared_access(32);  // every lane in bank 0, 32 different words
-  vm.shared_access.wavefronts = 32;
-  vm.shared_access.ideal_wavefronts = 1;
-  frame(vm, ui, draw_banks);
-  // Legend swatches are rounded (not counted); bank headers are plain rects.
-  CHECK(count_rects(palette().bank_conflict) == 1);
-  vm.shared_access = shared_access(1);
-  vm.shared_access.wavefronts = vm.shared_access.ideal_wavefronts = 1;
-  frame(vm, ui, draw_banks);
-  CHECK(count_rects(palette().bank_conflict) == 0);
-  vm.shared_access = shared_access(2);                  // 2-way: 16 banks with two words each
-  frame(vm, ui, draw_banks);
-  CHECK(count_rects(palette().bank_conflict) == 16);
-}
+// The banks view is tested against the simulator's phases in test_visual_banks.cpp.
 
 TEST_CASE("SM grid draws one header per SM of the model") {
   ImGuiNull ctx;
@@ -115,11 +89,13 @@ TEST_CASE("coalescing inspector: consecutive floats fill 4 sectors, a 128-byte s
   a.access_bytes = 4;
   a.mask = 0xffffffffu;
   for (int l = 0; l < 32; ++l) a.lane_addr[l] = 0x1000 + 4 * l;
+  a.sectors = a.ideal_sectors = 4;
   frame(vm, ui, draw_coalescing);
-  // One used-bytes overlay per lane, drawn over the 4 fetched sectors.
+  // One used-bytes overlay per lane, drawn over the 4 fetched sectors; at the ideal nothing is waste.
   CHECK(count_rects(palette().sector_used) == 32);
-  CHECK(count_rects(palette().sector_wasted) == 4);
+  CHECK(count_rects(palette().sector_wasted) == 0);
   for (int l = 0; l < 32; ++l) a.lane_addr[l] = 0x1000 + 128 * l;
+  a.sectors = 32;
   frame(vm, ui, draw_coalescing);
   CHECK(count_rects(palette().sector_wasted) == 32);  // one fetched sector per line
 }

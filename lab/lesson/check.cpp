@@ -438,7 +438,7 @@ std::string measure_table(const Lesson& lesson, const Exercise& ex_in, const std
     text = b == std::string::npos ? "" : text.substr(b, 60);
     s += fmt::format("  {:>5}  {:>9} {:>9} {:>8.1f}  {:>9} {:>9} {:>8}  {}\n", key.second, req, sec,
                      req ? double(sec) / double(req) : 0.0, shd, c.shared_wavefronts,
-                     c.shared_wavefronts - std::min(c.shared_wavefronts, c.shared_ideal_wavefronts), text);
+                     sim::bank_conflicts(c.shared_wavefronts, c.shared_ideal_wavefronts), text);
   }
   s += "  (ld req / ld sect: global load and store requests and the 32-byte sectors they touched; shd req: shared-memory\n"
        "   requests; wavefr: their wavefronts; conflict: wavefronts beyond the conflict-free ideal)\n";
@@ -449,7 +449,7 @@ std::string measure_table(const Lesson& lesson, const Exercise& ex_in, const std
                    f.warp_insts, 100 * eff, f.fma_warp_insts, f.total.global_load_sectors, f.total.global_store_sectors,
                    32 * (f.total.global_load_sectors + f.total.global_store_sectors), f.total.shared_load_requests,
                    f.fma_warp_insts ? double(f.total.shared_load_requests) / double(f.fma_warp_insts) : 0.0,
-                   f.total.shared_wavefronts - std::min(f.total.shared_wavefronts, f.total.shared_ideal_wavefronts));
+                   sim::bank_conflicts(f.total.shared_wavefronts, f.total.shared_ideal_wavefronts));
   return s;
 }
 

@@ -108,10 +108,10 @@ CriterionResult evaluate_criterion(const Criterion& c, const KernelFigures& f, c
       break;
     }
     case Metric::MaxBankConflicts: {
-      uint64_t total = f.total.shared_wavefronts - std::min(f.total.shared_wavefronts, f.total.shared_ideal_wavefronts);
+      uint64_t total = sim::bank_conflicts(f.total.shared_wavefronts, f.total.shared_ideal_wavefronts);
       uint64_t worst = 0;
       for (auto& [key, L] : f.lines) {
-        uint64_t conf = L.shared_wavefronts - std::min(L.shared_wavefronts, L.shared_ideal_wavefronts);
+        uint64_t conf = sim::bank_conflicts(L.shared_wavefronts, L.shared_ideal_wavefronts);
         if (conf > worst) worst = conf, at_line(r, key, src);
       }
       r.measured = double(total);

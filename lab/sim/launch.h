@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lab/ptx/module.h"
+#include "lab/sim/memory_cost.h"
 
 namespace lab::sim {
 
@@ -102,6 +103,7 @@ struct PcCounters {
   uint64_t dram_read_bytes = 0;  // from the L2 model (global loads)
   uint64_t dram_write_bytes = 0;
   void add(const PcCounters& o);
+  uint64_t bank_conflicts() const { return sim::bank_conflicts(wavefronts, ideal_wavefronts); }
 };
 
 struct KernelMetrics {
@@ -129,7 +131,13 @@ struct WarpEvent {
   uint8_t access_bytes = 0;
   bool is_store = false;
   uint32_t sectors = 0, wavefronts = 0, ideal_wavefronts = 0;
+  uint32_t ideal_sectors = 0;  // global: global_ideal_sectors() of the request
   uint64_t lane_addr[32] = {};
+  // Shared requests: which lanes share a wavefront and which word each bank
+  // serves, from the same model that counted `wavefronts` (memory_cost.h).
+  // shared.mask == 0: not a shared access.
+  SharedServe shared;
+  uint32_t bank_conflicts() const { return uint32_t(sim::bank_conflicts(wavefronts, ideal_wavefronts)); }
 };
 
 class EventSink {

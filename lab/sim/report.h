@@ -36,7 +36,7 @@ AccessWhere access_where(const ptx::Instr& in, const PcCounters& c);
 // or wavefronts and conflicts (shared).
 struct MemoryCounts {
   uint64_t requests = 0, sectors = 0, wavefronts = 0, ideal_wavefronts = 0, bytes = 0;
-  uint64_t bank_conflicts() const { return wavefronts > ideal_wavefronts ? wavefronts - ideal_wavefronts : 0; }
+  uint64_t bank_conflicts() const { return sim::bank_conflicts(wavefronts, ideal_wavefronts); }
   double sectors_per_request() const { return requests ? double(sectors) / double(requests) : 0; }
   double wavefronts_per_request() const { return requests ? double(wavefronts) / double(requests) : 0; }
 };
@@ -51,9 +51,7 @@ struct LineMetrics {
   uint64_t dram_bytes = 0;
   double flops = 0;
   double sectors_per_request() const { return global_requests ? double(global_sectors) / global_requests : 0; }
-  uint64_t bank_conflicts() const {
-    return shared_wavefronts > shared_ideal_wavefronts ? shared_wavefronts - shared_ideal_wavefronts : 0;
-  }
+  uint64_t bank_conflicts() const { return sim::bank_conflicts(shared_wavefronts, shared_ideal_wavefronts); }
   double warp_efficiency() const { return warp_insts ? double(active_lanes) / (32.0 * warp_insts) : 0; }
   std::vector<std::string> hints;  // "32 sectors per request: stride-N access, not coalesced"
 };
