@@ -144,6 +144,15 @@ TEST_CASE("trace replay: placement, barrier states, stepping and the latest acce
   }
   TraceReplay r(ctx, ev, lanes);
   CHECK(r.size() == ev.size());
+  // Key moments, in replay order: a full SM (1 block/SM), the first bank
+  // conflict (32 wavefronts, ideal 1), the tail wave (4 blocks, 2 SMs).
+  std::vector<std::string> names;
+  for (const auto& mo : r.moments()) names.push_back(mo.name);
+  REQUIRE(names.size() == 3);
+  CHECK(names[0] == "a full SM");
+  CHECK(names[1] == "first bank conflict");
+  CHECK(names[2] == "the tail wave");
+  CHECK(r.moments()[1].pane == "banks");
   ViewModel vm;
   // Wave 1 is blocks 0 and 1 interleaved: place 0, place 1, then 0's first load.
   r.seek(3);

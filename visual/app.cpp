@@ -130,6 +130,7 @@ int run_app(const AppOptions& opt) {
 
   ui.presenter = opt.demo;
   ui.projector = opt.demo || opt.projector;
+  ui.lesson_auto_seek = opt.session.start_fraction <= 0;
   ui.speed = opt.session.speed;
   ui.panel = panel_from_name(opt.panel);
   int frame = 0, frames_after_ready = 0;
@@ -204,6 +205,7 @@ int run_app(const AppOptions& opt) {
       bool take = opt.shot_after_seconds > 0
                       ? was_ready && std::chrono::duration<double>(t0 - ready_t0).count() >= opt.shot_after_seconds
                       : frames_after_ready >= opt.frames;
+      take |= opt.demo && demo.finished();  // a whole demo: the picture of its end, then exit
       if (take) {
         if (!write_framebuffer_png(opt.screenshot, fw, fh)) {
           std::fprintf(stderr, "gpulab view: could not write %s\n", opt.screenshot.c_str());

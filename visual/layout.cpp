@@ -151,6 +151,25 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
       }
     }
   }
+  if (lesson_mode && ui.lesson_auto_seek && vm.launch.lesson_step >= 0 && vm.launch.lesson_step == ui.lesson_step &&
+      vm.playback.total > 0) {
+    // The step's kernel has arrived: open its trace at the moment that makes
+    // the step's point (the first moment shown in one of its panes), else
+    // halfway, in the kernel's main loop.
+    static int seeked_step = -1;
+    static uint64_t seeked_total = 0;
+    if (seeked_step != ui.lesson_step || seeked_total != vm.playback.total) {
+      seeked_step = ui.lesson_step;
+      seeked_total = vm.playback.total;
+      uint64_t pos = vm.playback.total / 2;
+      bool found = false;
+      for (Panel p : ui.focus)
+        for (const Moment& m : vm.moments)
+          if (!found && panel_from_name(m.pane) == p) pos = m.position, found = true;
+      ui.command = PlayCommand::SeekTo;
+      ui.seek_position = pos;
+    }
+  }
   shown("lesson.id", vm.lesson.id);
   shown("lesson.title", vm.lesson.title);
   if (!vm.lesson.steps.empty()) {

@@ -173,13 +173,21 @@ void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchConfi
   L.backend = "simulator";
   base.sm.gpu = std::string(gpu.name);
 
-  // Occupancy calculator over the machine model.
+  occupancy_model(gpu, int(lc.block.count()), regs, int(L.shared_bytes));
+
+  perf_charts();  // also the launch panel's predicted time, once this version's point has arrived
+
+  if (!lesson) progression_text();
+}
+
+// The occupancy calculator over the machine model, starting at the kernel's own numbers.
+void Session::Impl::occupancy_model(const sim::GpuModel& gpu, int block_threads, int regs, int shared_bytes) {
   OccupancyModel& om = base.occupancy;
   om.gpu = std::string(gpu.name);
   om.max_threads_per_block = gpu.max_threads_per_block;
   om.max_registers_per_thread = gpu.max_regs_per_thread;
   om.max_shared_per_block = gpu.shared_per_block_optin ? gpu.shared_per_block_optin : gpu.shared_per_block;
-  om.kernel = OccupancyQuery{int(lc.block.count()), regs, int(L.shared_bytes)};
+  om.kernel = OccupancyQuery{block_threads, regs, shared_bytes};
   const sim::GpuModel* g = &gpu;
   om.compute = [g](const OccupancyQuery& q) {
     OccupancyAnswer a;
@@ -199,10 +207,6 @@ void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchConfi
     }
     return a;
   };
-
-  perf_charts();  // also the launch panel's predicted time, once this version's point has arrived
-
-  if (!lesson) progression_text();
 }
 
 // The launch panel's Run: the chosen model and size apply to the next launch.

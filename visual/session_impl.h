@@ -96,6 +96,7 @@ struct Session::Impl {
   void prepare();
   void fill_static(const sim::GpuModel& gpu, const sim::LaunchConfig& lc, int regs, int blocks_per_sm);
   void apply_request(const LaunchRequest& r);
+  void occupancy_model(const sim::GpuModel& gpu, int block_threads, int regs, int shared_bytes);
   // session_kernel.cpp
   KernelRun user_kernel() const;
   KernelRun lesson_kernel(int step) const;  // throws when the step runs no kernel

@@ -111,6 +111,7 @@ void Session::Impl::prepare_kernel(const KernelRun& run) {
   L.shared_bytes = k.static_shared_bytes + req.launch.dynamic_shared_bytes;
   L.backends = {"simulator"};
   L.lesson_step = run.lesson_step;
+  occupancy_model(gpu, int(b.count()), regs, int(L.shared_bytes));
   base.sm.gpu = std::string(gpu.name);
   if (!lesson) {
     base.lesson = LessonText{};
@@ -121,8 +122,7 @@ void Session::Impl::prepare_kernel(const KernelRun& run) {
   L.predicted_seconds = kernel_point.seconds;
   L.predicted_note = kernel_point.seconds > 0 ? fmt::format("predicted by the {} model for this launch", gpu.name)
                                               : "no prediction: " + kernel_point.label;
-  base.playback.status = truncated ? fmt::format("trace holds the first {} events (numbers are the whole run's)",
-                                                 cfg.max_events)
+  base.playback.status = truncated ? fmt::format("replay: first {:.1f} M events; numbers: whole run", cfg.max_events / 1e6)
                          : !out.result.ok && !out.result.errors.empty()
                              ? out.result.errors[0].kind + ": " + out.result.errors[0].message
                              : "";

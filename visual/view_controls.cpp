@@ -44,15 +44,16 @@ void draw_lesson(const ViewModel& vm, UiState& ui) {
       t.shared_requests += h.shared_requests, t.conflicts += h.conflicts;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.85f, 0.4f, 1.f));
-    ImGui::TextWrapped("Measured: %s, %s", vm.launch.file.c_str(), vm.launch.gpu.c_str());
+    ImGui::TextWrapped("Measured: kernel %s in %s, %s", vm.launch.kernel.c_str(), vm.launch.file.c_str(),
+                       vm.launch.gpu.c_str());
     ImGui::PopStyleColor();
-    ImGui::BulletText("%llu warp instructions", (unsigned long long)t.warp_insts);
-    ImGui::BulletText("%llu global requests, %llu sectors: %.1f sectors per request", (unsigned long long)t.requests,
-                      (unsigned long long)t.sectors, t.sectors_per_request());
-    ImGui::BulletText("%llu shared requests, %llu bank conflicts", (unsigned long long)t.shared_requests,
-                      (unsigned long long)t.conflicts);
+    ImGui::TextWrapped("- %llu warp instructions", (unsigned long long)t.warp_insts);
+    ImGui::TextWrapped("- %llu global requests, %llu sectors: %.1f sectors per request", (unsigned long long)t.requests,
+                       (unsigned long long)t.sectors, t.sectors_per_request());
+    ImGui::TextWrapped("- %llu shared requests, %llu bank conflicts", (unsigned long long)t.shared_requests,
+                       (unsigned long long)t.conflicts);
     if (vm.launch.predicted_seconds > 0)
-      ImGui::BulletText("%.3g us %s", vm.launch.predicted_seconds * 1e6, vm.launch.predicted_note.c_str());
+      ImGui::TextWrapped("- %.3g us %s", vm.launch.predicted_seconds * 1e6, vm.launch.predicted_note.c_str());
     shown("measured.instructions", double(t.warp_insts));
     shown("measured.global_requests", double(t.requests));
     shown("measured.sectors", double(t.sectors));

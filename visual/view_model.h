@@ -280,6 +280,7 @@ struct UiState {
   bool projector = false;        // use `focus` (demo, lessons); P toggles
   float text_scale = 1.f;        // chosen text size ([ and ] keys, --scale)
   std::string banner;            // the demo's caption and timer, drawn over the panes
+  bool lesson_auto_seek = true;  // a lesson step's kernel opens at the moment that makes its point (not with --at)
   bool show_help = false;
   float speed = 200.f;           // playback: warp instructions per second
   int selected_sm = -1;

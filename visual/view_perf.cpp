@@ -95,21 +95,31 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   // blocks than SMs leaves most of the GPU idle, so the model predicts it
   // latency-bound whatever the kernel does per block.
   std::string idle;
-  for (const auto& pt : r.points)
-    if (!pt.cpu && pt.blocks && r.sm_count && pt.blocks < r.sm_count && pt.gflops > 0)
-      idle += (idle.empty() ? "" : ", ") + pt.label + " (" + std::to_string(pt.blocks) + ")";
-  if (!idle.empty()) {
+  int n_idle = 0, n_gpu = 0;
+  uint64_t fewest = ~0ull, most = 0;
+  for (const auto& pt : r.points) {
+    if (pt.cpu || pt.gflops <= 0) continue;
+    ++n_gpu;
+    if (pt.blocks && r.sm_count && pt.blocks < r.sm_count) {
+      ++n_idle;
+      fewest = std::min(fewest, pt.blocks), most = std::max(most, pt.blocks);
+      idle += (idle.empty() ? "" : ", ") + pt.label;
+    }
+  }
+  if (n_idle) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.78f, 0.35f, 1.f));
-    ImGui::TextWrapped("At %s these launch fewer blocks than the %u SMs: %s. Most SMs sit idle, so the model predicts "
-                       "them slower than their design deserves; bigger problems fill the GPU.",
-                       r.problem.empty() ? "this size" : r.problem.c_str(), r.sm_count, idle.c_str());
+    ImGui::TextWrapped("At %s %s launch%s %llu to %llu blocks for %u SMs: most SMs idle, so the model ranks big-tile "
+                       "kernels below their design. Bigger problems fill the GPU.",
+                       r.problem.empty() ? "this size" : r.problem.c_str(),
+                       n_idle == n_gpu && n_gpu > 1 ? "all versions" : idle.c_str(), n_idle == 1 && n_gpu > 1 ? "es" : "",
+                       (unsigned long long)fewest, (unsigned long long)most, r.sm_count);
     ImGui::PopStyleColor();
     shown("roofline.underfilled", idle);
   }
   ImVec2 avail = ImGui::GetContentRegionAvail();
   ImVec2 p = ImGui::GetCursorScreenPos();
   LogAxes ax;
-  ax.p0 = ImVec2(p.x + ImGui::CalcTextSize("100T ").x + 4, p.y + fs + 6);
+  ax.p0 = ImVec2(p.x + ImGui::CalcTextSize("1000T ").x + 4, p.y + fs + 6);
   ax.p1 = ImVec2(p.x + avail.x - fs * 0.5f, p.y + avail.y - 2 * fs - 10);
   if (ax.p1.y - ax.p0.y < 4 * fs || ax.p1.x - ax.p0.x < 10 * fs) {
     ImGui::TextDisabled("(too small to draw: enlarge the pane)");
@@ -127,7 +137,7 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   dl->PushClipRect(p, ImVec2(p.x + avail.x, p.y + avail.y), true);
   draw_log_grid(dl, ax, "arithmetic intensity (FLOP / DRAM byte)", "FLOP/s");
   std::vector<ImVec4> labels;  // placed label boxes: a new label avoids them
-  auto place = [&](float lx, float ly, ImVec2 ts, float dir) {
+  auto slide = [&](float lx, float ly, ImVec2 ts, float dir) {
     // Slide the label along y (dir: +1 down, -1 up) until it overlaps none placed.
     for (int guard = 0; guard < 200; ++guard) {
       bool hit = false;
@@ -138,8 +148,16 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
         }
       if (!hit) break;
     }
-    labels.push_back(ImVec4(lx, ly, lx + ts.x, ly + ts.y));
     return ly;
+  };
+  auto place = [&](float lx, float ly, ImVec2 ts, float dir) {
+    // The nearer free spot, down or up, that stays inside the plot (dir 0: either).
+    float down = slide(lx, ly, ts, +1), up = slide(lx, ly, ts, -1);
+    bool down_ok = down + ts.y <= ax.p1.y, up_ok = up >= ax.p0.y;
+    float y = dir > 0 ? down : dir < 0 ? up
+              : (down_ok && (!up_ok || down - ly <= ly - up)) ? down : up_ok ? up : down;
+    labels.push_back(ImVec4(lx, y, lx + ts.x, y + ts.y));
+    return y;
   };
   auto roof = [&](double peak, double bw, ImU32 col, float thick, const char* label) {
     double ridge = peak / bw;
@@ -163,7 +181,7 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
     // CPU labels to the left of their point, GPU labels to the right.
     float lx = pt.cpu ? c.x - 2 * dot - ts.x : c.x + 2 * dot;
     float ly0 = c.y - ts.y / 2;
-    float ly = place(lx, ly0, ts, +1);
+    float ly = place(lx, ly0, ts, 0);
     ImU32 col = pt.cpu ? pal.cpu_point : pt.measured ? pal.gpu_measured : pal.gpu_predicted;
     if (pt.measured || pt.cpu) dl->AddCircleFilled(c, dot, col);
     else dl->AddCircle(c, dot, col, 0, 2.f);

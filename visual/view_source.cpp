@@ -106,14 +106,15 @@ void draw_source(const ViewModel& vm, UiState& ui) {
   const bool side = avail.x > ImGui::CalcTextSize("0").x * 150;
   ImVec2 cu = side ? ImVec2(avail.x * 0.55f, avail.y) : ImVec2(avail.x, avail.y * 0.6f);
   ImGui::BeginChild("cu", cu, false);
-  metric_table("cu_lines", s.lines, s.heat, s.line_totals, nullptr, -1, s.current_line, ui.presenter, "source.line");
+  const bool follow = ui.presenter || ui.projector;  // keep the current line in sight
+  metric_table("cu_lines", s.lines, s.heat, s.line_totals, nullptr, -1, s.current_line, follow, "source.line");
   ImGui::EndChild();
   if (side) ImGui::SameLine();
   ImGui::BeginChild("ptx", ImVec2(0, 0), false);
   std::vector<LineHeat> ptx_heat = s.ptx_heat;
   if (ptx_heat.empty())
     for (uint64_t c : s.ptx_count) ptx_heat.push_back(LineHeat{c, 0, 0, 0, 0});
-  metric_table("ptx_lines", s.ptx, ptx_heat, s.ptx_totals, &s.ptx_line, s.current_pc, s.current_line, ui.presenter,
+  metric_table("ptx_lines", s.ptx, ptx_heat, s.ptx_totals, &s.ptx_line, s.current_pc, s.current_line, follow,
                nullptr);
   ImGui::EndChild();
 }

@@ -2,7 +2,7 @@
 # tests/cli/visual_state.sh GPULAB: what the visual lab shows, read back from
 # `--state FILE.json` (the numbers and names the frame printed) beside a
 # picture rendered under Xvfb:
-#  - a lesson view runs and names the lesson's own kernel (lesson 04: gemm_tiled);
+#  - a lesson view runs and names the lesson's own kernel (lesson 03: gemm_coalesced);
 #  - a broadcast (32 lanes, one address) reads ideal 1 sector, no waste, and
 #    its shared-memory twin one 32-lane word with no conflict;
 #  - the text height follows --scale;
@@ -26,11 +26,14 @@ for k in sys.argv[2].split("."): v=v.get(k,"") if isinstance(v,dict) else ""
 print(v if not isinstance(v,float) or v!=int(v) else int(v))' "$1" "$2"; }
 check() { if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi; }
 
-# 1. `gpulab view 04` opens lesson 04 at its first "measure" step and runs that step's kernel.
-"${XVFB[@]}" "$GPULAB" view 04 --size 1280x720 --screenshot "$T/l04.png" --state "$T/l04.json" --frames 3 >/dev/null
-check "lesson 04's id" "$(get "$T/l04.json" lesson.id)" "04-shared-memory-tiling"
-check "lesson 04's kernel on screen" "$(get "$T/l04.json" kernel.name)" "gemm_tiled"
-check "lesson 04's step runs it" "$(get "$T/l04.json" kernel.lesson_step)" "$(get "$T/l04.json" lesson.step)"
+# 1. `gpulab view 03` opens lesson 03 at its first "measure" step, runs that
+#    step's kernel (the shipped template) and prints the step's numbers.
+"${XVFB[@]}" "$GPULAB" view 03 --size 1280x720 --screenshot "$T/l03.png" --state "$T/l03.json" --frames 3 >/dev/null
+check "lesson 03's id" "$(get "$T/l03.json" lesson.id)" "03-coalescing"
+check "lesson 03's kernel on screen" "$(get "$T/l03.json" kernel.name)" "gemm_coalesced"
+check "lesson 03's step runs it" "$(get "$T/l03.json" kernel.lesson_step)" "$(get "$T/l03.json" lesson.step)"
+check "lesson 03's panes" "$(get "$T/l03.json" layout.panes)" "coalescing,source"
+check "the uncoalesced load on screen: sectors" "$(get "$T/l03.json" coalescing.sectors)" "32"
 
 # 2. Broadcast: every lane reads in[0] (global) and s[0] (shared).
 cat > "$T/bcast.cu" <<'CU'
