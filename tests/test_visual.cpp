@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "visual/demo_script.h"
 #include "visual/theme.h"
 #include "visual/trace.h"
 #include "visual/views.h"
@@ -226,4 +227,41 @@ TEST_CASE("panel names") {
   CHECK(ok);
   panel_from_name("nope", &ok);
   CHECK_FALSE(ok);
+}
+
+TEST_CASE("demo script: beats advance with the clock, kernels in order, the whole script in its minutes") {
+  ImGuiNull ctx;
+  DemoScript demo(1.0);  // one minute for 4 kernels: 15 s each
+  ViewModel vm;
+  vm.launch.kernels = {"k0", "k1", "k2", "k3"};
+  vm.launch.current_kernel = 0;
+  vm.playback.total = 100;
+  vm.moments = {{"m1", "c1", "coalescing", 10}, {"m2", "c2", "banks", 50}};  // 3 beats per kernel: 5 s each
+  UiState ui;
+  int last = 0;
+  double t = 0;
+  bool monotonic = true;
+  for (int frame = 0; frame < 400 && !demo.finished(); ++frame, t += 0.5) {
+    DemoScript::Action a = demo.update(frame ? 0.5 : 0, vm, 4, false, false, ui);
+    if (a.select_kernel >= 0) {
+      // The session answers with the new kernel's trace a frame later.
+      vm.launch.current_kernel = a.select_kernel;
+    }
+    monotonic &= demo.kernel() >= last;
+    last = demo.kernel();
+    if (a.seek && demo.beat() > 0) CHECK(a.position == vm.moments[size_t(demo.beat() - 1)].position);
+  }
+  CHECK(monotonic);
+  CHECK(demo.finished());
+  CHECK(demo.kernel() == 3);
+  CHECK(demo.elapsed() == doctest::Approx(60).epsilon(0.05));
+  CHECK(t < 70);
+  // Page Down skips to the next beat at once.
+  DemoScript d2(10.0);
+  vm.launch.current_kernel = 0;
+  d2.update(0, vm, 4, false, false, ui);
+  d2.update(0.1, vm, 4, false, false, ui);
+  int before = d2.beat();
+  d2.update(0.1, vm, 4, true, false, ui);
+  CHECK(d2.beat() == before + 1);
 }

@@ -205,7 +205,7 @@ void LiveAggregator::finish(const sim::KernelMetrics& metrics) {
   exact_count_.assign(ctx_.kernel->code.size(), 0);
   for (size_t pc = 0; pc < metrics.per_pc.size() && pc < exact_count_.size(); ++pc)
     exact_count_[pc] = metrics.per_pc[pc].warp_insts;
-  fold_counts(*ctx_.kernel, metrics, ctx_.source_lines.size(), exact_line_heat_, exact_pc_heat_);
+  fold_counts(*ctx_.module, *ctx_.kernel, metrics, ctx_.source_lines.size(), exact_line_heat_, exact_pc_heat_);
 }
 
 void LiveAggregator::fill(ViewModel& vm) {

@@ -21,7 +21,8 @@
 #include <mutex>
 #include <vector>
 
-#include "lab/sim/launch.h"
+#include "lab/sim/events.h"
+#include "lab/sim/metrics.h"
 #include "visual/trace.h"
 #include "visual/view_model.h"
 

@@ -156,7 +156,7 @@ void Session::run() {
     return;
   }
   try {
-    I.versions = bench::load_gemm_versions();
+    I.versions = gemm::load_gemm_versions();
   } catch (const std::exception& e) {
     I.base.playback.status = std::string("cannot load the GEMM progression: ") + e.what();
     I.publish(I.base);

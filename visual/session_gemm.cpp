@@ -1,15 +1,16 @@
 // visual/session_gemm.cpp: a GEMM version of the progression, launched on
-// the problem bench::make_gemm_problem makes: a small run records every event
+// the problem gemm::make_gemm_problem makes: a small run records every event
 // (TraceRecorder) for stepping, a big one is watched live (LiveAggregator).
 #include <fmt/format.h>
 
 #include <chrono>
 
-#include "lab/bench/gemm_problem.h"
-#include "lab/bench/gemm_sim.h"
+#include "lab/gemm/gemm_problem.h"
+#include "lab/gemm/gemm_sim.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cuda/backend.h"
 #include "lab/ptx/parser.h"
+#include "lab/sim/limits.h"
 #include "lab/sim/occupancy.h"
 #include "visual/session_impl.h"
 
@@ -21,30 +22,23 @@ void Session::Impl::prepare() {
   kernel_run.reset();
   const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
   const int n = cfg.size;
-  const bench::GemmVersion& v = versions.at(version);
+  const gemm::GemmVersion& v = versions.at(version);
   const bool big = n > cfg.trace_max_size;
   base.playback = Playback{};
   base.playback.status = big ? fmt::format("simulating {} at {}^3 live...", v.name, n)
                              : fmt::format("simulating {} at {}^3 on the CPU and recording its events...", v.name, n);
   publish(base);
-  ptx = sim::load_ptx(v.file, cfg.gpu, {});
-  module = ptx::parse(ptx, v.file);
-  size_t ki = sim::resolve_kernel(module, v.kernel, v.file);
-  const ptx::Kernel& k = module.kernels[ki];
+  compiled = sim::compile_kernel({v.file, v.kernel, {}, {}}, gpu);
+  const ptx::Kernel& k = compiled.kernel();
   sim::LaunchConfig lc = v.launch_config(n, n, n);
-  sim::check_launch_limits(k, lc, cfg.gpu);
-  int regs = 32;
-  try {
-    for (const auto& u : compile::resource_usage(ptx, std::string(gpu.sm_arch)))
-      if (u.kernel == k.name) regs = u.registers;
-  } catch (const std::exception&) {
-  }
+  sim::check_launch_limits(k, lc, gpu, compiled.resources());
+  int regs = compiled.resources() ? compiled.resources()->registers : 32;
   sim::OccupancyInput oin{int(lc.block.count()), regs, int(k.static_shared_bytes), int(lc.dynamic_shared_bytes)};
   int bps = std::max(1, sim::occupancy_blocks_per_sm(gpu, oin));
   fill_static(gpu, lc, regs, bps);
 
-  bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
-  const bool half = v.precision == bench::Precision::Fp16;
+  gemm::GemmProblem p = gemm::make_gemm_problem(n, n, n);
+  const bool half = v.precision == gemm::Precision::Fp16;
   const uint64_t elem = half ? 2 : 4;
   sim::GlobalMemory mem;
   uint64_t a = mem.allocate(uint64_t(n) * n * elem, "A"), b = mem.allocate(uint64_t(n) * n * elem, "B"),
@@ -57,11 +51,11 @@ void Session::Impl::prepare() {
     mem.write(b, p.B.data(), p.B.size() * 4);
   }
   mem.write(c, p.C0.data(), p.C0.size() * 4);
-  auto params = bench::pack_gemm_params(k, n, n, n, p.alpha, a, b, p.beta, c);
+  auto params = gemm::pack_gemm_params(k, n, n, n, p.alpha, a, b, p.beta, c);
 
   TraceContext ctx;
-  ctx.module = &module;
-  ctx.kernel = &module.kernels[ki];
+  ctx.module = &compiled.module();
+  ctx.kernel = &k;
   ctx.sm_count = uint32_t(gpu.sm_count);
   ctx.max_warps_per_sm = uint32_t(gpu.max_warps_per_sm);
   ctx.blocks_per_sm = uint32_t(bps);
@@ -72,10 +66,10 @@ void Session::Impl::prepare() {
                   {"C", c, uint64_t(n) * n * 4, uint32_t(n), uint32_t(n), 4}};
   ctx.source_lines = split_lines(read_file(v.file));
   ctx.source_name = "kernels/gemm/" + v.file.substr(v.file.find_last_of('/') + 1);
-  ctx.ptx_lines = split_lines(ptx);
+  ctx.ptx_lines = split_lines(compiled.ptx);
 
   sim::SimOptions opt;
-  opt.gpu = cfg.gpu;
+  opt.gpu = &gpu;
   sim::LaunchResult result;
   bool truncated = false;
   if (!big) {
@@ -83,7 +77,7 @@ void Session::Impl::prepare() {
     TraceRecorder rec(cfg.max_events);
     opt.events = &rec;
     opt.threads = 2;
-    result = sim::launch(module, k, lc, params, mem, opt);
+    result = sim::launch(compiled, lc, params, mem, opt);
     std::vector<TraceEvent> events;
     std::vector<std::array<uint64_t, 32>> lanes;
     std::vector<sim::SharedServe> served;
@@ -103,7 +97,7 @@ void Session::Impl::prepare() {
     std::string error;
     std::thread sim_thread([&] {
       try {
-        result = sim::launch(module, k, lc, params, mem, opt);
+        result = sim::launch(compiled, lc, params, mem, opt);
       } catch (const std::exception& e) {
         error = e.what();
       }
@@ -147,19 +141,19 @@ void Session::Impl::prepare() {
 
 // The launch panel's static parts and the occupancy calculator.
 void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchConfig& lc, int regs, int bps) {
-  const bench::GemmVersion& v = versions.at(version);
+  const gemm::GemmVersion& v = versions.at(version);
   const int n = cfg.size;
   LaunchInfo& L = base.launch;
   L = LaunchInfo{};
   L.kernel = v.kernel;
   L.file = "kernels/gemm/" + v.file.substr(v.file.find_last_of('/') + 1);
   L.gpu = std::string(gpu.name);
-  L.problem = fmt::format("M=N=K={} ({})", n, bench::precision_name(v.precision));
+  L.problem = fmt::format("M=N=K={} ({})", n, gemm::precision_name(v.precision));
   L.grid[0] = lc.grid.x, L.grid[1] = lc.grid.y, L.grid[2] = lc.grid.z;
   L.block[0] = lc.block.x, L.block[1] = lc.block.y, L.block[2] = lc.block.z;
   L.registers = uint32_t(regs);
   L.shared_bytes = 0;
-  for (const auto& k : module.kernels)
+  for (const auto& k : compiled.module().kernels)
     if (k.name == v.kernel) L.shared_bytes = k.static_shared_bytes + lc.dynamic_shared_bytes;
   for (const auto& vv : versions) L.kernels.push_back(vv.name);
   for (const auto& g : sim::all_gpu_models()) L.gpus.push_back(std::string(g.name));

@@ -6,7 +6,7 @@
 //   session_perf.cpp    roofline and comparison: the machine model's predictions, CPU measured
 //   session_lesson.cpp  the lesson pane's text: a lesson's steps or the versions' header comments
 // The view reaches lessons only through lab/lesson and runs kernels only
-// through the simulator's run path (lab/sim/run.h, bench::simulate_gemm).
+// through the simulator's run path (lab/sim/compiled.h, run.h, gemm::simulate_gemm).
 #pragma once
 
 #include <atomic>
@@ -18,10 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "lab/bench/gemm_registry.h"
+#include "lab/gemm/gemm_registry.h"
 #include "lab/lesson/manifest.h"
 #include "lab/lesson/measure_run.h"
 #include "lab/ptx/module.h"
+#include "lab/sim/compiled.h"
 #include "lab/sim/device.h"
 #include "lab/sim/run.h"
 #include "visual/live.h"
@@ -44,7 +45,7 @@ struct KernelRun {
 
 struct Session::Impl {
   SessionConfig cfg;
-  std::vector<bench::GemmVersion> versions;
+  std::vector<gemm::GemmVersion> versions;
   int version = 0;
   std::atomic<int> want_version{-1};
   // A lesson (`gpulab view LESSON`): its manifest, and the step whose kernel is on screen.
@@ -52,8 +53,7 @@ struct Session::Impl {
   std::atomic<int> want_step{-1};
   int step_on_screen = -1;
   // What the replay points into: kept alive with it.
-  ptx::Module module;
-  std::string ptx;
+  sim::CompiledKernel compiled;  // the run path's value (lab/sim/compiled.h)
   std::unique_ptr<sim::RunOutcome> kernel_run;  // a user's or a lesson's kernel
   std::unique_ptr<TraceReplay> replay;
   std::unique_ptr<LiveAggregator> live;  // instead of replay for a big run

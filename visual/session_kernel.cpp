@@ -20,7 +20,7 @@ KernelRun Session::Impl::user_kernel() const {
   r.request.launch.grid = sim::Dim3{cfg.grid[0], cfg.grid[1], cfg.grid[2]};
   r.request.launch.block = sim::Dim3{cfg.block[0], cfg.block[1], cfg.block[2]};
   r.request.args = cfg.args;
-  r.request.gpu = cfg.gpu;
+  r.request.gpu = &sim::gpu_model(cfg.gpu);
   r.label = cfg.file;
   return r;
 }
@@ -42,7 +42,7 @@ KernelRun Session::Impl::lesson_kernel(int step) const {
 void Session::Impl::prepare_kernel(const KernelRun& run) {
   replay.reset();
   live.reset();
-  const sim::GpuModel& gpu = sim::gpu_model(run.request.gpu);
+  const sim::GpuModel& gpu = *run.request.gpu;
   base.playback = Playback{};
   base.playback.status = fmt::format("simulating {} and recording its events...", run.label);
   publish(base);
@@ -53,17 +53,12 @@ void Session::Impl::prepare_kernel(const KernelRun& run) {
   kernel_run = std::make_unique<sim::RunOutcome>(sim::run_kernel(req));
   const sim::RunOutcome& out = *kernel_run;
   const ptx::Kernel& k = out.kernel();
-  int regs = 32;
-  try {
-    for (const auto& u : compile::resource_usage(out.ptx, std::string(gpu.sm_arch)))
-      if (u.kernel == k.name) regs = u.registers;
-  } catch (const std::exception&) {
-  }
+  int regs = out.compiled.resources() ? out.compiled.resources()->registers : 32;
   sim::OccupancyInput oin{int(req.launch.block.count()), regs, int(k.static_shared_bytes),
                           int(req.launch.dynamic_shared_bytes)};
   int bps = std::max(1, sim::occupancy_blocks_per_sm(gpu, oin));
   TraceContext ctx;
-  ctx.module = &out.module;
+  ctx.module = &out.compiled.module();
   ctx.kernel = &k;
   ctx.sm_count = uint32_t(gpu.sm_count);
   ctx.max_warps_per_sm = uint32_t(gpu.max_warps_per_sm);
@@ -89,7 +84,7 @@ void Session::Impl::prepare_kernel(const KernelRun& run) {
   }
   ctx.source_lines = split_lines(read_file(req.file));
   ctx.source_name = run.label;
-  ctx.ptx_lines = split_lines(out.ptx);
+  ctx.ptx_lines = split_lines(out.compiled.ptx);
   std::vector<TraceEvent> events;
   std::vector<std::array<uint64_t, 32>> lanes;
   std::vector<sim::SharedServe> served;

@@ -1,6 +1,6 @@
 // visual/session_perf.cpp: the roofline and the CPU-vs-GPU chart. GPU
 // points are the machine model's predictions (lab/sim/report.h, as `gpulab
-// bench` makes them, each version simulated through bench::simulate_gemm on a
+// bench` makes them, each version simulated through gemm::simulate_gemm on a
 // low-priority thread); CPU points are measured here (lab/cpu/timer.h).
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "lab/bench/gemm_problem.h"
-#include "lab/bench/gemm_sim.h"
+#include "lab/gemm/gemm_problem.h"
+#include "lab/gemm/gemm_sim.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cpu/gemm.h"
 #include "lab/cpu/timer.h"
@@ -20,7 +20,7 @@ namespace lab::visual {
 
 void Session::Impl::measure_cpu(int n) {
   if (!cpu_points.empty()) return;
-  bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
+  gemm::GemmProblem p = gemm::make_gemm_problem(n, n, n);
   std::vector<float> C(size_t(n) * n);
   cpu::TimingOptions to;
   to.min_repeats = 2, to.max_repeats = 5, to.min_total_seconds = 0.05;
@@ -40,29 +40,20 @@ void Session::Impl::measure_cpu(int n) {
 // One version's point: simulated at size n (no events), then the machine
 // model's prediction (lab/sim/report.h), as `gpulab bench` makes it.
 namespace {
-PerfPoint predict_point(const bench::GemmVersion& v, const std::string& gpu_name, int n, unsigned threads,
+PerfPoint predict_point(const gemm::GemmVersion& v, const std::string& gpu_name, int n, unsigned threads,
                         const std::atomic<bool>* cancel) {
   PerfPoint pt;
   pt.label = v.name;
   try {
     const sim::GpuModel& gpu = sim::gpu_model(gpu_name);
-    bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
+    gemm::GemmProblem p = gemm::make_gemm_problem(n, n, n);
     sim::SimOptions o;
-    o.gpu = gpu_name;
+    o.gpu = &gpu;
     o.threads = threads;
     o.cancel = cancel;
-    bench::SimGemmRun run = bench::simulate_gemm(v, p, o);
+    gemm::SimGemmRun run = gemm::simulate_gemm(v, p, o);
     if (run.unsupported) throw std::runtime_error(run.unsupported_reason);
-    std::vector<compile::ResourceUsage> usage;
-    try {
-      usage = compile::resource_usage(run.ptx, std::string(gpu.sm_arch));
-    } catch (const std::exception&) {
-      usage.clear();  // the report estimates resources from the PTX instead
-    }
-    const compile::ResourceUsage* mine = nullptr;
-    for (const auto& u : usage)
-      if (u.kernel == run.kernel().name) mine = &u;
-    sim::KernelReport rep = sim::build_report(run.module, run.kernel(), run.launch, run.result.metrics, gpu, mine);
+    sim::KernelReport rep = sim::build_report(run.compiled, run.launch, run.result.metrics);
     pt.intensity = rep.predicted.arithmetic_intensity;
     pt.seconds = rep.predicted.time_s;
     pt.gflops = rep.predicted.predicted_flops / 1e9;
@@ -173,20 +164,11 @@ void Session::Impl::kernel_charts(const sim::RunOutcome& out, const sim::GpuMode
   kernel_point = PerfPoint{};
   kernel_point.label = out.kernel().name;
   try {
-    std::vector<compile::ResourceUsage> usage;
-    try {
-      usage = compile::resource_usage(out.ptx, std::string(gpu.sm_arch));
-    } catch (const std::exception&) {
-      usage.clear();
-    }
-    const compile::ResourceUsage* mine = nullptr;
-    for (const auto& u : usage)
-      if (u.kernel == out.kernel().name) mine = &u;
     sim::LaunchConfig lc;
     lc.grid = sim::Dim3{base.launch.grid[0], base.launch.grid[1], base.launch.grid[2]};
     lc.block = sim::Dim3{base.launch.block[0], base.launch.block[1], base.launch.block[2]};
     lc.dynamic_shared_bytes = base.launch.shared_bytes - out.kernel().static_shared_bytes;
-    sim::KernelReport rep = sim::build_report(out.module, out.kernel(), lc, out.result.metrics, gpu, mine);
+    sim::KernelReport rep = sim::build_report(out.compiled, lc, out.result.metrics);
     kernel_point.intensity = rep.predicted.arithmetic_intensity;
     kernel_point.seconds = rep.predicted.time_s;
     kernel_point.gflops = rep.predicted.predicted_flops / 1e9;
@@ -204,6 +186,10 @@ void Session::Impl::kernel_charts(const sim::RunOutcome& out, const sim::GpuMode
   r.sm_count = uint32_t(gpu.sm_count);
   r.problem = base.launch.kernel;
   if (kernel_point.gflops > 0) r.points.push_back(kernel_point);
+  else if (kernel_point.seconds > 0)
+    r.note = fmt::format("{} does no floating-point work, so it has no point on a FLOP/s roofline; the model "
+                         "predicts {:.3g} us for this launch.",
+                         out.kernel().name, kernel_point.seconds * 1e6);
   base.comparison = Comparison{};
   base.comparison.problem = fmt::format("{} (GPU predicted by the {} model)", base.launch.kernel, gpu.name);
   if (kernel_point.gflops > 0) base.comparison.versions.push_back(kernel_point);

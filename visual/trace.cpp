@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "lab/sim/line_fold.h"
+
 namespace lab::visual {
 
 bool is_barrier(const ptx::Kernel& k, uint32_t pc) {
@@ -163,30 +165,46 @@ TraceReplay::TraceReplay(TraceContext ctx, std::vector<TraceEvent> events, std::
   find_moments();
 }
 
-void fold_counts(const ptx::Kernel& k, const sim::KernelMetrics& metrics, size_t lines,
+void fold_counts(const ptx::Module& module, const ptx::Kernel& k, const sim::KernelMetrics& metrics, size_t lines,
                  std::vector<LineHeat>& per_line, std::vector<LineHeat>& per_pc) {
+  // Per line: the simulator's one fold (lab/sim/line_fold.h), lines of the
+  // kernel's own file (the file of its first .loc; headers such as mma.h
+  // would otherwise land on the .cu's line numbers).
   per_line.assign(lines, LineHeat{});
   per_pc.assign(k.code.size(), LineHeat{});
+  uint32_t own_file = 0;
+  for (const auto& in : k.code)
+    if (in.loc < k.locs.size() && k.locs[in.loc].line) {
+      own_file = k.locs[in.loc].file;
+      break;
+    }
+  auto add_access = [](const sim::AccessCounts& a, LineHeat& h) {
+    for (const sim::MemoryCounts* m : {&a.global_load, &a.global_store, &a.global_atomic, &a.local_load,
+                                       &a.local_store, &a.local_atomic})
+      h.sectors += m->sectors, h.requests += m->requests;
+    for (const sim::MemoryCounts* m : {&a.shared_load, &a.shared_store, &a.shared_atomic})
+      h.shared_requests += m->requests, h.conflicts += m->bank_conflicts();
+  };
+  for (const sim::LineCounts& L : sim::fold_lines(module, k, metrics).lines) {
+    if (L.file_index != own_file || !L.line || L.line > lines) continue;
+    LineHeat& h = per_line[L.line - 1];
+    h.warp_insts += L.warp_insts;
+    add_access(L.access, h);
+  }
+  // Per PTX instruction: its own counters, classified by the same rule.
   for (size_t pc = 0; pc < metrics.per_pc.size() && pc < per_pc.size(); ++pc) {
-    const sim::PcCounters& p = metrics.per_pc[pc];
-    LineHeat h;
-    h.warp_insts = p.warp_insts;
-    // A request counted sectors (global/local) or wavefronts (shared), as the report classifies it.
-    h.sectors = p.sectors;
-    h.requests = p.sectors ? p.requests : 0;
-    h.shared_requests = p.wavefronts ? p.requests : 0;
-    h.conflicts = p.bank_conflicts();
-    per_pc[pc] = h;
-    uint32_t line = line_of(k, uint32_t(pc));
-    if (!line || line > lines) continue;
-    LineHeat& l = per_line[line - 1];
-    l.warp_insts += h.warp_insts, l.sectors += h.sectors, l.requests += h.requests;
-    l.shared_requests += h.shared_requests, l.conflicts += h.conflicts;
+    const sim::PcCounters& c = metrics.per_pc[pc];
+    LineHeat& h = per_pc[pc];
+    h.warp_insts = c.warp_insts;
+    if (sim::access_direction(k.code[pc]) == sim::AccessDir::None) continue;
+    const ptx::Space space = sim::access_space(k.code[pc], c);
+    if (space == ptx::Space::Shared) h.shared_requests = c.requests, h.conflicts = c.bank_conflicts();
+    else if (space == ptx::Space::Global || space == ptx::Space::Local) h.sectors = c.sectors, h.requests = c.requests;
   }
 }
 
 void TraceReplay::set_exact_counts(const sim::KernelMetrics& metrics) {
-  fold_counts(*ctx_.kernel, metrics, ctx_.source_lines.size(), line_totals_, pc_totals_);
+  fold_counts(*ctx_.module, *ctx_.kernel, metrics, ctx_.source_lines.size(), line_totals_, pc_totals_);
 }
 
 void TraceReplay::find_moments() {

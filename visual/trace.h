@@ -19,7 +19,8 @@
 #include <vector>
 
 #include "lab/ptx/module.h"
-#include "lab/sim/launch.h"
+#include "lab/sim/events.h"
+#include "lab/sim/metrics.h"
 #include "visual/view_model.h"
 
 namespace lab::visual {
@@ -135,7 +136,7 @@ WarpAccess warp_access(const TraceContext& ctx, const ptx::Kernel& k, const Trac
                        const std::array<uint64_t, 32>& lanes, const sim::SharedServe* served);
 // Per source line and per pc, the simulator's counts of a finished run folded
 // into what the source pane shows (one fold for replayed and live runs).
-void fold_counts(const ptx::Kernel& k, const sim::KernelMetrics& metrics, size_t lines,
+void fold_counts(const ptx::Module& module, const ptx::Kernel& k, const sim::KernelMetrics& metrics, size_t lines,
                  std::vector<LineHeat>& per_line, std::vector<LineHeat>& per_pc);
 // The heat-map cells (kMaxHeatCells a side at most) of each matrix.
 constexpr uint32_t kMaxHeatCells = 64;

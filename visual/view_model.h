@@ -162,6 +162,7 @@ struct Roofline {
   std::vector<PerfPoint> points;
   uint32_t sm_count = 0;      // the GPU model's SMs: a launch with fewer blocks leaves SMs idle
   std::string problem;        // "GEMM 128^3"
+  std::string note;           // a sentence under the title (why a kernel has no point)
 };
 
 struct Comparison {

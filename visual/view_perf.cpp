@@ -71,6 +71,10 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   ImGui::TextWrapped("Roofline: %s. Peak %.1f TFLOP/s fp32, %.0f GB/s DRAM, ridge at %.1f FLOP/byte", r.device.c_str(),
                      r.peak_gflops / 1000, r.bandwidth_gbs, r.peak_gflops / r.bandwidth_gbs);
   shown("roofline.device", r.device);
+  if (!r.note.empty()) {
+    ImGui::TextWrapped("%s", r.note.c_str());
+    shown("roofline.note", r.note);
+  }
   bool any_measured_gpu = false, any_cpu = false, any_pred = false;
   for (const auto& pt : r.points) {
     any_measured_gpu |= !pt.cpu && pt.measured && pt.gflops > 0;
@@ -108,11 +112,16 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   }
   if (n_idle) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.78f, 0.35f, 1.f));
-    ImGui::TextWrapped("At %s %s launch%s %llu to %llu blocks for %u SMs: most SMs idle, so the model ranks big-tile "
-                       "kernels below their design. Bigger problems fill the GPU.",
-                       r.problem.empty() ? "this size" : r.problem.c_str(),
-                       n_idle == n_gpu && n_gpu > 1 ? "all versions" : idle.c_str(), n_idle == 1 && n_gpu > 1 ? "es" : "",
-                       (unsigned long long)fewest, (unsigned long long)most, r.sm_count);
+    if (n_gpu == 1)
+      ImGui::TextWrapped("%s launches %llu block%s for %u SMs: most SMs idle, so the model predicts it slower than a "
+                         "launch that fills the GPU would run.",
+                         idle.c_str(), (unsigned long long)most, most == 1 ? "" : "s", r.sm_count);
+    else
+      ImGui::TextWrapped("At %s %s launch%s %llu to %llu blocks for %u SMs: most SMs idle, so the model ranks "
+                         "big-tile kernels below their design. Bigger problems fill the GPU.",
+                         r.problem.empty() ? "this size" : r.problem.c_str(),
+                         n_idle == n_gpu ? "all versions" : idle.c_str(), n_idle == 1 ? "es" : "",
+                         (unsigned long long)fewest, (unsigned long long)most, r.sm_count);
     ImGui::PopStyleColor();
     shown("roofline.underfilled", idle);
   }
@@ -126,11 +135,11 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
     return;
   }
   double top = std::max(r.peak_gflops, r.peak_tensor_gflops) * 3;
-  double lo = top;
-  for (const auto& pt : r.points)
-    if (pt.gflops > 0) lo = std::min(lo, pt.gflops);
   ax.x0 = -2;
   ax.x1 = 3;
+  double lo = r.bandwidth_gbs * std::pow(10.0, ax.x0);  // the roof at the left edge stays in view
+  for (const auto& pt : r.points)
+    if (pt.gflops > 0) lo = std::min(lo, pt.gflops);
   ax.y0 = std::floor(std::log10(std::max(1e-3, std::min(lo / 3, r.cpu_peak_gflops > 0 ? r.cpu_peak_gflops / 10 : lo / 3))));
   ax.y1 = std::ceil(std::log10(top));
   ImDrawList* dl = ImGui::GetWindowDrawList();

@@ -4,9 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
-
-namespace fs = std::filesystem;
 
 namespace lab::lesson {
 
@@ -19,7 +16,6 @@ sim::Dim3 dims_at(const std::vector<std::string>& e, const SizeVars& s) {
   return d;
 }
 
-bool is_float_type(const std::string& t) { return t == "f32" || t == "f64" || t == "f16" || t == "bf16"; }
 }  // namespace
 
 MeasureRun measure_run(const Lesson& lesson, const Exercise& ex, const std::string& source, const std::string& kernel,
@@ -32,7 +28,7 @@ MeasureRun measure_run(const Lesson& lesson, const Exercise& ex, const std::stri
   sim::RunRequest& r = m.request;
   r.file = lesson.path(source);
   r.kernel = kernel.empty() ? ex.kernel : kernel;
-  r.gpu = gpu;
+  r.gpu = &sim::gpu_model(gpu);
   r.defines = ex.defines;
   try {
     r.launch.grid = dims_at(ex.geometry.grid, m.sizes);
@@ -46,16 +42,17 @@ MeasureRun measure_run(const Lesson& lesson, const Exercise& ex, const std::stri
         try {
           value = std::to_string(eval_size(a.value, m.sizes));
         } catch (const SizeExprError&) {
-          if (!is_float_type(a.type)) throw;
+          if (!sim::elem_is_float(a.type)) throw;
         }
-        r.args.push_back(a.type + "=" + value);
+        r.args.push_back(std::string(sim::elem_name(a.type)) + "=" + value);
         continue;
       }
       int64_t count = 1;
       std::vector<int64_t> extent;
       for (const auto& d : a.dims) extent.push_back(eval_size(d, m.sizes)), count *= extent.back();
       // Inputs get random values (as `gpulab check` gives them); outputs start at zero.
-      r.args.push_back(fmt::format("{}[{}]={}", a.type, count, a.role == ArgSpec::Role::Out ? "zero" : "rand"));
+      r.args.push_back(
+          fmt::format("{}[{}]={}", sim::elem_name(a.type), count, a.role == ArgSpec::Role::Out ? "zero" : "rand"));
       if (extent.size() == 2)
         m.matrices.push_back({a.name, i, uint32_t(extent[0]), uint32_t(extent[1])});
     }
@@ -63,20 +60,6 @@ MeasureRun measure_run(const Lesson& lesson, const Exercise& ex, const std::stri
     throw ManifestError(lesson.manifest_path, "exercises." + ex.id, e.what());
   }
   return m;
-}
-
-std::string find_lesson_dir(const std::string& target, const std::string& root) {
-  std::error_code ec;
-  if (fs::is_directory(target, ec) && fs::exists(fs::path(target) / "lesson.toml", ec)) return target;
-  std::string found;
-  if (!fs::is_directory(root, ec)) return found;
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(root, ec))
-    if (e.is_directory() && fs::exists(e.path() / "lesson.toml")) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  for (const auto& n : names)
-    if (n.rfind(target, 0) == 0) return (fs::path(root) / n).string();
-  return found;
 }
 
 }  // namespace lab::lesson

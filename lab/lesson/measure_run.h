@@ -35,8 +35,4 @@ struct MeasureRun {
 MeasureRun measure_run(const Lesson& lesson, const Exercise& ex, const std::string& source,
                        const std::string& kernel = "", const std::string& gpu = "H100");
 
-// The lesson folder `target` names: a path to a folder with a lesson.toml, or
-// an id prefix ("04", "04-shared") under `root`. "" when none matches.
-std::string find_lesson_dir(const std::string& target, const std::string& root);
-
 }  // namespace lab::lesson
