@@ -8,11 +8,18 @@ namespace lab::visual {
 namespace {
 nlohmann::json g_state = nlohmann::json::object();
 
+// The member the dotted key names, made on the way (objects only: a key
+// segment such as "12" or "01" is a name, never an array index).
 nlohmann::json& at(const std::string& key) {
-  std::string ptr = "/" + key;
-  for (char& c : ptr)
-    if (c == '.') c = '/';
-  return g_state[nlohmann::json::json_pointer(ptr)];
+  nlohmann::json* cur = &g_state;
+  size_t start = 0;
+  while (true) {
+    if (!cur->is_object()) *cur = nlohmann::json::object();
+    size_t dot = key.find('.', start);
+    cur = &(*cur)[key.substr(start, dot == std::string::npos ? std::string::npos : dot - start)];
+    if (dot == std::string::npos) return *cur;
+    start = dot + 1;
+  }
 }
 }  // namespace
 

@@ -185,14 +185,14 @@ void Session::Impl::kernel_charts(const sim::RunOutcome& out, const sim::GpuMode
   r.bandwidth_gbs = gpu.dram_bytes_per_s / 1e9;
   r.sm_count = uint32_t(gpu.sm_count);
   r.problem = base.launch.kernel;
-  if (kernel_point.gflops > 0) r.points.push_back(kernel_point);
+  if (kernel_point.gflops > 0 && kernel_point.intensity > 0) r.points.push_back(kernel_point);
   else if (kernel_point.seconds > 0)
-    r.note = fmt::format("{} does no floating-point work, so it has no point on a FLOP/s roofline; the model "
-                         "predicts {:.3g} us for this launch.",
+    r.note = fmt::format("{} does no floating-point work (or moves no DRAM bytes), so it has no point on a FLOP/s "
+                         "roofline; the model predicts {:.3g} us for this launch.",
                          out.kernel().name, kernel_point.seconds * 1e6);
   base.comparison = Comparison{};
   base.comparison.problem = fmt::format("{} (GPU predicted by the {} model)", base.launch.kernel, gpu.name);
-  if (kernel_point.gflops > 0) base.comparison.versions.push_back(kernel_point);
+  if (kernel_point.gflops > 0 && kernel_point.intensity > 0) base.comparison.versions.push_back(kernel_point);
 }
 
 }  // namespace lab::visual
