@@ -15,6 +15,8 @@
 #include "lab/ptx/parser.h"
 #include "lab/sim/float16.h"
 #include "lab/sim/fragments.h"
+#include "lab/sim/compiled.h"
+#include "lab/sim/device.h"
 #include "lab/sim/launch.h"
 
 using namespace lab;
@@ -164,11 +166,11 @@ TEST_CASE("wmma lab layout: counts fixed by the ISA, full coverage") {
 // ---- whole kernels in the simulator ----------------------------------------------
 namespace {
 
-// A kernel compiled with NVRTC and parsed, with a param buffer filled in
-// parameter order.
+// The run path's compiled kernel (lab/sim/compiled.h), with a param buffer
+// filled in parameter order.
 struct Compiled {
-  ptx::Module module;
-  const ptx::Kernel* kernel = nullptr;
+  sim::CompiledKernel compiled;
+  const ptx::Kernel* kernel = nullptr;  // into compiled's module
   std::vector<uint8_t> params;
   size_t next = 0;
   template <class T>
@@ -180,14 +182,12 @@ struct Compiled {
   }
 };
 
-Compiled compile_kernel(const std::string& source, const std::string& name, const std::string& kernel,
-                        std::vector<std::string> defines = {}) {
-  compile::CompileOptions o;
-  o.defines = std::move(defines);
+// NVRTC for compute_80 (A100), as these tests were written for.
+Compiled compile_for_a100(const std::string& source, const std::string& name, const std::string& kernel,
+                          std::vector<std::string> defines = {}) {
   Compiled c;
-  c.module = ptx::parse(compile::compile_to_ptx(source, name, o), name);
-  c.kernel = c.module.find_kernel(kernel);
-  REQUIRE(c.kernel != nullptr);
+  c.compiled = sim::compile_kernel({name, kernel, std::move(defines), source}, gpu_model("a100"));
+  c.kernel = &c.compiled.kernel();
   c.params.assign(c.kernel->param_bytes, 0);
   return c;
 }
@@ -198,7 +198,7 @@ LaunchResult run(Compiled& k, GlobalMemory& mem, Dim3 grid, Dim3 block) {
   cfg.block = block;
   SimOptions opt;
   opt.threads = 1;
-  LaunchResult r = launch(k.module, *k.kernel, cfg, k.params, mem, opt);
+  LaunchResult r = launch(k.compiled.module(), *k.kernel, cfg, k.params, mem, opt);
   for (const auto& e : r.errors) MESSAGE(e.kind << ": " << e.message << " (line " << e.line << ")");
   return r;
 }
@@ -272,7 +272,7 @@ extern "C" __global__ void wmma_gemm(const __half* A, const __half* B, const flo
   wmma::store_matrix_sync(D, c, 16, wmma::mem_col_major);
 }
 )";
-  Compiled k = compile_kernel(src, "wmma_gemm.cu", "wmma_gemm");
+  Compiled k = compile_for_a100(src, "wmma_gemm.cu", "wmma_gemm");
   std::vector<double> a, b;
   auto ah = halves(256, 1, a), bh = halves(256, 2, b);  // B stored column-major: B[k][n] at n*16 + k
   std::vector<float> c(256);
@@ -334,7 +334,7 @@ extern "C" __global__ void wmma_bf16(const __nv_bfloat16* A, const __nv_bfloat16
   wmma::store_matrix_sync(D, c, 16, wmma::mem_row_major);
 }
 )";
-  Compiled k = compile_kernel(src, "wmma_bf16.cu", "wmma_bf16");
+  Compiled k = compile_for_a100(src, "wmma_bf16.cu", "wmma_bf16");
   Lcg g{11};
   std::vector<uint16_t> ah(256), bh(256);
   std::vector<double> a(256), b(256);
@@ -402,7 +402,7 @@ extern "C" __global__ void mma_ldmatrix(const __half* A, const __half* B, const 
 TEST_CASE("mma.sync m16n8k16 f16 with ldmatrix (x4, x2.trans) from shared; ldmatrix bank conflicts") {
   for (int lda : {24, 16}) {
     CAPTURE(lda);
-    Compiled k = compile_kernel(kMmaLdmatrix, "mma_ldmatrix.cu", "mma_ldmatrix", {"LDA=" + std::to_string(lda)});
+    Compiled k = compile_for_a100(kMmaLdmatrix, "mma_ldmatrix.cu", "mma_ldmatrix", {"LDA=" + std::to_string(lda)});
     std::vector<double> a, b;
     auto ah = halves(256, 5, a), bh = halves(128, 6, b);  // A 16x16, B 16x8 row-major
     std::vector<float> c(128);
@@ -459,7 +459,7 @@ extern "C" __global__ void mma_tf32(const float* A, const float* B, float* D) {
   D[(g + 8) * 8 + 2 * t + 1] = d3;
 }
 )";
-  Compiled k = compile_kernel(src, "mma_tf32.cu", "mma_tf32");
+  Compiled k = compile_for_a100(src, "mma_tf32.cu", "mma_tf32");
   // Full-precision fp32 inputs: 1 + a fraction that tf32 cannot hold.
   std::vector<float> a(128), b(64);
   Lcg g{21};
@@ -513,7 +513,7 @@ extern "C" __global__ void mma_bf16(const unsigned short* A, const unsigned shor
   D[(g + 8) * 8 + 2 * t + 1] = d3;
 }
 )";
-  Compiled k = compile_kernel(src, "mma_bf16.cu", "mma_bf16");
+  Compiled k = compile_for_a100(src, "mma_bf16.cu", "mma_bf16");
   Lcg g{31};
   std::vector<uint16_t> ah(256), bh(128);
   std::vector<double> a(256), b(128);
@@ -551,7 +551,7 @@ extern "C" __global__ void mma_f16acc(unsigned* D, int active) {
   D[2 * threadIdx.x + 1] = c1;
 }
 )";
-  Compiled k = compile_kernel(src, "mma_f16acc.cu", "mma_f16acc");
+  Compiled k = compile_for_a100(src, "mma_f16acc.cu", "mma_f16acc");
   GlobalMemory mem;
   uint64_t D = upload(mem, std::vector<uint32_t>(64, 0), "D");
   k.arg(D);
@@ -562,7 +562,7 @@ extern "C" __global__ void mma_f16acc(unsigned* D, int active) {
   const uint32_t h = float_to_half(16.5f);
   for (uint32_t v : d) CHECK(v == (h | h << 16));
 
-  Compiled k2 = compile_kernel(src, "mma_f16acc.cu", "mma_f16acc");
+  Compiled k2 = compile_for_a100(src, "mma_f16acc.cu", "mma_f16acc");
   GlobalMemory mem2;
   uint64_t D2 = upload(mem2, std::vector<uint32_t>(64, 0), "D");
   k2.arg(D2);
@@ -581,11 +581,9 @@ extern "C" __global__ void mma_f16acc(unsigned* D, int active) {
 // buffering): C = alpha * A * B + beta * C, A and B fp16 row-major, C fp32.
 static void check_gemm_version(const char* file, const char* kernel, uint32_t block_m, uint32_t block_n,
                                uint32_t threads) {
-  compile::CompileOptions o;
   const std::string path = std::string(GPULAB_SOURCE_DIR) + "/kernels/gemm/" + file;
-  ptx::Module module = ptx::parse(compile::compile_file_to_ptx(path, o), path);
-  const ptx::Kernel* k = module.find_kernel(kernel);
-  REQUIRE(k != nullptr);
+  const sim::CompiledKernel compiled = sim::compile_kernel({path, kernel, {}, {}}, gpu_model("a100"));
+  const ptx::Kernel* k = &compiled.kernel();
   struct Size { int m, n, k; float beta; };
   for (Size s : {Size{1, 1, 1, 0.f}, Size{17, 33, 65, 0.5f}, Size{128, 96, 40, 0.f}, Size{70, 136, 48, 0.25f}}) {
     CAPTURE(s.m); CAPTURE(s.n); CAPTURE(s.k);
@@ -598,8 +596,7 @@ static void check_gemm_version(const char* file, const char* kernel, uint32_t bl
       for (float& x : c) x = g.next();
     GlobalMemory mem;
     uint64_t A = upload(mem, ah, "A"), B = upload(mem, bh, "B"), C = upload(mem, c, "C");
-    Compiled run_k{module, k, std::vector<uint8_t>(k->param_bytes, 0)};
-    run_k.kernel = run_k.module.find_kernel(kernel);
+    Compiled run_k{compiled, k, std::vector<uint8_t>(k->param_bytes, 0)};
     run_k.arg(int32_t(s.m)); run_k.arg(int32_t(s.n)); run_k.arg(int32_t(s.k)); run_k.arg(alpha);
     run_k.arg(A); run_k.arg(B); run_k.arg(s.beta); run_k.arg(C);
     Dim3 grid{(uint32_t(s.n) + block_n - 1) / block_n, (uint32_t(s.m) + block_m - 1) / block_m, 1};
@@ -667,7 +664,7 @@ extern "C" __global__ void wmma_f16acc(const __half* A, const __half* B, const _
 }
 )";
   {
-    Compiled k = compile_kernel(src, "wmma_more.cu", "wmma_tf32");
+    Compiled k = compile_for_a100(src, "wmma_more.cu", "wmma_tf32");
     std::vector<float> a(128), b(128);
     Lcg g{51};
     for (float& x : a) x = g.next();
@@ -691,7 +688,7 @@ extern "C" __global__ void wmma_f16acc(const __half* A, const __half* B, const _
       }
   }
   {
-    Compiled k = compile_kernel(src, "wmma_more.cu", "wmma_f16acc");
+    Compiled k = compile_for_a100(src, "wmma_more.cu", "wmma_f16acc");
     std::vector<double> a, b, c;
     auto ah = halves(256, 61, a), bh = halves(256, 62, b), ch = halves(256, 63, c);
     GlobalMemory mem;
@@ -733,12 +730,9 @@ extern "C" __global__ void ldst(const unsigned short* in, unsigned short* out, u
   for (int i = lane; i < 256; i += 32) { out[i] = o[i]; out_t[i] = t[i]; }
 }
 )";
-  compile::CompileOptions o;
-  o.arch = "compute_90";
   Compiled k;
-  k.module = ptx::parse(compile::compile_to_ptx(src, "ldst.cu", o), "ldst.cu");
-  k.kernel = k.module.find_kernel("ldst");
-  REQUIRE(k.kernel != nullptr);
+  k.compiled = sim::compile_kernel({"ldst.cu", "ldst", {}, src}, gpu_model("h100"));  // compute_90
+  k.kernel = &k.compiled.kernel();
   k.params.assign(k.kernel->param_bytes, 0);
   std::vector<uint16_t> in(256);
   for (int i = 0; i < 256; ++i) in[i] = uint16_t(i * 7 + 1);

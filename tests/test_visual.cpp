@@ -131,7 +131,9 @@ TEST_CASE("trace replay: placement, barrier states, stepping and the latest acce
       lanes.emplace_back();
       for (int l = 0; l < 32; ++l) lanes.back()[l] = 0x1000 + 4 * l;
       ev.push_back(ld);
-      ev.push_back({lab::sim::WarpEvent::WarpInstr, lab::ptx::Space::Generic, 0, false, b, sm, w, 1, 0xffffffffu});
+      TraceEvent bar{lab::sim::WarpEvent::WarpInstr, lab::ptx::Space::Generic, 0, false, b, sm, w, 1, 0xffffffffu};
+      bar.op_flags = lab::ptx::kOpBarrier;  // as the simulator flags bar.sync
+      ev.push_back(bar);
     }
     for (uint32_t w = 0; w < 2; ++w) {
       TraceEvent st{lab::sim::WarpEvent::WarpInstr, lab::ptx::Space::Shared, 4, true, b, sm, w, 2, 0xffffffffu, 0, 32, 1};
@@ -139,7 +141,9 @@ TEST_CASE("trace replay: placement, barrier states, stepping and the latest acce
       lanes.emplace_back();
       for (int l = 0; l < 32; ++l) lanes.back()[l] = 128 * l;
       ev.push_back(st);
-      ev.push_back({lab::sim::WarpEvent::WarpInstr, lab::ptx::Space::Generic, 0, false, b, sm, w, 3, 0xffffffffu});
+      TraceEvent exit{lab::sim::WarpEvent::WarpInstr, lab::ptx::Space::Generic, 0, false, b, sm, w, 3, 0xffffffffu};
+      exit.op_flags = lab::ptx::kOpExit;
+      ev.push_back(exit);
     }
     ev.push_back({lab::sim::WarpEvent::BlockRetired, lab::ptx::Space::Generic, 0, false, b, sm});
   }

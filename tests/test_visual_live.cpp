@@ -80,7 +80,7 @@ TEST_CASE("event_every samples other instructions but keeps every global access 
 TEST_CASE("live aggregator: exact heat, every block retired, exact per-pc counts after finish") {
   Run r;
   TraceContext ctx;
-  ctx.module = &r.p.module;
+  ctx.module = &r.p.compiled.module();
   ctx.kernel = r.p.kernel;
   ctx.sm_count = 132;  // the simulator places blocks on the H100 model's SMs
   ctx.blocks_per_sm = 1;

@@ -12,10 +12,10 @@
 namespace lab::visual {
 
 bool is_barrier(const ptx::Kernel& k, uint32_t pc) {
-  return pc < k.code.size() && (k.code[pc].op == ptx::Op::BarSync || k.code[pc].op == ptx::Op::BarRed);
+  return pc < k.code.size() && (ptx::op_info(k.code[pc].op).flags & ptx::kOpBarrier);
 }
 bool is_exit(const ptx::Kernel& k, uint32_t pc) {
-  return pc < k.code.size() && (k.code[pc].op == ptx::Op::Exit || k.code[pc].op == ptx::Op::Ret);
+  return pc < k.code.size() && (ptx::op_info(k.code[pc].op).flags & ptx::kOpExit);
 }
 WarpAccess warp_access(const TraceContext& ctx, const ptx::Kernel& k, const TraceEvent& e,
                        const std::array<uint64_t, 32>& lanes, const sim::SharedServe* served) {
@@ -85,6 +85,7 @@ void TraceRecorder::on_event(const sim::WarpEvent& e) {
   t.wavefronts = e.wavefronts;
   t.ideal = e.ideal_wavefronts;
   t.ideal_sectors = e.ideal_sectors;
+  t.op_flags = e.op_flags;
   bool memory = e.kind == sim::WarpEvent::WarpInstr && e.access_bytes &&
                 (e.space == ptx::Space::Global || e.space == ptx::Space::Shared);
   std::lock_guard lock(mu_);
@@ -310,8 +311,8 @@ void TraceReplay::apply(const TraceEvent& e) {
   w.mask = e.mask;
   const ptx::Kernel& k = *ctx_.kernel;
   bool global_load = e.space == ptx::Space::Global && e.access_bytes && !e.is_store;
-  w.state = is_barrier(k, e.pc) ? WarpState::Barrier
-            : is_exit(k, e.pc) && e.mask == w.mask ? WarpState::Done
+  w.state = is_barrier(e) ? WarpState::Barrier
+            : is_exit(e) && e.mask == w.mask ? WarpState::Done
             : global_load ? WarpState::Memory
                           : WarpState::Issuing;
   // A barrier releases once every warp of the block has reached it.
@@ -374,7 +375,7 @@ void TraceReplay::step_barrier() {
   while (cursor_ < order_.size()) {
     const TraceEvent& e = events_[order_[cursor_++]];
     apply(e);
-    if (e.kind == sim::WarpEvent::Barrier || (e.kind == sim::WarpEvent::WarpInstr && is_barrier(*ctx_.kernel, e.pc))) {
+    if (e.kind == sim::WarpEvent::Barrier || (e.kind == sim::WarpEvent::WarpInstr && is_barrier(e))) {
       const BlockSlot& b = blocks_[e.block];
       bool released = true;
       for (auto& w : b.warps) released &= w.state != WarpState::Barrier;

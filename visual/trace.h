@@ -35,6 +35,7 @@ struct TraceEvent {
   uint32_t ideal_sectors = 0;
   int32_t lanes = -1;  // index into TraceRecorder::lanes_ (x32), -1 when not a memory access
   int32_t served = -1; // shared: index into the recording's SharedServe list (deduplicated)
+  uint8_t op_flags = 0;  // the instruction's ptx::kOp* flags (barrier, exit), as the simulator sent them
 };
 
 class TraceRecorder : public sim::EventSink {
@@ -127,8 +128,12 @@ class TraceReplay {
 
 // The PTX text of instruction `pc`, trimmed, from the module's text.
 std::string instruction_text(const TraceContext& ctx, uint32_t pc);
-bool is_barrier(const ptx::Kernel& k, uint32_t pc);  // bar.sync / bar.red
-bool is_exit(const ptx::Kernel& k, uint32_t pc);     // exit / ret
+// What the warp does at an event, from the flags the simulator put on it.
+inline bool is_barrier(const TraceEvent& e) { return e.op_flags & ptx::kOpBarrier; }  // bar.sync / bar.red
+inline bool is_exit(const TraceEvent& e) { return e.op_flags & ptx::kOpExit; }        // exit / ret
+// The same from the opcode table, for readers that keep no TraceEvent.
+bool is_barrier(const ptx::Kernel& k, uint32_t pc);
+bool is_exit(const ptx::Kernel& k, uint32_t pc);
 uint32_t line_of(const ptx::Kernel& k, uint32_t pc);
 // The views' description of one memory event, for replayed traces and live runs alike.
 // `served`: how a shared request was served (the simulator's phases), or null.

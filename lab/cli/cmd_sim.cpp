@@ -15,6 +15,7 @@
 #include "lab/compile/nvrtc.h"
 #include "lab/cuda/backend.h"
 #include "lab/ptx/parser.h"
+#include "lab/sim/device.h"
 #include "lab/sim/run.h"
 
 namespace lab::cli {
@@ -134,8 +135,12 @@ int run_sim(const SimArgs& a) {
     sim::RunOutcome run = sim::run_kernel(req);
     if (!a.dump_dir.empty()) dump_buffers(read_back(run), run.specs, a.dump_dir);
     SimReport report = build_sim_report(run, req);
-    if (a.json) std::puts(report.json.dump(2).c_str());
-    else std::fputs(report.text.c_str(), stdout);
+    if (a.json) {
+      std::puts(report.json.dump(2).c_str());
+    } else {
+      std::fputs(run.result.printf_output.c_str(), stdout);  // the kernel's printf, in warp order
+      std::fputs(report.text.c_str(), stdout);
+    }
     return run.result.ok ? kExitOk : kExitKernelFault;
   } catch (const compile::CompileError& e) {
     return fail_usage("compile", e.what());

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "lab/bench/published.h"
 #include "lab/bench/validate.h"
 #include "lab/cli/command.h"
 #include "lab/cli/gpu_option.h"
@@ -17,9 +18,27 @@ namespace {
 
 struct ValidateArgs {
   bench::ValidateOptions o;
+  bench::PublishedOptions pub;  // --published: timings others published (lab/bench/published.h)
   std::string gpu = "H100";
   bool json = false, quiet = false;
 };
+
+// gpulab validate --published FILE --mirror DIR: markdown (or --json) on stdout.
+int run_published_cmd(ValidateArgs& a, const std::string& command_line) {
+  a.pub.threads = a.o.threads;
+  if (!a.quiet) a.pub.progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
+  bench::PublishedReport rep;
+  try {
+    rep = bench::run_published(a.pub);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpulab validate --published: %s\n", e.what());
+    return kExitUsage;
+  }
+  rep.command = command_line;
+  if (a.json) std::puts(bench::published_json(rep).dump(2).c_str());
+  else std::fputs(bench::format_published_markdown(rep).c_str(), stdout);
+  return kExitOk;
+}
 
 std::string self_exe() {
   char buf[4096];
@@ -67,6 +86,14 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--record", a->o.record, "write the live GPU side to this JSON file");
   cmd->add_option("--only", a->o.only, "only these versions");
   cmd->add_option("--threads", a->o.threads, "simulator workers (0 = all cores)");
+  cmd->add_option("--published", a->pub.file,
+                  "timings others published (docs/fidelity/published.json): predict each kernel beside them");
+  cmd->add_option("--mirror", a->pub.mirror, "with --published: folder of repository snapshots (owner+name/repo)");
+  cmd->add_option("--table", a->pub.only_tables, "with --published: only these tables");
+  cmd->add_option("--label", a->pub.only_kernels, "with --published: only these kernels (labels)");
+  cmd->add_option("--sample-blocks", a->pub.sample_blocks,
+                  "with --published: simulate at most this many blocks (first rows of the grid) and scale their "
+                  "counters to the grid (0 = whole grid)");
   cmd->add_flag("--json", a->json, "JSON instead of the table");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->callback([a, &rc, cmd] {
@@ -74,7 +101,17 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
     for (const auto* opt : cmd->get_options())
       if (opt->count() && opt->get_name() != "--help")
         for (const auto& r : opt->results()) line += fmt::format(" {} {}", opt->get_name(), r);
-    rc = run_validate_cmd(*a, line);
+    if (!a->pub.file.empty()) {
+      if (a->pub.mirror.empty()) {
+        std::fprintf(stderr, "gpulab validate --published: give --mirror DIR, the folder holding the snapshots of "
+                             "the repositories the file names (DIR/owner+name/repo, a git directory)\n");
+        rc = kExitUsage;
+      } else {
+        rc = run_published_cmd(*a, line);
+      }
+    } else {
+      rc = run_validate_cmd(*a, line);
+    }
   });
 });
 

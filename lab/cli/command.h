@@ -21,4 +21,9 @@ constexpr int kExitUsage = 2;        // usage, compile or argument errors
 using CommandSetup = std::function<void(CLI::App& app, int& exit_code)>;
 bool register_command(CommandSetup setup);
 
+// The arguments after a bare `--`, set aside by main() before parsing: the
+// program's own arguments for `gpulab run PROGRAM.cu -- ARGS` (CLI11 would
+// read them as gpulab's). Other commands refuse them.
+std::vector<std::string>& passthrough_args();
+
 }  // namespace lab::cli

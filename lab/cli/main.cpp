@@ -2,6 +2,7 @@
 // registers itself through register_command; this file parses and dispatches.
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "lab/cli/command.h"
@@ -15,6 +16,10 @@ bool register_command(CommandSetup setup) {
   registry().push_back(std::move(setup));
   return true;
 }
+std::vector<std::string>& passthrough_args() {
+  static std::vector<std::string> args;
+  return args;
+}
 }  // namespace lab::cli
 
 int main(int argc, char** argv) {
@@ -22,6 +27,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = lab::cli::kExitOk;
   for (auto& setup : lab::cli::registry()) setup(app, exit_code);
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) != "--") continue;
+    if (std::string(argv[1]) != "run") {
+      std::fprintf(stderr, "gpulab: arguments after `--` are only for `gpulab run PROGRAM.cu -- ARGS`\n");
+      return lab::cli::kExitUsage;
+    }
+    for (int j = i + 1; j < argc; ++j) lab::cli::passthrough_args().push_back(argv[j]);
+    argc = i;
+    break;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

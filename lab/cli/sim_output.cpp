@@ -42,6 +42,7 @@ SimReport build_sim_report(const sim::RunOutcome& run, const sim::RunRequest& re
   r.json = {{"kernel", run.kernel().name}, {"backend", "sim"}, {"gpu", std::string(req.gpu->name)},
             {"grid", dim_json(req.launch.grid)}, {"block", dim_json(req.launch.block)},
             {"ok", res.ok}, {"errors", errors}, {"metrics", metrics}};
+  if (!res.printf_output.empty()) r.json["printf"] = res.printf_output;  // the kernel's printf output
 
   // The machine model's view: registers and static shared memory from ptxas
   // for the model's architecture, then memory metrics, occupancy, the

@@ -60,7 +60,10 @@ std::string cache_dir() {
 std::string compile_to_ptx(const std::string& source, const std::string& filename,
                            const CompileOptions& options) {
   std::vector<std::string> args = {"--gpu-architecture=" + options.arch, "-std=c++17",
-                                   "-default-device", "-I" GPULAB_CUDA_INCLUDE};
+                                   "-default-device", "-I" GPULAB_CUDA_INCLUDE,
+                                   // CUDA 13 keeps libcu++/CUB/Thrust (CCCL) in include/cccl; nvcc adds it
+                                   // itself, NVRTC does not (cooperative_groups.h needs cuda/std/*).
+                                   "-I" GPULAB_CUDA_INCLUDE "/cccl"};
   if (options.lineinfo) args.push_back("-lineinfo");
   for (const auto& d : options.defines) args.push_back("-D" + d);
   for (const auto& i : options.include_dirs) args.push_back("-I" + i);

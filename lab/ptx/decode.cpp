@@ -14,21 +14,6 @@ namespace {
 
 [[noreturn]] void fail(std::string msg) { throw DecodeError{std::move(msg)}; }
 
-Type type_from(std::string_view w) {
-  // PTX ISA 9.x section 5.2.
-  static const struct { std::string_view name; Type t; } kTypes[] = {
-      {"pred", Type::Pred}, {"b8", Type::B8},     {"b16", Type::B16},       {"b32", Type::B32},
-      {"b64", Type::B64},   {"b128", Type::B128}, {"u8", Type::U8},         {"u16", Type::U16},
-      {"u32", Type::U32},   {"u64", Type::U64},   {"s8", Type::S8},         {"s16", Type::S16},
-      {"s32", Type::S32},   {"s64", Type::S64},   {"f16", Type::F16},       {"f16x2", Type::F16x2},
-      {"bf16", Type::BF16}, {"bf16x2", Type::BF16x2}, {"tf32", Type::TF32}, {"f32", Type::F32},
-      {"f64", Type::F64},   {"e4m3", Type::E4M3}, {"e5m2", Type::E5M2},
-  };
-  for (const auto& e : kTypes)
-    if (w == e.name) return e.t;
-  return Type::None;
-}
-
 struct Mods {
   Type types[4] = {};
   int ntypes = 0;
@@ -51,7 +36,7 @@ Mods classify(std::string_view opcode, std::string_view* base) {
     size_t next = opcode.find('.', dot + 1);
     std::string_view w = opcode.substr(dot + 1, next == std::string_view::npos ? next : next - dot - 1);
     dot = next;
-    if (Type t = type_from(w); t != Type::None) {
+    if (Type t = type_from_name(w); t != Type::None) {
       if (m.ntypes == 4) fail("too many type modifiers");
       m.types[m.ntypes++] = t;
       continue;
@@ -226,33 +211,13 @@ void require_addr(const Operand& o, std::string_view opcode) {
   if (o.kind != OperandKind::Addr) fail("'" + std::string(opcode) + "': expected an address [...]");
 }
 
-struct Simple {
-  std::string_view base;
-  Op op;
-  uint8_t lo, hi;
-};
-// Families whose operands are plain PTX order (d, a, b, c ...).
-constexpr Simple kSimple[] = {
-    {"add", Op::Add, 3, 3},       {"sub", Op::Sub, 3, 3},       {"mul", Op::Mul, 3, 3},
-    {"mad", Op::Mad, 4, 4},       {"mul24", Op::Mul24, 3, 3},   {"mad24", Op::Mad24, 4, 4},
-    {"sad", Op::Sad, 4, 4},       {"div", Op::Div, 3, 3},       {"rem", Op::Rem, 3, 3},
-    {"abs", Op::Abs, 2, 2},       {"neg", Op::Neg, 2, 2},       {"min", Op::Min, 3, 4},
-    {"max", Op::Max, 3, 4},       {"popc", Op::Popc, 2, 2},     {"clz", Op::Clz, 2, 2},
-    {"bfind", Op::Bfind, 2, 2},   {"fns", Op::Fns, 4, 4},       {"brev", Op::Brev, 2, 2},
-    {"bfe", Op::Bfe, 4, 4},       {"bfi", Op::Bfi, 5, 5},       {"prmt", Op::Prmt, 4, 4},
-    {"dp4a", Op::Dp4a, 4, 4},     {"dp2a", Op::Dp2a, 4, 4},     {"addc", Op::AddC, 3, 3},
-    {"subc", Op::SubC, 3, 3},     {"madc", Op::MadC, 4, 4},     {"and", Op::And, 3, 3},
-    {"or", Op::Or, 3, 3},         {"xor", Op::Xor, 3, 3},       {"not", Op::Not, 2, 2},
-    {"cnot", Op::Cnot, 2, 2},     {"lop3", Op::Lop3, 5, 5},     {"shl", Op::Shl, 3, 3},
-    {"shr", Op::Shr, 3, 3},       {"shf", Op::Shf, 4, 4},       {"fma", Op::Fma, 4, 4},
-    {"rcp", Op::Rcp, 2, 2},       {"sqrt", Op::Sqrt, 2, 2},     {"rsqrt", Op::Rsqrt, 2, 2},
-    {"sin", Op::Sin, 2, 2},       {"cos", Op::Cos, 2, 2},       {"lg2", Op::Lg2, 2, 2},
-    {"ex2", Op::Ex2, 2, 2},       {"tanh", Op::Tanh, 2, 2},     {"copysign", Op::Copysign, 3, 3},
-    {"testp", Op::Testp, 2, 2},   {"selp", Op::Selp, 4, 4},     {"slct", Op::Slct, 4, 4},
-    {"mov", Op::Mov, 2, 2},       {"cvt", Op::Cvt, 2, 3},       {"cvta", Op::Cvta, 2, 2},
-    {"isspacep", Op::Isspacep, 2, 2}, {"activemask", Op::Activemask, 1, 1},
-    {"nanosleep", Op::Nanosleep, 1, 1},
-};
+// Families whose operands are plain PTX order (d, a, b, c ...): the rows of
+// the opcode table (opcodes.def) that give operand counts.
+Op plain_family(std::string_view base) {
+  for (size_t i = 0; i < size_t(Op::Count_); ++i)
+    if (kOpTable[i].min_ops && base == kOpTable[i].name) return Op(i);
+  return Op::Invalid;
+}
 
 }  // namespace
 
@@ -300,22 +265,21 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
   };
 
   // ---- plain PTX-order families --------------------------------------------
-  for (const Simple& s : kSimple) {
-    if (base != s.base) continue;
-    in.op = s.op;
-    check_count(raw, s.lo, s.hi, opcode);
+  if (const Op plain = plain_family(base); plain != Op::Invalid) {
+    in.op = plain;
+    check_count(raw, op_info(plain).min_ops, op_info(plain).max_ops, opcode);
     copy_ops(in, raw);
-    switch (s.op) {
+    switch (plain) {
       case Op::Mul: case Op::Mad: case Op::MadC: case Op::Dp2a: {
         if (take(m, "lo")) in.mul = MulMode::Lo;
         else if (take(m, "hi")) in.mul = MulMode::Hi;
         else if (take(m, "wide")) in.mul = MulMode::Wide;
-        if (s.op == Op::Mad && (in.flags & kFlagCarryOut)) in.op = Op::MadCC;
+        if (plain == Op::Mad && (in.flags & kFlagCarryOut)) in.op = Op::MadCC;
         set_types(1, 2);
         break;
       }
       case Op::Add: case Op::Sub:
-        if (in.flags & kFlagCarryOut) in.op = s.op == Op::Add ? Op::AddCC : Op::SubCC;
+        if (in.flags & kFlagCarryOut) in.op = plain == Op::Add ? Op::AddCC : Op::SubCC;
         set_types(1, 1);
         break;
       case Op::Mul24: case Op::Mad24:
@@ -376,7 +340,7 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
         set_types(1, 1);
         break;
     }
-    if (s.op != Op::Cvta && s.op != Op::Isspacep && m.nspaces) fail("'" + std::string(opcode) + "': unexpected state space");
+    if (plain != Op::Cvta && plain != Op::Isspacep && m.nspaces) fail("'" + std::string(opcode) + "': unexpected state space");
     no_rest(m, opcode);
     // Float literals.
     for (int i = 0; i < in.num_ops; ++i) {

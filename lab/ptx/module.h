@@ -6,7 +6,7 @@
 //
 // Index
 //   [TYPES]     scalar types and their sizes
-//   [OPCODES]   the opcode enum: one entry per PTX instruction family
+//   [OPCODES]   the opcode enum: generated from lab/ptx/opcodes.def
 //   [MODIFIERS] rounding, comparison, memory space, ... as small enums
 //   [OPERANDS]  Operand: register slot, immediate, address, vector, special register
 //   [INSTR]     Instr: one decoded instruction
@@ -16,7 +16,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "lab/ptx/opcodes.h"
 
 namespace lab::ptx {
 
@@ -63,40 +66,11 @@ constexpr bool type_is_float(Type t) {
          t == Type::TF32 || t == Type::F32 || t == Type::F64;
 }
 const char* type_name(Type t);  // ".f32" style, for messages
+Type type_from_name(std::string_view w);  // "f32" (no dot) -> F32; None if not a type
 
 // [OPCODES] ------------------------------------------------------------------
-// One enum value per instruction family (PTX ISA 9.x chapter 9). Variants
-// (.lo/.hi/.wide, .approx, vector width, ...) are modifiers on the Instr.
-enum class Op : uint16_t {
-  Invalid,
-  // integer / bit arithmetic (9.7.1, 9.7.8)
-  Add, Sub, Mul, Mad, Mul24, Mad24, Sad, Div, Rem, Abs, Neg, Min, Max,
-  Popc, Clz, Bfind, Fns, Brev, Bfe, Bfi, Prmt, Dp4a, Dp2a,
-  AddCC, AddC, SubCC, SubC, MadCC, MadC,   // extended-precision carry chain
-  And, Or, Xor, Not, Cnot, Lop3, Shl, Shr, Shf,
-  // floating point (9.7.3, 9.7.4)
-  Fma, Rcp, Sqrt, Rsqrt, Sin, Cos, Lg2, Ex2, Tanh, Copysign, Testp,
-  // comparison and selection (9.7.6)
-  Setp, Set, Selp, Slct,
-  // data movement and conversion (9.7.9)
-  Mov, Cvt, Cvta, Ld, Ldu, St, Prefetch, Isspacep,
-  // atomics (9.7.13)
-  Atom, Red,
-  // control flow (9.7.12)
-  Bra, Call, Ret, Exit,
-  // synchronisation and warp-level (9.7.13)
-  BarSync, BarArrive, BarRed, Membar, Fence, ShflSync, VoteSync, MatchSync,
-  Activemask, ReduxSync, Nanosleep,
-  BarWarpSync,  // bar.warp.sync membermask (__syncwarp): ops[0] = membermask
-  // async copy (9.7.9.25)
-  CpAsync, CpAsyncCommitGroup, CpAsyncWaitGroup, CpAsyncWaitAll,
-  // matrix (9.7.14 wmma, 9.7.15 mma, ldmatrix)
-  WmmaLoadA, WmmaLoadB, WmmaLoadC, WmmaStoreD, WmmaMma, Mma, Ldmatrix, Stmatrix,
-  // pseudo-instructions the interpreter needs
-  Nop,        // e.g. .pragma, pmevent
-  Count_
-};
-const char* op_name(Op op);
+// enum class Op, op_info(op) and op_name(op) come from the opcode table
+// (lab/ptx/opcodes.def via lab/ptx/opcodes.h).
 
 // [MODIFIERS] ----------------------------------------------------------------
 enum class Space : uint8_t { Generic, Global, Shared, Local, Param, Const, SharedCluster };
@@ -154,8 +128,13 @@ enum class Special : uint8_t {
   LanemaskEq, LanemaskLe, LanemaskLt, LanemaskGe, LanemaskGt,
   Clock, Clock64, Globaltimer, GlobaltimerLo, GlobaltimerHi,
   DynamicSmemSize, TotalSmemSize,
+  ReservedSmemBegin, ReservedSmemEnd, ReservedSmemCap, ReservedSmem0, ReservedSmem1,
   Count_
 };
+
+// Instr::mode of an Op::Call: the CUDA device-runtime function it calls
+// (every other call is inlined by the parser).
+enum class DeviceCall : uint8_t { None, Vprintf, Assertfail };
 
 // [OPERANDS] -----------------------------------------------------------------
 // Every register of a kernel gets one 64-bit slot per lane (predicates too:

@@ -49,21 +49,19 @@ const std::unordered_map<std::string_view, Special>& special_registers() {
       {"%globaltimer_lo", Special::GlobaltimerLo}, {"%globaltimer_hi", Special::GlobaltimerHi},
       {"%dynamic_smem_size", Special::DynamicSmemSize},
       {"%total_smem_size", Special::TotalSmemSize},
+      // Shared memory the driver reserves per block; cooperative groups keep
+      // their multi-warp scratch there (cooperative_groups/details/memory.h).
+      {"%reserved_smem_offset_begin", Special::ReservedSmemBegin},
+      {"%reserved_smem_offset_end", Special::ReservedSmemEnd},
+      {"%reserved_smem_offset_cap", Special::ReservedSmemCap},
+      {"%reserved_smem_offset_0", Special::ReservedSmem0},
+      {"%reserved_smem_offset_1", Special::ReservedSmem1},
   };
   return kMap;
 }
 
 Type type_word(std::string_view w) {  // ".f32" -> F32
-  static const std::unordered_map<std::string_view, Type> kMap = {
-      {".pred", Type::Pred}, {".b8", Type::B8},     {".b16", Type::B16},   {".b32", Type::B32},
-      {".b64", Type::B64},   {".b128", Type::B128}, {".u8", Type::U8},     {".u16", Type::U16},
-      {".u32", Type::U32},   {".u64", Type::U64},   {".s8", Type::S8},     {".s16", Type::S16},
-      {".s32", Type::S32},   {".s64", Type::S64},   {".f16", Type::F16},   {".f16x2", Type::F16x2},
-      {".bf16", Type::BF16}, {".bf16x2", Type::BF16x2}, {".tf32", Type::TF32}, {".f32", Type::F32},
-      {".f64", Type::F64},   {".e4m3", Type::E4M3}, {".e5m2", Type::E5M2},
-  };
-  auto it = kMap.find(w);
-  return it == kMap.end() ? Type::None : it->second;
+  return w.size() > 1 && w[0] == '.' ? type_from_name(w.substr(1)) : Type::None;
 }
 
 struct RegEntry {
@@ -629,6 +627,10 @@ class Parser {
     if (accept(',')) fail(line, "indirect calls with a prototype are not supported", "call");
     expect(';', "after a call");
     auto it = func_defs_.find(callee);
+    if ((it == func_defs_.end() || it->second.body == 0) && device_runtime_call(callee) != DeviceCall::None) {
+      emit_runtime_call(line, callee, rets, args);
+      return;
+    }
     if (it == func_defs_.end() || it->second.body == 0) fail_call(line, std::string(callee));
     const FuncDef& f = it->second;
     for (std::string_view active : inline_stack_)
@@ -668,6 +670,50 @@ class Parser {
       if (r->second < 0) klocal_index_.erase(r->first);
       else klocal_index_[r->first] = static_cast<uint32_t>(r->second);
     }
+  }
+
+  // vprintf (printf) and __assertfail (assert) are the CUDA device runtime's,
+  // not PTX the module defines: they stay one `call` instruction whose
+  // operands are the local-frame offsets of the call's .param variables
+  // (ops[0] the result or None, ops[1..] the arguments; Instr::mode says which,
+  // ptx::DeviceCall). lab/sim/exec_call.cpp runs them.
+  static ptx::DeviceCall device_runtime_call(std::string_view callee) {
+    if (callee == "vprintf") return DeviceCall::Vprintf;
+    if (callee == "__assertfail") return DeviceCall::Assertfail;
+    return DeviceCall::None;
+  }
+  void emit_runtime_call(uint32_t line, std::string_view callee, const std::vector<std::string_view>& rets,
+                         const std::vector<std::string_view>& args) {
+    DeviceCall which = device_runtime_call(callee);
+    size_t want = which == DeviceCall::Vprintf ? 2 : 5;
+    if (args.size() != want || rets.size() > 1 || size_t(1) + args.size() > size_t(kMaxOperands))
+      fail(line, "call to '" + std::string(callee) + "' with the wrong number of arguments", "call");
+    Instr in;
+    in.op = Op::Call;
+    in.mode = uint8_t(which);
+    in.ptx_line = line;
+    auto frame_addr = [&](std::string_view var) {
+      auto a = klocal_index_.find(var);
+      if (a == klocal_index_.end() || !call_param_vars_.count(a->second))
+        fail(line, "call argument '" + std::string(var) + "' is not a declared .param", "call");
+      Operand o;
+      o.kind = OperandKind::Addr;
+      o.space = Space::Local;
+      o.imm = static_cast<int64_t>(k_.local_vars[a->second].offset);
+      return o;
+    };
+    if (!rets.empty()) in.ops[0] = frame_addr(rets[0]);
+    for (size_t i = 0; i < args.size(); ++i) in.ops[1 + i] = frame_addr(args[i]);
+    in.num_ops = uint8_t(1 + args.size());
+    if (loc_dirty_) {
+      const SourceLoc& last = k_.locs.back();
+      if (k_.locs.size() == 1 || last.file != cur_loc_.file || last.line != cur_loc_.line || last.column != cur_loc_.column)
+        k_.locs.push_back(cur_loc_);
+      cur_loc_index_ = static_cast<uint32_t>(k_.locs.size() - 1);
+      loc_dirty_ = false;
+    }
+    in.loc = cur_loc_index_;
+    k_.code.push_back(in);
   }
 
   [[noreturn]] void fail_call(uint32_t line, const std::string& callee) {

@@ -16,6 +16,23 @@
 //  [H100] NVIDIA H100 Tensor Core GPU datasheet (SXM5) and the NVIDIA H100
 //         Tensor Core GPU Architecture whitepaper (2022).
 //  [H200] NVIDIA H200 Tensor Core GPU datasheet (SXM, 141 GB HBM3e).
+//  [V100] NVIDIA Tesla V100 GPU Architecture whitepaper (2017, Table 1: Tesla
+//         V100 SXM2) and the NVIDIA V100 Tensor Core GPU datasheet (SXM2 16/32 GB).
+//  [GA102] NVIDIA Ampere GA102 GPU Architecture whitepaper v2.1 (2021),
+//         Appendix A tables (GeForce RTX 3090, NVIDIA RTX A6000, NVIDIA A10).
+//  [3090] NVIDIA GeForce RTX 3090 product specifications page.
+//  [A6000] NVIDIA RTX A6000 datasheet (2021).
+//  [A10]  NVIDIA A10 Tensor Core GPU datasheet (2021).
+//  [L4]   NVIDIA L4 Tensor Core GPU datasheet (2023).
+//  [L40S] NVIDIA L40S GPU datasheet (2023) and the Ada whitepaper [ADA] (AD102 SM).
+//  [MB-V] Jia, Maggioni, Staiger, Scarpazza, "Dissecting the NVIDIA Volta GPU
+//         Architecture via Microbenchmarking" (arXiv:1804.06826, 2018): V100
+//         latencies (shared ~19, L2 hit ~193 cycles, global ~400 cycles) and
+//         measured L2 bandwidth (~2155 GB/s).
+//  Where no microbenchmark of a chip was found (GA102, AD104, the L40S's
+//  AD102), latencies are those of the same SM generation's measured chip in
+//  this table (A100 for Ampere, RTX 4090 for Ada), and the L2 bandwidth is the
+//  RTX 4090's measured 16 B/clk per SM times the SM count; each such line says so.
 //  [MB]   Microbenchmark figures (NVIDIA publishes no latencies): Jia et al.,
 //         "Dissecting the NVidia Turing T4 GPU via Microbenchmarking" (2019);
 //         Jia et al., Ampere microbenchmarks; Luo et al., "Benchmarking and
@@ -203,9 +220,197 @@ GpuModel make_h200() {
   return m;
 }
 
-const std::array<GpuModel, 5>& table() {
-  static const std::array<GpuModel, 5> models = {make_t4(), make_a100(), make_rtx4090(), make_h100(),
-                                                 make_h200()};
+
+GpuModel make_v100() {
+  GpuModel m;
+  m.name = "V100";
+  m.full_name = "NVIDIA Tesla V100 SXM2 32GB";
+  m.architecture = "Volta";
+  m.cc_major = 7, m.cc_minor = 0;                 // [PG]
+  // CUDA 13.0, the lab's toolkit, dropped sm_70 as a compilation target
+  // (CUDA 13.0 release notes: Maxwell, Pascal and Volta removed from
+  // NVRTC/ptxas). Kernels are compiled for sm_75, the nearest target of the
+  // same SM 7.x instruction set, and ptxas's register counts are sm_75's;
+  // limits and occupancy use compute capability 7.0 above.
+  m.sm_arch = "sm_75", m.ptx_target = "compute_75";
+  m.sm_count = 80;                                // [V100] Table 1: 80 SMs (5120 FP32 cores)
+  m.boost_clock_hz = 1530e6;                      // [V100] Table 1: GPU boost clock 1530 MHz
+  m.max_warps_per_sm = 64;                        // [PG] cc 7.0: 2048 threads per SM
+  m.max_threads_per_sm = 2048;
+  m.max_blocks_per_sm = 32;                       // [PG] cc 7.0, [OCC]
+  m.max_regs_per_thread = 255;                    // [PG]
+  m.shared_per_sm = 96 * KiB;                     // [PG] cc 7.0: 96 KB
+  m.shared_per_block_optin = 96 * KiB;            // [PG] cc 7.0: 96 KB with opt-in
+  m.reserved_shared_per_block = 0;                // [PG] reservation starts at cc 8.0
+  m.shared_alloc_granularity = 256;               // [OCC] cc 7.x
+  m.fp32_lanes_per_sm = 64;                       // [V100] Volta SM: 64 FP32 cores
+  m.fp64_lanes_per_sm = 32;                       // [V100] Volta SM: 32 FP64 cores
+  m.int32_lanes_per_sm = 64;                      // [V100] Volta SM: 64 INT32 cores
+  m.sfu_lanes_per_sm = 16;                        // [V100] SM diagram: 4 SFU per partition
+  m.lsu_lanes_per_sm = 32;                        // [V100] SM diagram: 8 LD/ST per partition
+  m.dram_bytes = 32 * GB;                         // [V100] datasheet: 32 GB HBM2 (16 GB model: V100-16GB)
+  m.dram_bytes_per_s = 900 * G;                   // [V100] 900 GB/s HBM2
+  m.l2_bytes = 6 * MiB;                           // [V100] Table 1: 6144 KB L2
+  m.l2_bytes_per_clock = 1408;                    // [MB-V] 2155 GB/s measured / 1.53 GHz
+  m.host_bytes_per_s = 16 * G;                    // PCIe Gen3 x16 host link, one direction (NVLink is GPU-GPU)
+  m.dram_latency_cycles = 400;                    // [MB-V] global memory, TLB hit
+  m.l2_latency_cycles = 193;                      // [MB-V]
+  m.shared_latency_cycles = 19;                   // [MB-V]
+  m.fp32_flops = 15.7 * T;                        // [V100] SXM2: 15.7 TFLOPS
+  m.fp64_flops = 7.8 * T;                         // [V100] SXM2: 7.8 TFLOPS
+  m.fp16_tensor_flops = 125 * T;                  // [V100] SXM2: 125 tensor TFLOPS (FP16 in, FP32 accumulate)
+  m.bf16_tensor_flops = 0;                        // no BF16 tensor cores before Ampere
+  m.tf32_tensor_flops = 0;                        // no TF32 before Ampere
+  m.int8_tensor_ops = 0;                          // Volta tensor cores have no INT8 mode (dp4a is not a tensor op)
+  return m;
+}
+
+GpuModel make_v100_16gb() {
+  // The 16 GB V100 SXM2 differs from the 32 GB one only in capacity.
+  GpuModel m = make_v100();
+  m.name = "V100-16GB";
+  m.full_name = "NVIDIA Tesla V100 SXM2 16GB";
+  m.dram_bytes = 16 * GB;                         // [V100] datasheet: 16 GB HBM2
+  return m;
+}
+
+// The GA102 cards share the cc 8.6 SM: 128 FP32 lanes (64 dedicated + 64
+// shared with INT32), 2 FP64 units (1/64 rate), 4 LD/ST and 4 SFU per partition.
+GpuModel ga102_common() {
+  GpuModel m;
+  m.architecture = "Ampere";
+  m.cc_major = 8, m.cc_minor = 6;                 // [PG]
+  m.sm_arch = "sm_86", m.ptx_target = "compute_86";
+  m.max_warps_per_sm = 48;                        // [PG] cc 8.6: 1536 threads per SM
+  m.max_threads_per_sm = 1536;
+  m.max_blocks_per_sm = 16;                       // [PG] cc 8.6, [OCC]
+  m.max_regs_per_thread = 255;
+  m.shared_per_sm = 100 * KiB;                    // [PG] cc 8.6: 100 KB
+  m.shared_per_block_optin = 99 * KiB;            // [PG] cc 8.6: 99 KB per block
+  m.reserved_shared_per_block = 1 * KiB;          // [PG]
+  m.shared_alloc_granularity = 128;               // [OCC]
+  m.fp32_lanes_per_sm = 128;                      // [GA102] SM: 128 FP32 cores
+  m.fp64_lanes_per_sm = 2;                        // [GA102] 2 FP64 units per SM (1/64 of FP32)
+  m.int32_lanes_per_sm = 64;                      // [GA102] 16 INT32 per partition
+  m.sfu_lanes_per_sm = 16;                        // [GA102] SM diagram: 4 SFU per partition
+  m.lsu_lanes_per_sm = 16;                        // [GA102] SM diagram: 4 LD/ST per partition
+  m.l2_bytes = 6 * MiB;                           // [GA102] 6144 KB L2 (full GA102)
+  m.host_bytes_per_s = 32 * G;                    // PCIe Gen4 x16, one direction
+  m.dram_latency_cycles = 470;                    // A100's [MB] (same Ampere SM generation; see header)
+  m.l2_latency_cycles = 260;                      // A100's [MB] (see header)
+  m.shared_latency_cycles = 30;                   // A100's [MB] (see header)
+  return m;
+}
+
+GpuModel make_rtx3090() {
+  GpuModel m = ga102_common();
+  m.name = "RTX3090";
+  m.full_name = "NVIDIA GeForce RTX 3090 (GA102, 24 GB GDDR6X)";
+  m.sm_count = 82;                                // [GA102] Appendix A: 82 SMs (10496 CUDA cores)
+  m.boost_clock_hz = 1695e6;                      // [3090] boost clock 1.70 GHz; [GA102] 1695 MHz
+  m.dram_bytes = 24 * GB;                         // [3090] 24 GB GDDR6X
+  m.dram_bytes_per_s = 936 * G;                   // [GA102] 936 GB/s (19.5 Gbps, 384-bit)
+  m.l2_bytes_per_clock = 1312;                    // 16 B/clk/SM x 82 (see header)
+  m.fp32_flops = 35.6 * T;                        // [GA102] peak FP32 35.6 TFLOPS
+  m.fp64_flops = 0.556 * T;                       // 82 SM x 2 x 2 x 1.695 GHz (1/64 of FP32)
+  m.fp16_tensor_flops = 71 * T;                   // [GA102] FP16 with FP32 accumulate: 71 dense
+                                                  //         (142 with FP16 accumulate)
+  m.bf16_tensor_flops = 71 * T;                   // [GA102] BF16 (FP32 accumulate) 71 dense
+  m.tf32_tensor_flops = 35.6 * T;                 // [GA102] TF32 35.6 dense
+  m.int8_tensor_ops = 284 * T;                    // [GA102] INT8 284 dense
+  return m;
+}
+
+GpuModel make_a6000() {
+  GpuModel m = ga102_common();
+  m.name = "A6000";
+  m.full_name = "NVIDIA RTX A6000 (GA102, 48 GB GDDR6)";
+  m.sm_count = 84;                                // [A6000] 10752 CUDA cores / 128 per SM
+  m.boost_clock_hz = 1800e6;                      // [GA102] RTX A6000 boost clock 1800 MHz
+  m.dram_bytes = 48 * GB;                         // [A6000] 48 GB GDDR6 with ECC
+  m.dram_bytes_per_s = 768 * G;                   // [A6000] 768 GB/s
+  m.l2_bytes_per_clock = 1344;                    // 16 B/clk/SM x 84 (see header)
+  m.fp32_flops = 38.7 * T;                        // [A6000] single precision 38.7 TFLOPS
+  m.fp64_flops = 0.605 * T;                       // 84 SM x 2 x 2 x 1.8 GHz (1/64 of FP32)
+  m.fp16_tensor_flops = 154.8 * T;                // [A6000] tensor 309.7 TFLOPS with sparsity, 154.8 dense;
+                                                  //   professional GA102: FP32 accumulate at full rate [GA102]
+  m.bf16_tensor_flops = 154.8 * T;                // [GA102] same rate as FP16
+  m.tf32_tensor_flops = 77.4 * T;                 // [GA102] half the FP16 rate
+  m.int8_tensor_ops = 309.7 * T;                  // [GA102] twice the FP16 rate, dense
+  return m;
+}
+
+GpuModel make_a10() {
+  GpuModel m = ga102_common();
+  m.name = "A10";
+  m.full_name = "NVIDIA A10 (GA102, 24 GB GDDR6)";
+  m.sm_count = 72;                                // [A10] 9216 CUDA cores / 128 per SM
+  m.boost_clock_hz = 1695e6;                      // [GA102] A10 boost clock 1695 MHz
+  m.dram_bytes = 24 * GB;                         // [A10] 24 GB GDDR6
+  m.dram_bytes_per_s = 600 * G;                   // [A10] 600 GB/s
+  m.l2_bytes_per_clock = 1152;                    // 16 B/clk/SM x 72 (see header)
+  m.fp32_flops = 31.2 * T;                        // [A10] FP32 31.2 TFLOPS
+  m.fp64_flops = 0.488 * T;                       // 72 SM x 2 x 2 x 1.695 GHz (1/64 of FP32)
+  m.fp16_tensor_flops = 125 * T;                  // [A10] FP16 tensor 125 dense (250 with sparsity)
+  m.bf16_tensor_flops = 125 * T;                  // [A10] BF16 tensor 125 dense
+  m.tf32_tensor_flops = 62.5 * T;                 // [A10] TF32 62.5 dense
+  m.int8_tensor_ops = 250 * T;                    // [A10] INT8 250 dense
+  return m;
+}
+
+// The Ada cards share the cc 8.9 SM of the RTX 4090 entry above.
+GpuModel ada_common() {
+  GpuModel m = make_rtx4090();
+  m.lsu_lanes_per_sm = 16;                        // [ADA] SM diagram: 4 LD/ST per partition
+  return m;
+}
+
+GpuModel make_l4() {
+  GpuModel m = ada_common();
+  m.name = "L4";
+  m.full_name = "NVIDIA L4 (AD104, 24 GB GDDR6)";
+  m.sm_count = 58;                                // [L4] 7424 CUDA cores / 128 per SM
+  m.boost_clock_hz = 2040e6;                      // [L4] max boost 2040 MHz
+  m.dram_bytes = 24 * GB;                         // [L4] 24 GB GDDR6
+  m.dram_bytes_per_s = 300 * G;                   // [L4] 300 GB/s
+  m.l2_bytes = 48 * MiB;                          // [L4] 48 MB L2
+  m.l2_bytes_per_clock = 928;                     // 16 B/clk/SM x 58 (see header)
+  m.host_bytes_per_s = 32 * G;                    // [L4] PCIe Gen4 x16: 64 GB/s both directions
+  m.fp32_flops = 30.3 * T;                        // [L4] FP32 30.3 TFLOPS
+  m.fp64_flops = 0.473 * T;                       // 58 SM x 2 x 2 x 2.04 GHz (1/64 of FP32)
+  m.fp16_tensor_flops = 121 * T;                  // [L4] FP16 tensor 242 with sparsity, 121 dense
+  m.bf16_tensor_flops = 121 * T;                  // [L4] BF16 tensor 242 with sparsity
+  m.tf32_tensor_flops = 60 * T;                   // [L4] TF32 120 with sparsity
+  m.int8_tensor_ops = 242.5 * T;                  // [L4] INT8 485 with sparsity
+  return m;
+}
+
+GpuModel make_l40s() {
+  GpuModel m = ada_common();
+  m.name = "L40S";
+  m.full_name = "NVIDIA L40S (AD102, 48 GB GDDR6)";
+  m.sm_count = 142;                               // [L40S] 18176 CUDA cores / 128 per SM
+  m.boost_clock_hz = 2520e6;                      // [L40S] max boost 2520 MHz
+  m.dram_bytes = 48 * GB;                         // [L40S] 48 GB GDDR6 with ECC
+  m.dram_bytes_per_s = 864 * G;                   // [L40S] 864 GB/s
+  m.l2_bytes = 96 * MiB;                          // [L40S] 96 MB L2
+  m.l2_bytes_per_clock = 2272;                    // 16 B/clk/SM x 142 (see header)
+  m.host_bytes_per_s = 32 * G;                    // [L40S] PCIe Gen4 x16: 64 GB/s both directions
+  m.fp32_flops = 91.6 * T;                        // [L40S] FP32 91.6 TFLOPS
+  m.fp64_flops = 1.43 * T;                        // 142 SM x 2 x 2 x 2.52 GHz (1/64 of FP32)
+  m.fp16_tensor_flops = 362.05 * T;               // [L40S] FP16 733 with sparsity, 362.05 dense
+                                                  //   (data-center Ada: FP32 accumulate at full rate)
+  m.bf16_tensor_flops = 362.05 * T;               // [L40S] BF16 362.05 dense
+  m.tf32_tensor_flops = 183 * T;                  // [L40S] TF32 366 with sparsity
+  m.int8_tensor_ops = 733 * T;                    // [L40S] INT8 1466 with sparsity
+  return m;
+}
+
+// Appended in the order they came; indices are used by the alias table below.
+const std::array<GpuModel, 12>& table() {
+  static const std::array<GpuModel, 12> models = {make_t4(),      make_a100(),  make_rtx4090(), make_h100(),
+                                                  make_h200(),    make_v100(),  make_v100_16gb(), make_rtx3090(),
+                                                  make_a6000(),   make_a10(),   make_l4(),      make_l40s()};
   return models;
 }
 
@@ -232,12 +437,19 @@ const GpuModel& gpu_model(std::string_view name) {
       {"rtx4090", 2},   {"4090", 2},       {"geforcertx4090", 2}, {"ad102", 2},
       {"h100", 3},      {"h100sxm", 3},    {"h100sxm5", 3},    {"h100sxm580gb", 3},
       {"h200", 4},      {"h200sxm", 4},
+      {"v100", 5},      {"v100sxm2", 5},   {"v10032gb", 5},    {"v100sxm232gb", 5}, {"teslav100", 5},
+      {"v10016gb", 6},  {"v100sxm216gb", 6},
+      {"rtx3090", 7},   {"3090", 7},       {"geforcertx3090", 7},
+      {"a6000", 8},     {"rtxa6000", 8},   {"nvidiartxa6000", 8},
+      {"a10", 9},       {"nvidiaa10", 9},  {"a1024gb", 9},
+      {"l4", 10},       {"nvidial4", 10},
+      {"l40s", 11},     {"nvidial40s", 11},
   };
   std::string key = canonical(name);
   for (const auto& a : aliases)
     if (key == a.alias) return table()[size_t(a.index)];
   throw UnknownGpu("unknown GPU model '" + std::string(name) + "': choose one of " + gpu_model_names() +
-                   " (case-insensitive; 4090 and rtx-4090 also work)");
+                   " (case-insensitive; 4090, rtx-4090, 3090, rtx-a6000 also work)");
 }
 
 const GpuModel& default_gpu() { return table()[3]; }

@@ -78,7 +78,8 @@ struct GpuModel {
   double sm_clock_period_s() const { return 1.0 / boost_clock_hz; }
 };
 
-// All models, in a stable order (T4, A100, RTX 4090, H100, H200).
+// All models, in a stable order (T4, A100, RTX 4090, H100, H200, V100,
+// V100-16GB, RTX 3090, RTX A6000, A10, L4, L40S).
 std::span<const GpuModel> all_gpu_models();
 
 // The model `name` names: case-insensitive, aliases accepted ("4090",
@@ -87,7 +88,7 @@ std::span<const GpuModel> all_gpu_models();
 const GpuModel& gpu_model(std::string_view name);
 const GpuModel& default_gpu();  // H100
 
-// Valid names for messages and --help: "T4, A100, RTX4090, H100, H200".
+// Valid names for messages and --help: "T4, A100, RTX4090, H100, H200, V100, ...".
 std::string gpu_model_names();
 
 struct UnknownGpu : std::invalid_argument {

@@ -33,6 +33,9 @@ struct WarpEvent {
   // shared.mask == 0: not a shared access.
   SharedServe shared;
   uint32_t bank_conflicts() const { return uint32_t(sim::bank_conflicts(wavefronts, ideal_wavefronts)); }
+  // The instruction's ptx::kOp* flags from the opcode table (kOpBarrier,
+  // kOpExit, ...), so that event readers need not decode the instruction.
+  uint8_t op_flags = 0;
 };
 
 class EventSink {

@@ -1,6 +1,7 @@
-// lab/sim/exec.cpp: the warp loop. Fetch, guard, count, dispatch to the
-// family that implements the opcode; control flow (bra, exit, ret) and SIMT
-// reconvergence are handled here.
+// lab/sim/exec.cpp: the warp loop. Fetch, guard, count, then one indirect
+// call to the handler resolved for the instruction at launch (resolve_exec,
+// from the opcode table's family, the opcode and the type); control flow
+// (bra, exit, ret) and SIMT reconvergence are handled here.
 //
 // SIMT reconvergence (as in GPGPU-Sim's post-dominator stack): the current
 // path runs with (pc, mask, rpc). A branch that splits the warp at pc with
@@ -110,7 +111,13 @@ static void special_values(WarpContext& c, ptx::Special s, uint64_t* out) {
     case Special::GlobaltimerLo: fill(uint32_t(now_ns() - L.timer_origin_ns)); break;
     case Special::GlobaltimerHi: fill((now_ns() - L.timer_origin_ns) >> 32); break;
     case Special::DynamicSmemSize: fill(L.cfg.dynamic_shared_bytes); break;
-    case Special::TotalSmemSize: fill(L.shared_bytes); break;
+    case Special::TotalSmemSize: fill(L.shared_bytes - L.reserved_smem_bytes); break;
+    // The lab's layout of the reserved region: _0 its first half, _1 its second
+    // (each >= the 288 bytes cooperative groups' scratch needs, memory.h).
+    case Special::ReservedSmemBegin: case Special::ReservedSmem0: fill(L.reserved_smem_offset); break;
+    case Special::ReservedSmem1: fill(L.reserved_smem_offset + L.reserved_smem_bytes / 2); break;
+    case Special::ReservedSmemEnd: fill(L.reserved_smem_offset + L.reserved_smem_bytes); break;
+    case Special::ReservedSmemCap: fill(L.reserved_smem_bytes); break;
     default: fill(0); break;
   }
 }
@@ -147,41 +154,23 @@ uint32_t pred_mask(WarpContext& c, const ptx::Operand& o) {
 
 // ---- dispatch -------------------------------------------------------------------
 Family family_of(const ptx::Instr& in) {
-  bool f = ptx::type_is_float(in.type);
-  switch (in.op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Mad: case Op::Div: case Op::Abs:
-    case Op::Neg: case Op::Min: case Op::Max:
-      return f ? Family::Float : Family::Int;
-    case Op::Rem: case Op::Mul24: case Op::Mad24: case Op::Sad: case Op::Popc: case Op::Clz:
-    case Op::Bfind: case Op::Fns: case Op::Brev: case Op::Bfe: case Op::Bfi: case Op::Prmt:
-    case Op::Dp4a: case Op::Dp2a: case Op::AddCC: case Op::AddC: case Op::SubCC: case Op::SubC:
-    case Op::MadCC: case Op::MadC: case Op::And: case Op::Or: case Op::Xor: case Op::Not:
-    case Op::Cnot: case Op::Lop3: case Op::Shl: case Op::Shr: case Op::Shf:
-      return Family::Int;
-    case Op::Fma: case Op::Rcp: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
-    case Op::Lg2: case Op::Ex2: case Op::Tanh: case Op::Copysign: case Op::Testp:
-      return Family::Float;
-    case Op::Setp: case Op::Set: case Op::Selp: case Op::Slct:
-      return Family::Compare;
-    case Op::Mov: case Op::Cvt:
-      return Family::Cvt;
-    case Op::Cvta: case Op::Ld: case Op::Ldu: case Op::St: case Op::Prefetch: case Op::Isspacep:
-    case Op::Atom: case Op::Red: case Op::CpAsync: case Op::CpAsyncCommitGroup:
-    case Op::CpAsyncWaitGroup: case Op::CpAsyncWaitAll:
-      return Family::Memory;
-    case Op::BarSync: case Op::BarArrive: case Op::BarRed: case Op::ShflSync: case Op::VoteSync:
-    case Op::MatchSync: case Op::Activemask: case Op::ReduxSync: case Op::BarWarpSync:
-      return Family::Warp;
-    case Op::WmmaLoadA: case Op::WmmaLoadB: case Op::WmmaLoadC: case Op::WmmaStoreD:
-    case Op::WmmaMma: case Op::Mma: case Op::Ldmatrix: case Op::Stmatrix:
-      return Family::Matrix;
-    case Op::Bra: case Op::Ret: case Op::Exit: case Op::Call:
-      return Family::Control;
-    case Op::Membar: case Op::Fence: case Op::Nop: case Op::Nanosleep:
-      // A sequentially consistent interpreter needs no fences (PTX ISA 8, memory model).
-      return Family::Nop;
-    default:
-      return Family::Unsupported;
+  // The opcode table's family; Num rows (add, mul, min, ...) run as float
+  // arithmetic for float types and integer arithmetic otherwise.
+  const Family f = in.op < Op::Count_ ? ptx::op_info(in.op).family : Family::Unsupported;
+  if (f == Family::Num) return ptx::type_is_float(in.type) ? Family::Float : Family::Int;
+  return f;
+}
+
+ExecFn resolve_exec(const ptx::Instr& in) {
+  switch (family_of(in)) {
+    case Family::Int: return resolve_int(in);
+    case Family::Float: return resolve_float(in);
+    case Family::Compare: return resolve_compare(in);
+    case Family::Cvt: return resolve_cvt(in);
+    case Family::Memory: return resolve_memory(in);
+    case Family::Warp: return exec_warp;
+    case Family::Matrix: return exec_matrix;
+    default: return nullptr;  // Control, Nop, Unsupported: run_warp itself
   }
 }
 
@@ -265,6 +254,7 @@ void run_warp(WarpContext& c, uint64_t quantum) {
       std::memset(ev.lane_addr, 0, sizeof ev.lane_addr);  // 0 for lanes that do not access memory
       ev.shared.mask = 0;
       ev.ideal_sectors = 0;
+      ev.op_flags = ptx::op_info(in.op).flags;            // barrier / exit, for event readers
     }
 
     switch (prep[pc].family) {
@@ -305,6 +295,12 @@ void run_warp(WarpContext& c, uint64_t quantum) {
           if (w.mask) w.pc = pc + 1;
           continue;
         }
+        if (in.op == Op::Call && in.mode != uint8_t(ptx::DeviceCall::None)) {  // printf, assert
+          if (m) exec_device_call(in, c);
+          if (w.status != WarpStatus::Ready) return;
+          w.pc = pc + 1;
+          continue;
+        }
         raise_fault(c, "unsupported",
                     fmt::format("'{}' (PTX line {}) is not supported by the simulator: calls to "
                                 "non-inlined functions; mark the function __forceinline__",
@@ -312,13 +308,6 @@ void run_warp(WarpContext& c, uint64_t quantum) {
                     uint32_t(std::countr_zero(w.mask)));
         return;
       }
-      case Family::Int: if (m) exec_int(in, c); break;
-      case Family::Float: if (m) exec_float(in, c); break;
-      case Family::Compare: if (m) exec_compare(in, c); break;
-      case Family::Cvt: if (m) exec_cvt(in, c); break;
-      case Family::Memory: if (m) exec_memory(in, c); break;
-      case Family::Warp: if (m) exec_warp(in, c); break;
-      case Family::Matrix: if (m) exec_matrix(in, c); break;
       case Family::Nop: break;
       case Family::Unsupported:
         raise_fault(c, "unsupported",
@@ -326,6 +315,9 @@ void run_warp(WarpContext& c, uint64_t quantum) {
                                 ptx::op_name(in.op), in.ptx_line),
                     uint32_t(std::countr_zero(w.mask)));
         return;
+      default:  // the one indirect call: the handler resolved at launch (resolve_exec)
+        if (m) prep[pc].exec(in, c);
+        break;
     }
     if (c.ev) [[unlikely]] {
       c.ev->seq = c.W->event_seq++;

@@ -7,12 +7,15 @@
 //   [WORKER]   WorkerState: per worker thread (metrics, errors, caches)
 //   [CONTEXT]  WarpContext: what one warp instruction sees
 //   [OPERANDS] reading sources / writing destinations over 32 lanes
-//   [FAMILIES] the per-family entry points the dispatcher calls
+//   [FAMILIES] the per-family entry points and their handler resolvers
 //
 // Hot-path rules: no allocation, no strings, no virtual calls per lane, no
-// map lookups. Every family reads operands as pointers to 32 contiguous
-// lane values (register slots are slot-major) and loops over the lanes of
-// `WarpContext::mask`, with a straight loop when all 32 lanes execute.
+// map lookups. run_warp makes one indirect call per warp instruction, to the
+// handler resolved at launch (resolve_exec): the common opcodes' handlers
+// switch on neither opcode nor type. Every family reads operands as pointers
+// to 32 contiguous lane values (register slots are slot-major) and loops over
+// the lanes of `WarpContext::mask`, with a straight loop when all 32 lanes
+// execute.
 #pragma once
 
 #include <bit>
@@ -32,9 +35,16 @@ namespace lab::sim {
 
 // [LAUNCH] ----------------------------------------------------------------------
 // Per-instruction facts computed once at launch.
-enum class Family : uint8_t { Int, Float, Compare, Cvt, Memory, Warp, Matrix, Control, Nop, Unsupported };
+// The opcode table's family (lab/ptx/opcodes.def); family_of never returns
+// Num (it picks Int or Float by type).
+using Family = ptx::OpFamily;
+
+struct WarpContext;
+// One warp instruction's semantics over the lanes of WarpContext::mask.
+using ExecFn = void (*)(const ptx::Instr& in, WarpContext& c);
 
 struct PreparedInstr {
+  ExecFn exec = nullptr;  // resolve_exec(in): the handler run_warp calls; null for control flow
   Family family = Family::Unsupported;
   uint32_t ipdom = 0;  // for branches: where divergent paths reconverge (code.size() = exit)
 };
@@ -60,6 +70,17 @@ struct LaunchState {
   EventSink* events = nullptr;
   uint32_t event_every = 1;      // SimOptions::event_every
   uint64_t timer_origin_ns = 0;  // %globaltimer origin
+  // Reserved shared memory (%reserved_smem_offset_*): placed after the
+  // kernel's own shared memory when the kernel reads those registers.
+  uint32_t reserved_smem_offset = 0, reserved_smem_bytes = 0;
+};
+
+// One thread's printf output, kept per worker and put in warp order at the
+// end of the launch (exec_call.cpp).
+struct PrintfLine {
+  uint32_t block = 0, warp = 0, lane = 0;
+  uint64_t step = 0;  // the warp's issue count at the call: the calls' order within a warp
+  std::string text;
 };
 
 // [WORKER] ----------------------------------------------------------------------
@@ -85,6 +106,8 @@ struct WorkerState {
   WarpEvent event;               // the event being built for the current instruction
   BlockState block;              // reused block storage
   std::unique_ptr<BlockChecker> checker;
+  std::vector<PrintfLine> printf_lines;
+  uint64_t printf_bytes = 0, printf_dropped = 0;  // past LaunchResult::kPrintfLimitBytes
 };
 
 // [CONTEXT] ---------------------------------------------------------------------
@@ -172,9 +195,23 @@ void exec_cvt(const ptx::Instr& in, WarpContext& c);      // cvt, mov (incl. pac
 void exec_memory(const ptx::Instr& in, WarpContext& c);   // ld, st, atom, red, cvta, cp.async, isspacep
 void exec_warp(const ptx::Instr& in, WarpContext& c);     // bar, shfl, vote, match, redux, activemask
 void exec_matrix(const ptx::Instr& in, WarpContext& c);   // wmma, mma, ldmatrix, stmatrix
+void exec_device_call(const ptx::Instr& in, WarpContext& c);  // call vprintf / __assertfail (exec_call.cpp)
 
 // Which family executes `in` (decided once per instruction at launch).
 Family family_of(const ptx::Instr& in);
+
+// The handler for `in`, resolved once per instruction at launch so that
+// run_warp makes one indirect call per warp instruction: each family's
+// resolver picks the most specific function for the opcode and type (no
+// type switch left in the per-lane loop), falling back to exec_<family>.
+// nullptr for control flow, no-ops and unsupported instructions, which
+// run_warp handles itself.
+ExecFn resolve_exec(const ptx::Instr& in);
+ExecFn resolve_int(const ptx::Instr& in);
+ExecFn resolve_float(const ptx::Instr& in);
+ExecFn resolve_compare(const ptx::Instr& in);
+ExecFn resolve_cvt(const ptx::Instr& in);
+ExecFn resolve_memory(const ptx::Instr& in);
 
 // Runs one warp until it parks at a barrier, exits, faults, or has issued
 // `quantum` instructions (so spinning warps let the others run).

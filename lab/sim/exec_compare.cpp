@@ -183,4 +183,6 @@ void exec_compare(const ptx::Instr& in, WarpContext& c) {
   }
 }
 
+ExecFn resolve_compare(const ptx::Instr&) { return exec_compare; }
+
 }  // namespace lab::sim

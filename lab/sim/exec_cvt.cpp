@@ -242,4 +242,6 @@ void exec_cvt(const ptx::Instr& in, WarpContext& c) {
   else exec_convert(in, c);
 }
 
+ExecFn resolve_cvt(const ptx::Instr& in) { return in.op == Op::Mov ? exec_mov : exec_convert; }
+
 }  // namespace lab::sim

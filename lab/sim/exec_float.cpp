@@ -163,12 +163,14 @@ bool fast_fma_f32(const ptx::Instr& in, WarpContext& c) {
 #endif
 }
 
-// f32/f64 arithmetic.
-template <class T>
+// f32/f64 arithmetic. With kOp = Op::Invalid the opcode is read from the
+// instruction; resolve_float fixes it for add/sub/mul/fma, so that the
+// switch folds away.
+template <class T, Op kOp = Op::Invalid>
 void exec_ieee(const ptx::Instr& in, WarpContext& c) {
   const bool nan_prop = in.flags & ptx::kFlagNaN;
   const bool approx = in.flags & ptx::kFlagApprox;
-  switch (in.op) {
+  switch (kOp == Op::Invalid ? in.op : kOp) {
     case Op::Add: float_op<T>(c, in, 2, [](T a, T b, T) { return T(a + b); }); return;
     case Op::Sub: float_op<T>(c, in, 2, [](T a, T b, T) { return T(a - b); }); return;
     case Op::Mul: float_op<T>(c, in, 2, [](T a, T b, T) { return T(a * b); }); return;
@@ -310,6 +312,30 @@ void exec_float(const ptx::Instr& in, WarpContext& c) {
       raise_fault(c, "unsupported", std::string("floating-point instruction '") + ptx::op_name(in.op) +
                                         "' is not supported for " + ptx::type_name(in.type),
                   uint32_t(std::countr_zero(c.mask)));
+  }
+}
+
+namespace {
+
+template <class T>
+ExecFn ieee_handler(Op op) {
+  switch (op) {
+    case Op::Add: return exec_ieee<T, Op::Add>;
+    case Op::Sub: return exec_ieee<T, Op::Sub>;
+    case Op::Mul: return exec_ieee<T, Op::Mul>;
+    case Op::Fma: case Op::Mad: return exec_ieee<T, Op::Fma>;  // mad.f32/f64 is fused (9.7.3.6)
+    default: return exec_ieee<T>;
+  }
+}
+
+}  // namespace
+
+ExecFn resolve_float(const ptx::Instr& in) {
+  switch (in.type) {
+    case Type::F32: return ieee_handler<float>(in.op);
+    case Type::F64: return ieee_handler<double>(in.op);
+    case Type::F16: case Type::F16x2: case Type::BF16: case Type::BF16x2: return exec_half;
+    default: return exec_float;  // reports the unsupported type
   }
 }
 

@@ -286,6 +286,230 @@ void exec_carry(const ptx::Instr& in, WarpContext& c) {
   if (write_cf) c.warp->carry = out_cf;
 }
 
+// The integer semantics in register type T. With kOp = Op::Invalid the
+// opcode is read from the instruction; resolve_int fixes it for the common
+// opcodes, so that the switch folds away and the handler is the lane loop.
+template <class T, Op kOp = Op::Invalid>
+void int_typed(const ptx::Instr& in, WarpContext& c) {
+  using U = std::make_unsigned_t<T>;
+  switch (kOp == Op::Invalid ? in.op : kOp) {
+    case Op::Add:
+      if ((in.flags & ptx::kFlagSat) && std::is_signed_v<T>)
+        binop<T>(c, in, [](T a, T b) { return sat_add<T>(a, b); });
+      else
+        binop<T>(c, in, [](T a, T b) { return T(U(a) + U(b)); });
+      return;
+    case Op::Sub:
+      if ((in.flags & ptx::kFlagSat) && std::is_signed_v<T>)
+        binop<T>(c, in, [](T a, T b) {
+          int64_t r = int64_t(a) - int64_t(b);
+          return r > std::numeric_limits<T>::max() ? std::numeric_limits<T>::max()
+                 : r < std::numeric_limits<T>::min() ? std::numeric_limits<T>::min() : T(r);
+        });
+      else
+        binop<T>(c, in, [](T a, T b) { return T(U(a) - U(b)); });
+      return;
+    case Op::Mul:
+      if (in.mul == ptx::MulMode::Hi) binop<T>(c, in, [](T a, T b) { return mul_hi<T>(a, b); });
+      else if (in.mul == ptx::MulMode::Wide) {
+        if constexpr (sizeof(T) <= 4) {
+          using W = typename Wide<T>::type;
+          binop<T>(c, in, [](T a, T b) { return W(W(a) * W(b)); });
+        }
+      } else binop<T>(c, in, [](T a, T b) { return mul_lo<T>(a, b); });
+      return;
+    case Op::Mad:
+      if (in.mul == ptx::MulMode::Hi) {
+        triop<T>(c, in, [](T a, T b, T d) { return T(U(mul_hi<T>(a, b)) + U(d)); });
+      } else if (in.mul == ptx::MulMode::Wide) {
+        if constexpr (sizeof(T) <= 4) {
+          using W = typename Wide<T>::type;
+          using UW = std::make_unsigned_t<W>;
+          uint64_t ta[32], tb[32], tc[32];
+          const uint64_t* a = src(c, in.ops[1], ta);
+          const uint64_t* b = src(c, in.ops[2], tb);
+          const uint64_t* cc = src(c, in.ops[3], tc);
+          uint64_t* d = dst(c, in.ops[0]);
+          each_lane(c.mask, [&](uint32_t i) {
+            W p = W(W(as<T>(a[i])) * W(as<T>(b[i])));
+            d[i] = bits(W(UW(p) + UW(as<W>(cc[i]))));
+          });
+        }
+      } else {
+        triop<T>(c, in, [](T a, T b, T d) { return T(U(mul_lo<T>(a, b)) + U(d)); });
+      }
+      return;
+    case Op::Mul24: case Op::Mad24: {
+      // 24x24 -> 48-bit product; .lo keeps bits 0..31, .hi bits 16..47 (PTX ISA 9.7.1.9).
+      const bool sgn = std::is_signed_v<T>;
+      const bool hi = in.mul == ptx::MulMode::Hi;
+      const bool mad = in.op == Op::Mad24;
+      uint64_t ta[32], tb[32], tc[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      const uint64_t* b = src(c, in.ops[2], tb);
+      const uint64_t* cc = mad ? src(c, in.ops[3], tc) : nullptr;
+      uint64_t* d = dst(c, in.ops[0]);
+      each_lane(c.mask, [&](uint32_t i) {
+        int64_t p = sgn ? int64_t(sext24(uint32_t(a[i]))) * sext24(uint32_t(b[i]))
+                        : int64_t((a[i] & 0xffffff) * (b[i] & 0xffffff));
+        uint32_t r = hi ? uint32_t(uint64_t(p) >> 16) : uint32_t(p);
+        if (mad) r += uint32_t(cc[i]);
+        d[i] = r;
+      });
+      return;
+    }
+    case Op::Sad:
+      triop<T>(c, in, [](T a, T b, T d) { return T(U(d) + U(a < b ? U(U(b) - U(a)) : U(U(a) - U(b)))); });
+      return;
+    case Op::Div: binop<T>(c, in, [](T a, T b) { return int_div<T>(a, b); }); return;
+    case Op::Rem: binop<T>(c, in, [](T a, T b) { return int_rem<T>(a, b); }); return;
+    case Op::Abs: unop<T>(c, in, [](T a) { return a < 0 ? T(U(0) - U(a)) : a; }); return;
+    case Op::Neg: unop<T>(c, in, [](T a) { return T(U(0) - U(a)); }); return;
+    case Op::Min: binop<T>(c, in, [](T a, T b) { return a < b ? a : b; }); return;
+    case Op::Max: binop<T>(c, in, [](T a, T b) { return a > b ? a : b; }); return;
+    case Op::Popc: unop<T>(c, in, [](T a) { return uint32_t(std::popcount(U(a))); }); return;
+    case Op::Clz: unop<T>(c, in, [](T a) { return uint32_t(std::countl_zero(U(a))); }); return;
+    case Op::Bfind: unop<T>(c, in, [](T a) { return find_msb<T>(a); }); return;
+    case Op::Brev: unop<T>(c, in, [](T a) { return bit_reverse<T>(a); }); return;
+    case Op::Bfe: {
+      uint64_t ta[32], tb[32], tc[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      const uint64_t* b = src(c, in.ops[2], tb);
+      const uint64_t* cc = src(c, in.ops[3], tc);
+      uint64_t* d = dst(c, in.ops[0]);
+      each_lane(c.mask, [&](uint32_t i) { d[i] = bits(bit_extract<T>(as<T>(a[i]), uint32_t(b[i]), uint32_t(cc[i]))); });
+      return;
+    }
+    case Op::Bfi: {
+      uint64_t ta[32], tb[32], tc[32], td[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      const uint64_t* b = src(c, in.ops[2], tb);
+      const uint64_t* pos = src(c, in.ops[3], tc);
+      const uint64_t* len = src(c, in.ops[4], td);
+      uint64_t* d = dst(c, in.ops[0]);
+      each_lane(c.mask, [&](uint32_t i) {
+        d[i] = bits(bit_insert<T>(as<T>(a[i]), as<T>(b[i]), uint32_t(pos[i]), uint32_t(len[i])));
+      });
+      return;
+    }
+    case Op::Fns: {
+      // fns.b32 d, mask, base, offset (PTX ISA 9.7.1.23): the n-th set bit.
+      uint64_t ta[32], tb[32], tc[32];
+      const uint64_t* mk = src(c, in.ops[1], ta);
+      const uint64_t* base = src(c, in.ops[2], tb);
+      const uint64_t* off = src(c, in.ops[3], tc);
+      uint64_t* d = dst(c, in.ops[0]);
+      each_lane(c.mask, [&](uint32_t i) {
+        uint32_t m = uint32_t(mk[i]), b = uint32_t(base[i]) & 31;
+        int32_t o = int32_t(off[i]);
+        uint32_t r = 0xffffffffu;
+        if (o == 0) {
+          r = b;  // offset 0 returns base (PTX)
+        } else if (o > 0) {
+          int n = o;
+          for (uint32_t p = b; p < 32; ++p)
+            if ((m >> p) & 1 && --n == 0) { r = p; break; }
+        } else {
+          int n = -o;
+          for (int p = int(b); p >= 0; --p)
+            if ((m >> p) & 1 && --n == 0) { r = uint32_t(p); break; }
+        }
+        d[i] = r;
+      });
+      return;
+    }
+    case Op::Prmt: {
+      // Instr::mode is a ptx::PrmtMode: 0 generic, 1 f4e, 2 b4e, 3 rc8, 4 ecl, 5 ecr, 6 rc16.
+      int mode = int(in.mode);
+      uint64_t ta[32], tb[32], tc[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      const uint64_t* b = src(c, in.ops[2], tb);
+      const uint64_t* s = src(c, in.ops[3], tc);
+      uint64_t* d = dst(c, in.ops[0]);
+      each_lane(c.mask, [&](uint32_t i) { d[i] = permute(uint32_t(a[i]), uint32_t(b[i]), uint32_t(s[i]), mode); });
+      return;
+    }
+    case Op::Dp4a: case Op::Dp2a: {
+      // dp4a.atype.btype d, a, b, c: c + sum of byte products (PTX ISA 9.7.1.22).
+      const bool sa = ptx::type_is_signed(in.type);
+      const bool sb = ptx::type_is_signed(in.type2 == Type::None ? in.type : in.type2);
+      const bool dp2 = in.op == Op::Dp2a;
+      const bool hi = in.mul == ptx::MulMode::Hi;
+      uint64_t ta[32], tb[32], tc[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      const uint64_t* b = src(c, in.ops[2], tb);
+      const uint64_t* cc = src(c, in.ops[3], tc);
+      uint64_t* d = dst(c, in.ops[0]);
+      each_lane(c.mask, [&](uint32_t i) {
+        uint32_t x = uint32_t(a[i]), y = uint32_t(b[i]);
+        int64_t acc = int32_t(cc[i]);
+        auto bb = [&](uint32_t k) { uint32_t v = (y >> (8 * k)) & 0xff; return sb ? int64_t(int8_t(v)) : int64_t(v); };
+        if (!dp2) {
+          for (uint32_t k = 0; k < 4; ++k) {
+            uint32_t v = (x >> (8 * k)) & 0xff;
+            acc += (sa ? int64_t(int8_t(v)) : int64_t(v)) * bb(k);
+          }
+        } else {
+          for (uint32_t k = 0; k < 2; ++k) {
+            uint32_t v = (x >> (16 * k)) & 0xffff;
+            acc += (sa ? int64_t(int16_t(v)) : int64_t(v)) * bb(k + (hi ? 2 : 0));
+          }
+        }
+        d[i] = uint32_t(acc);
+      });
+      return;
+    }
+    case Op::And: binop<T>(c, in, [](T a, T b) { return T(U(a) & U(b)); }); return;
+    case Op::Or: binop<T>(c, in, [](T a, T b) { return T(U(a) | U(b)); }); return;
+    case Op::Xor: binop<T>(c, in, [](T a, T b) { return T(U(a) ^ U(b)); }); return;
+    case Op::Not: unop<T>(c, in, [](T a) { return T(~U(a)); }); return;
+    case Op::Cnot: unop<T>(c, in, [](T a) { return T(a == 0 ? 1 : 0); }); return;
+    case Op::Lop3: {
+      uint64_t ta[32], tb[32], tc[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      const uint64_t* b = src(c, in.ops[2], tb);
+      const uint64_t* cc = src(c, in.ops[3], tc);
+      uint32_t lut = uint32_t(in.ops[4].imm);
+      uint64_t* d = dst(c, in.ops[0]);
+      each_lane(c.mask, [&](uint32_t i) { d[i] = lop3(uint32_t(a[i]), uint32_t(b[i]), uint32_t(cc[i]), lut); });
+      return;
+    }
+    case Op::Shl: case Op::Shr: {
+      // The shift amount is always .u32 (PTX ISA 9.7.7.7 / 9.7.7.8).
+      uint64_t ta[32], tb[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      const uint64_t* b = src(c, in.ops[2], tb);
+      uint64_t* d = dst(c, in.ops[0]);
+      if (in.op == Op::Shl)
+        each_lane(c.mask, [&](uint32_t i) { d[i] = bits(shift_left<T>(as<T>(a[i]), uint32_t(b[i]))); });
+      else
+        each_lane(c.mask, [&](uint32_t i) { d[i] = bits(shift_right<T>(as<T>(a[i]), uint32_t(b[i]))); });
+      return;
+    }
+    case Op::Shf: {
+      // Funnel shift of {b:a} (PTX ISA 9.7.7.9): .clamp limits n to 32, .wrap takes n mod 32.
+      const bool left = in.flags & ptx::kFlagShiftLeft;
+      const bool clamp = in.flags & ptx::kFlagShiftClamp;
+      uint64_t ta[32], tb[32], tc[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      const uint64_t* b = src(c, in.ops[2], tb);
+      const uint64_t* nn = src(c, in.ops[3], tc);
+      uint64_t* d = dst(c, in.ops[0]);
+      each_lane(c.mask, [&](uint32_t i) {
+        uint32_t n = uint32_t(nn[i]);
+        n = clamp ? std::min(n, 32u) : (n & 31);
+        uint64_t x = (uint64_t(uint32_t(b[i])) << 32) | uint32_t(a[i]);
+        d[i] = left ? uint32_t((x << n) >> 32) : uint32_t(x >> n);
+      });
+      return;
+    }
+    default:
+      raise_fault(c, "unsupported", std::string("integer instruction '") + ptx::op_name(in.op) + "' is not supported",
+                  uint32_t(std::countr_zero(c.mask)));
+      return;
+  }
+}
+
 }  // namespace
 
 void exec_int(const ptx::Instr& in, WarpContext& c) {
@@ -305,226 +529,43 @@ void exec_int(const ptx::Instr& in, WarpContext& c) {
       default: break;
     }
   }
-  with_int_type(in.type, [&](auto tag) {
-    using T = decltype(tag);
-    using U = std::make_unsigned_t<T>;
-    switch (in.op) {
-      case Op::Add:
-        if ((in.flags & ptx::kFlagSat) && std::is_signed_v<T>)
-          binop<T>(c, in, [](T a, T b) { return sat_add<T>(a, b); });
-        else
-          binop<T>(c, in, [](T a, T b) { return T(U(a) + U(b)); });
-        return;
-      case Op::Sub:
-        if ((in.flags & ptx::kFlagSat) && std::is_signed_v<T>)
-          binop<T>(c, in, [](T a, T b) {
-            int64_t r = int64_t(a) - int64_t(b);
-            return r > std::numeric_limits<T>::max() ? std::numeric_limits<T>::max()
-                   : r < std::numeric_limits<T>::min() ? std::numeric_limits<T>::min() : T(r);
-          });
-        else
-          binop<T>(c, in, [](T a, T b) { return T(U(a) - U(b)); });
-        return;
-      case Op::Mul:
-        if (in.mul == ptx::MulMode::Hi) binop<T>(c, in, [](T a, T b) { return mul_hi<T>(a, b); });
-        else if (in.mul == ptx::MulMode::Wide) {
-          if constexpr (sizeof(T) <= 4) {
-            using W = typename Wide<T>::type;
-            binop<T>(c, in, [](T a, T b) { return W(W(a) * W(b)); });
-          }
-        } else binop<T>(c, in, [](T a, T b) { return mul_lo<T>(a, b); });
-        return;
-      case Op::Mad:
-        if (in.mul == ptx::MulMode::Hi) {
-          triop<T>(c, in, [](T a, T b, T d) { return T(U(mul_hi<T>(a, b)) + U(d)); });
-        } else if (in.mul == ptx::MulMode::Wide) {
-          if constexpr (sizeof(T) <= 4) {
-            using W = typename Wide<T>::type;
-            using UW = std::make_unsigned_t<W>;
-            uint64_t ta[32], tb[32], tc[32];
-            const uint64_t* a = src(c, in.ops[1], ta);
-            const uint64_t* b = src(c, in.ops[2], tb);
-            const uint64_t* cc = src(c, in.ops[3], tc);
-            uint64_t* d = dst(c, in.ops[0]);
-            each_lane(c.mask, [&](uint32_t i) {
-              W p = W(W(as<T>(a[i])) * W(as<T>(b[i])));
-              d[i] = bits(W(UW(p) + UW(as<W>(cc[i]))));
-            });
-          }
-        } else {
-          triop<T>(c, in, [](T a, T b, T d) { return T(U(mul_lo<T>(a, b)) + U(d)); });
-        }
-        return;
-      case Op::Mul24: case Op::Mad24: {
-        // 24x24 -> 48-bit product; .lo keeps bits 0..31, .hi bits 16..47 (PTX ISA 9.7.1.9).
-        const bool sgn = std::is_signed_v<T>;
-        const bool hi = in.mul == ptx::MulMode::Hi;
-        const bool mad = in.op == Op::Mad24;
-        uint64_t ta[32], tb[32], tc[32];
-        const uint64_t* a = src(c, in.ops[1], ta);
-        const uint64_t* b = src(c, in.ops[2], tb);
-        const uint64_t* cc = mad ? src(c, in.ops[3], tc) : nullptr;
-        uint64_t* d = dst(c, in.ops[0]);
-        each_lane(c.mask, [&](uint32_t i) {
-          int64_t p = sgn ? int64_t(sext24(uint32_t(a[i]))) * sext24(uint32_t(b[i]))
-                          : int64_t((a[i] & 0xffffff) * (b[i] & 0xffffff));
-          uint32_t r = hi ? uint32_t(uint64_t(p) >> 16) : uint32_t(p);
-          if (mad) r += uint32_t(cc[i]);
-          d[i] = r;
-        });
-        return;
-      }
-      case Op::Sad:
-        triop<T>(c, in, [](T a, T b, T d) { return T(U(d) + U(a < b ? U(U(b) - U(a)) : U(U(a) - U(b)))); });
-        return;
-      case Op::Div: binop<T>(c, in, [](T a, T b) { return int_div<T>(a, b); }); return;
-      case Op::Rem: binop<T>(c, in, [](T a, T b) { return int_rem<T>(a, b); }); return;
-      case Op::Abs: unop<T>(c, in, [](T a) { return a < 0 ? T(U(0) - U(a)) : a; }); return;
-      case Op::Neg: unop<T>(c, in, [](T a) { return T(U(0) - U(a)); }); return;
-      case Op::Min: binop<T>(c, in, [](T a, T b) { return a < b ? a : b; }); return;
-      case Op::Max: binop<T>(c, in, [](T a, T b) { return a > b ? a : b; }); return;
-      case Op::Popc: unop<T>(c, in, [](T a) { return uint32_t(std::popcount(U(a))); }); return;
-      case Op::Clz: unop<T>(c, in, [](T a) { return uint32_t(std::countl_zero(U(a))); }); return;
-      case Op::Bfind: unop<T>(c, in, [](T a) { return find_msb<T>(a); }); return;
-      case Op::Brev: unop<T>(c, in, [](T a) { return bit_reverse<T>(a); }); return;
-      case Op::Bfe: {
-        uint64_t ta[32], tb[32], tc[32];
-        const uint64_t* a = src(c, in.ops[1], ta);
-        const uint64_t* b = src(c, in.ops[2], tb);
-        const uint64_t* cc = src(c, in.ops[3], tc);
-        uint64_t* d = dst(c, in.ops[0]);
-        each_lane(c.mask, [&](uint32_t i) { d[i] = bits(bit_extract<T>(as<T>(a[i]), uint32_t(b[i]), uint32_t(cc[i]))); });
-        return;
-      }
-      case Op::Bfi: {
-        uint64_t ta[32], tb[32], tc[32], td[32];
-        const uint64_t* a = src(c, in.ops[1], ta);
-        const uint64_t* b = src(c, in.ops[2], tb);
-        const uint64_t* pos = src(c, in.ops[3], tc);
-        const uint64_t* len = src(c, in.ops[4], td);
-        uint64_t* d = dst(c, in.ops[0]);
-        each_lane(c.mask, [&](uint32_t i) {
-          d[i] = bits(bit_insert<T>(as<T>(a[i]), as<T>(b[i]), uint32_t(pos[i]), uint32_t(len[i])));
-        });
-        return;
-      }
-      case Op::Fns: {
-        // fns.b32 d, mask, base, offset (PTX ISA 9.7.1.23): the n-th set bit.
-        uint64_t ta[32], tb[32], tc[32];
-        const uint64_t* mk = src(c, in.ops[1], ta);
-        const uint64_t* base = src(c, in.ops[2], tb);
-        const uint64_t* off = src(c, in.ops[3], tc);
-        uint64_t* d = dst(c, in.ops[0]);
-        each_lane(c.mask, [&](uint32_t i) {
-          uint32_t m = uint32_t(mk[i]), b = uint32_t(base[i]) & 31;
-          int32_t o = int32_t(off[i]);
-          uint32_t r = 0xffffffffu;
-          if (o == 0) {
-            r = b;  // offset 0 returns base (PTX)
-          } else if (o > 0) {
-            int n = o;
-            for (uint32_t p = b; p < 32; ++p)
-              if ((m >> p) & 1 && --n == 0) { r = p; break; }
-          } else {
-            int n = -o;
-            for (int p = int(b); p >= 0; --p)
-              if ((m >> p) & 1 && --n == 0) { r = uint32_t(p); break; }
-          }
-          d[i] = r;
-        });
-        return;
-      }
-      case Op::Prmt: {
-        // Instr::mode is a ptx::PrmtMode: 0 generic, 1 f4e, 2 b4e, 3 rc8, 4 ecl, 5 ecr, 6 rc16.
-        int mode = int(in.mode);
-        uint64_t ta[32], tb[32], tc[32];
-        const uint64_t* a = src(c, in.ops[1], ta);
-        const uint64_t* b = src(c, in.ops[2], tb);
-        const uint64_t* s = src(c, in.ops[3], tc);
-        uint64_t* d = dst(c, in.ops[0]);
-        each_lane(c.mask, [&](uint32_t i) { d[i] = permute(uint32_t(a[i]), uint32_t(b[i]), uint32_t(s[i]), mode); });
-        return;
-      }
-      case Op::Dp4a: case Op::Dp2a: {
-        // dp4a.atype.btype d, a, b, c: c + sum of byte products (PTX ISA 9.7.1.22).
-        const bool sa = ptx::type_is_signed(in.type);
-        const bool sb = ptx::type_is_signed(in.type2 == Type::None ? in.type : in.type2);
-        const bool dp2 = in.op == Op::Dp2a;
-        const bool hi = in.mul == ptx::MulMode::Hi;
-        uint64_t ta[32], tb[32], tc[32];
-        const uint64_t* a = src(c, in.ops[1], ta);
-        const uint64_t* b = src(c, in.ops[2], tb);
-        const uint64_t* cc = src(c, in.ops[3], tc);
-        uint64_t* d = dst(c, in.ops[0]);
-        each_lane(c.mask, [&](uint32_t i) {
-          uint32_t x = uint32_t(a[i]), y = uint32_t(b[i]);
-          int64_t acc = int32_t(cc[i]);
-          auto bb = [&](uint32_t k) { uint32_t v = (y >> (8 * k)) & 0xff; return sb ? int64_t(int8_t(v)) : int64_t(v); };
-          if (!dp2) {
-            for (uint32_t k = 0; k < 4; ++k) {
-              uint32_t v = (x >> (8 * k)) & 0xff;
-              acc += (sa ? int64_t(int8_t(v)) : int64_t(v)) * bb(k);
-            }
-          } else {
-            for (uint32_t k = 0; k < 2; ++k) {
-              uint32_t v = (x >> (16 * k)) & 0xffff;
-              acc += (sa ? int64_t(int16_t(v)) : int64_t(v)) * bb(k + (hi ? 2 : 0));
-            }
-          }
-          d[i] = uint32_t(acc);
-        });
-        return;
-      }
-      case Op::And: binop<T>(c, in, [](T a, T b) { return T(U(a) & U(b)); }); return;
-      case Op::Or: binop<T>(c, in, [](T a, T b) { return T(U(a) | U(b)); }); return;
-      case Op::Xor: binop<T>(c, in, [](T a, T b) { return T(U(a) ^ U(b)); }); return;
-      case Op::Not: unop<T>(c, in, [](T a) { return T(~U(a)); }); return;
-      case Op::Cnot: unop<T>(c, in, [](T a) { return T(a == 0 ? 1 : 0); }); return;
-      case Op::Lop3: {
-        uint64_t ta[32], tb[32], tc[32];
-        const uint64_t* a = src(c, in.ops[1], ta);
-        const uint64_t* b = src(c, in.ops[2], tb);
-        const uint64_t* cc = src(c, in.ops[3], tc);
-        uint32_t lut = uint32_t(in.ops[4].imm);
-        uint64_t* d = dst(c, in.ops[0]);
-        each_lane(c.mask, [&](uint32_t i) { d[i] = lop3(uint32_t(a[i]), uint32_t(b[i]), uint32_t(cc[i]), lut); });
-        return;
-      }
-      case Op::Shl: case Op::Shr: {
-        // The shift amount is always .u32 (PTX ISA 9.7.7.7 / 9.7.7.8).
-        uint64_t ta[32], tb[32];
-        const uint64_t* a = src(c, in.ops[1], ta);
-        const uint64_t* b = src(c, in.ops[2], tb);
-        uint64_t* d = dst(c, in.ops[0]);
-        if (in.op == Op::Shl)
-          each_lane(c.mask, [&](uint32_t i) { d[i] = bits(shift_left<T>(as<T>(a[i]), uint32_t(b[i]))); });
-        else
-          each_lane(c.mask, [&](uint32_t i) { d[i] = bits(shift_right<T>(as<T>(a[i]), uint32_t(b[i]))); });
-        return;
-      }
-      case Op::Shf: {
-        // Funnel shift of {b:a} (PTX ISA 9.7.7.9): .clamp limits n to 32, .wrap takes n mod 32.
-        const bool left = in.flags & ptx::kFlagShiftLeft;
-        const bool clamp = in.flags & ptx::kFlagShiftClamp;
-        uint64_t ta[32], tb[32], tc[32];
-        const uint64_t* a = src(c, in.ops[1], ta);
-        const uint64_t* b = src(c, in.ops[2], tb);
-        const uint64_t* nn = src(c, in.ops[3], tc);
-        uint64_t* d = dst(c, in.ops[0]);
-        each_lane(c.mask, [&](uint32_t i) {
-          uint32_t n = uint32_t(nn[i]);
-          n = clamp ? std::min(n, 32u) : (n & 31);
-          uint64_t x = (uint64_t(uint32_t(b[i])) << 32) | uint32_t(a[i]);
-          d[i] = left ? uint32_t((x << n) >> 32) : uint32_t(x >> n);
-        });
-        return;
-      }
-      default:
-        raise_fault(c, "unsupported", std::string("integer instruction '") + ptx::op_name(in.op) + "' is not supported",
-                    uint32_t(std::countr_zero(c.mask)));
-        return;
+  with_int_type(in.type, [&](auto tag) { int_typed<decltype(tag)>(in, c); });
+}
+
+namespace {
+
+// The handler for one register type: the opcodes of address arithmetic and
+// loop counters (32- and 64-bit) get their own function, the rest share
+// int_typed<T>'s switch.
+template <class T>
+ExecFn int_handler(Op op) {
+  if constexpr (sizeof(T) >= 4) {
+    switch (op) {
+      case Op::Add: return int_typed<T, Op::Add>;
+      case Op::Sub: return int_typed<T, Op::Sub>;
+      case Op::Mul: return int_typed<T, Op::Mul>;
+      case Op::Mad: return int_typed<T, Op::Mad>;
+      case Op::Shl: return int_typed<T, Op::Shl>;
+      case Op::Shr: return int_typed<T, Op::Shr>;
+      case Op::And: return int_typed<T, Op::And>;
+      default: break;
     }
-  });
+  }
+  return int_typed<T>;
+}
+
+}  // namespace
+
+ExecFn resolve_int(const ptx::Instr& in) {
+  switch (in.op) {
+    case Op::AddCC: case Op::AddC: case Op::SubCC: case Op::SubC: case Op::MadCC: case Op::MadC:
+      return exec_carry;
+    default: break;
+  }
+  if (in.type == Type::Pred) return exec_int;  // predicate logic
+  ExecFn fn = exec_int;
+  with_int_type(in.type, [&](auto tag) { fn = int_handler<decltype(tag)>(in.op); });
+  return fn;
 }
 
 }  // namespace lab::sim

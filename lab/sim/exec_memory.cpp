@@ -728,4 +728,14 @@ void exec_memory(const ptx::Instr& in, WarpContext& c) {
   }
 }
 
+ExecFn resolve_memory(const ptx::Instr& in) {
+  switch (in.op) {
+    case Op::Ld: case Op::Ldu: return exec_load;
+    case Op::St: return exec_store;
+    case Op::Atom: case Op::Red: return exec_atomic;
+    case Op::CpAsync: return exec_cp_async;
+    default: return exec_memory;
+  }
+}
+
 }  // namespace lab::sim

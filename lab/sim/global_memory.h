@@ -39,6 +39,12 @@ class GlobalMemory {
   uint64_t arena_bytes() const { return arena_.size(); }
   // Reserve the module's .global segment at kGlobalBase (done by launch()).
   void ensure_module_globals(const ptx::Module& m);
+  // Loads `m`'s globals with their initialisers even when a module of the
+  // same segment size is loaded (a program with several modules, lab/runtime).
+  void reload_module_globals(const ptx::Module& m) {
+    module_loaded_ = false;
+    ensure_module_globals(m);
+  }
   // Buffers start here; [kGlobalBase, arena_base()) holds the module's globals.
   static constexpr uint64_t arena_base() { return ptx::kGlobalBase + (uint64_t(1) << 30); }
   uint8_t* module_segment() { return module_segment_.data(); }

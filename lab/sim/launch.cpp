@@ -7,6 +7,7 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <thread>
+#include <tuple>
 
 #include "lab/ptx/cfg.h"
 #include "lab/sim/device.h"
@@ -193,6 +194,23 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
   if (L.events) emit_block_event(L, W, B, WarpEvent::BlockRetired);
 }
 
+// Puts every thread's printf output in warp order (LaunchResult::printf_output).
+void merge_printf(std::vector<WorkerState>& workers, LaunchResult& result) {
+  std::vector<PrintfLine> lines;
+  for (WorkerState& W : workers) {
+    for (PrintfLine& p : W.printf_lines) lines.push_back(std::move(p));
+    W.printf_lines.clear();
+    result.printf_dropped += W.printf_dropped;
+  }
+  std::sort(lines.begin(), lines.end(), [](const PrintfLine& a, const PrintfLine& b) {
+    return std::tie(a.block, a.warp, a.step, a.lane) < std::tie(b.block, b.warp, b.step, b.lane);
+  });
+  for (const PrintfLine& p : lines) {
+    if (result.printf_output.size() + p.text.size() > LaunchResult::kPrintfLimitBytes) ++result.printf_dropped;
+    else result.printf_output += p.text;
+  }
+}
+
 }  // namespace
 
 LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const LaunchConfig& cfg,
@@ -226,6 +244,18 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   L.max_steps = options.max_steps ? options.max_steps : 100'000'000;
   L.events = options.events;
   L.event_every = std::max(1u, options.event_every);
+  // %reserved_smem_offset_* (cooperative groups' scratch): the driver's
+  // reserved per-block region, appended to the block's shared memory only
+  // for kernels that read it, so out-of-bounds checks stay exact elsewhere.
+  for (const ptx::Instr& in : kernel.code)
+    for (int i = 0; i < in.num_ops; ++i)
+      if (in.ops[i].kind == ptx::OperandKind::Special &&
+          in.ops[i].reg >= uint32_t(ptx::Special::ReservedSmemBegin) &&
+          in.ops[i].reg <= uint32_t(ptx::Special::ReservedSmem1) && !L.reserved_smem_bytes) {
+        L.reserved_smem_offset = (L.shared_bytes + 15u) & ~15u;
+        L.reserved_smem_bytes = uint32_t(gpu.reserved_shared_per_block > 0 ? gpu.reserved_shared_per_block : 1024);
+        L.shared_bytes = L.reserved_smem_offset + L.reserved_smem_bytes;
+      }
   L.timer_origin_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                    std::chrono::steady_clock::now().time_since_epoch())
                                    .count());
@@ -233,6 +263,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   L.prepared.resize(kernel.code.size());
   for (size_t i = 0; i < kernel.code.size(); ++i) {
     L.prepared[i].family = family_of(kernel.code[i]);
+    L.prepared[i].exec = resolve_exec(kernel.code[i]);
     L.prepared[i].ipdom = ipdom[i] >= 0 ? uint32_t(ipdom[i]) : uint32_t(kernel.code.size());
   }
   // One L2 per launch, sized as the modelled GPU's (device.h).
@@ -286,6 +317,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       else result.errors.push_back(std::move(e));
     }
   }
+  merge_printf(workers, result);
   const uint64_t done = blocks_done.load();
   const uint64_t warps_per_block = (block_threads + kWarpSize - 1) / kWarpSize;
   m.blocks = done;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "lab/ptx/opcodes.h"
 #include "lab/sim/timing.h"
 
 namespace lab::sim {
@@ -11,18 +12,17 @@ namespace lab::sim {
 using ptx::Op;
 using ptx::Space;
 
+// The opcode table's memory direction (lab/ptx/opcodes.def). cp.async
+// counts as a load: the interpreter counts its global read (the shared
+// write is not a request).
 AccessDir access_direction(const ptx::Instr& in) {
-  switch (in.op) {
-    case Op::Ld: case Op::Ldu: case Op::Ldmatrix: case Op::WmmaLoadA: case Op::WmmaLoadB: case Op::WmmaLoadC:
-    case Op::CpAsync:  // the interpreter counts cp.async's global read (the shared write is not a request)
-      return AccessDir::Load;
-    case Op::St: case Op::Stmatrix: case Op::WmmaStoreD:
-      return AccessDir::Store;
-    case Op::Atom: case Op::Red:
-      return AccessDir::Atomic;
-    default:
-      return AccessDir::None;
+  switch (ptx::op_info(in.op).mem) {
+    case ptx::MemDir::Load: return AccessDir::Load;
+    case ptx::MemDir::Store: return AccessDir::Store;
+    case ptx::MemDir::Atomic: return AccessDir::Atomic;
+    case ptx::MemDir::None: break;
   }
+  return AccessDir::None;
 }
 
 // Explicit spaces are what they say; ldmatrix/stmatrix are shared by

@@ -151,7 +151,15 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write) {
   for (uint32_t i = 0; i < n; ++i) {
     uint64_t line = sectors[i] / (kLineBytes / kSectorBytes);
     uint32_t sector_bit = 1u << (sectors[i] % (kLineBytes / kSectorBytes));
-    uint64_t set = (line ^ (line >> 17)) % I.sets;  // hashed set index, as real L2s hash
+    // Hashed set index, as real L2s hash addresses over slices and sets. All
+    // line bits are mixed (splitmix64's finaliser): with only high bits
+    // folded in, a column walk of a row-major matrix (a 16 KB stride) fell
+    // into a few dozen sets and thrashed a 6 MB L2 that holds it easily.
+    uint64_t h = line;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    uint64_t set = h % I.sets;
     std::lock_guard<std::mutex> lock(I.locks[set % I.locks.size()]);
     Impl::Way* base = &I.lines[set * I.ways];
     Impl::Way* hit = nullptr;

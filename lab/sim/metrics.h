@@ -70,6 +70,13 @@ struct LaunchResult {
   bool ok = true;                   // no errors
   std::vector<KernelError> errors;
   KernelMetrics metrics;
+  // What the kernel's printf calls printed, thread by thread in warp order
+  // (blocks in linear order, a warp's calls in issue order, lanes ascending).
+  // Like CUDA's 1 MB printf FIFO, output past kPrintfLimitBytes is dropped
+  // and printf_dropped says how many lines.
+  static constexpr uint64_t kPrintfLimitBytes = 1 << 20;
+  std::string printf_output;
+  uint64_t printf_dropped = 0;
 };
 
 }  // namespace lab::sim

@@ -244,12 +244,9 @@ class Sanitizer final : public BlockChecker {
     const uint32_t elsewhere = op == ptx::Op::BarWarpSync ? 0 : member & w.live & ~active;
     const uint32_t outside = active & ~member;
     if (!(absent | exited | elsewhere | outside)) return;
-    const char* name = op == ptx::Op::ShflSync     ? "shfl.sync (__shfl*_sync)"
-                       : op == ptx::Op::VoteSync   ? "vote.sync (__ballot/__any/__all_sync)"
-                       : op == ptx::Op::MatchSync  ? "match.sync (__match*_sync)"
-                       : op == ptx::Op::ReduxSync  ? "redux.sync (__reduce*_sync)"
-                       : op == ptx::Op::BarWarpSync ? "bar.warp.sync (__syncwarp)"
-                                                    : "warp-synchronous instruction";
+    // "shfl.sync (__shfl*_sync)": names from the opcode table (lab/ptx/opcodes.def).
+    const ptx::OpInfo& info = ptx::op_info(op);
+    const std::string name = *info.cuda ? fmt::format("{} ({})", info.name, info.cuda) : std::string(info.name);
     std::string why;
     if (absent) why = fmt::format("lanes {} are not threads of the block (the block's last warp is partial)", lane_list(absent));
     else if (exited) why = fmt::format("lanes {} have already exited (an early return before the warp operation?)", lane_list(exited));

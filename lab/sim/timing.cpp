@@ -10,6 +10,8 @@
 // Waves run one after another; the last wave holds fewer blocks per SM.
 #include "lab/sim/timing.h"
 
+#include "lab/ptx/cfg.h"
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -34,31 +36,22 @@ const char* instr_class_name(InstrClass c) {
   }
 }
 
+// The pipe comes from the opcode table (lab/ptx/opcodes.def); the type picks
+// between the fp64, fp32 and integer pipes.
 InstrClass classify(const ptx::Instr& in) {
-  switch (in.op) {
-    case Op::Ld: case Op::Ldu: case Op::St: case Op::Atom: case Op::Red: case Op::CpAsync:
-    case Op::Ldmatrix: case Op::Stmatrix: case Op::WmmaLoadA: case Op::WmmaLoadB: case Op::WmmaLoadC:
-    case Op::WmmaStoreD: case Op::Prefetch:
-      return InstrClass::Memory;
-    case Op::Mma: case Op::WmmaMma:
-      return InstrClass::Tensor;
-    case Op::Bra: case Op::Call: case Op::Ret: case Op::Exit: case Op::BarSync: case Op::BarArrive:
-    case Op::BarRed: case Op::Membar: case Op::Fence: case Op::ShflSync: case Op::VoteSync: case Op::MatchSync:
-    case Op::Activemask: case Op::ReduxSync: case Op::Nanosleep: case Op::CpAsyncCommitGroup:
-    case Op::CpAsyncWaitGroup: case Op::CpAsyncWaitAll: case Op::Nop:
-      return InstrClass::Control;
+  const bool f64 = in.type == Type::F64;
+  const bool fp = ptx::type_is_float(in.type);
+  switch (ptx::op_info(in.op).pipe) {
+    case ptx::OpPipe::Memory: return InstrClass::Memory;
+    case ptx::OpPipe::Tensor: return InstrClass::Tensor;
+    case ptx::OpPipe::Control: return InstrClass::Control;
     // The multi-function unit: transcendentals and reciprocals (MUFU).
-    case Op::Rcp: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Lg2: case Op::Ex2:
-    case Op::Tanh:
-      return in.type == Type::F64 ? InstrClass::Fp64 : InstrClass::Sfu;
-    case Op::Div:
-      if (in.type == Type::F64) return InstrClass::Fp64;
-      return ptx::type_is_float(in.type) ? InstrClass::Sfu : InstrClass::Int;
-    default: break;
+    case ptx::OpPipe::Sfu: return f64 ? InstrClass::Fp64 : InstrClass::Sfu;
+    case ptx::OpPipe::Div: return f64 ? InstrClass::Fp64 : fp ? InstrClass::Sfu : InstrClass::Int;
+    case ptx::OpPipe::Move: return f64 ? InstrClass::Fp64 : InstrClass::Int;
+    case ptx::OpPipe::Alu: break;
   }
-  if (in.type == Type::F64) return InstrClass::Fp64;
-  if (ptx::type_is_float(in.type) && in.op != Op::Cvt && in.op != Op::Mov) return InstrClass::Fp32;
-  return InstrClass::Int;
+  return f64 ? InstrClass::Fp64 : fp ? InstrClass::Fp32 : InstrClass::Int;
 }
 
 double flops_per_lane(const ptx::Instr& in) {
@@ -87,21 +80,22 @@ double tensor_peak(const GpuModel& g, Type t) {
 
 namespace {
 
-// First instruction of each basic block (branch targets and fall-throughs).
-std::vector<bool> block_starts(const ptx::Kernel& k) {
+// Where a batch of loads that wait together starts: the first instruction
+// of each basic block (lab/ptx/cfg), and the instruction after a barrier,
+// since loads behind a barrier cannot be issued before it.
+std::vector<bool> batch_starts(const ptx::Kernel& k) {
   std::vector<bool> start(k.code.size() + 1, false);
-  if (!k.code.empty()) start[0] = true;
-  for (size_t i = 0; i < k.code.size(); ++i) {
-    const auto& in = k.code[i];
-    if (in.target >= 0 && size_t(in.target) < k.code.size()) start[size_t(in.target)] = true;
-    if (in.op == Op::Bra || in.op == Op::Ret || in.op == Op::Exit || in.op == Op::BarSync) start[i + 1] = true;
-  }
+  for (const ptx::BasicBlock& b : ptx::basic_blocks(k)) start[b.first] = true;
+  for (size_t i = 0; i < k.code.size(); ++i)
+    if (ptx::op_info(k.code[i].op).flags & ptx::kOpBarrier) start[i + 1] = true;
   return start;
 }
 
+// An access whose data the warp waits for: loads and value-returning atomics
+// (not cp.async or red, which the warp does not wait on).
 bool is_load_like(const ptx::Instr& in) {
-  return in.op == Op::Ld || in.op == Op::Ldu || in.op == Op::Ldmatrix || in.op == Op::WmmaLoadA ||
-         in.op == Op::WmmaLoadB || in.op == Op::WmmaLoadC || in.op == Op::Atom;
+  const ptx::OpInfo& op = ptx::op_info(in.op);
+  return (op.mem == ptx::MemDir::Load || op.mem == ptx::MemDir::Atomic) && !(op.flags & ptx::kOpAsync);
 }
 
 }  // namespace
@@ -111,7 +105,7 @@ Prediction predict_time(const ptx::Kernel& kernel, const KernelMetrics& m, const
   p.gpu = std::string(g.name);
   const double clock = g.boost_clock_hz;
   const size_t n = std::min(kernel.code.size(), m.per_pc.size());
-  const std::vector<bool> bb = block_starts(kernel);
+  const std::vector<bool> bb = batch_starts(kernel);
 
   // ---- totals over the kernel ----------------------------------------------------
   double warp_by_class[size_t(InstrClass::Count_)] = {};

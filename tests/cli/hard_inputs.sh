@@ -77,7 +77,7 @@ expect "four dimensions" 2 "at most three" -- $K --kernel vadd --grid 1,1,1,1 "$
 expect "shared memory over the limit" 2 "shared memory per block.*limit" -- $K --kernel vadd --smem 1000000 "${ARGS4[@]}"
 expect "registers per block over the limit" 2 "too many resources requested for launch.*registers per block" -- \
   tests/kernels/many_regs.cu --kernel many_regs --block 1024 --arg f32[1024] --arg f32[1024] --arg i32=1024
-expect "unknown GPU model" 2 "V100|unknown GPU|GPU model" -- $K --kernel vadd --gpu V100 "${ARGS4[@]}"
+expect "unknown GPU model" 2 "P100|unknown GPU|GPU model" -- $K --kernel vadd --gpu P100 "${ARGS4[@]}"
 expect "buffers larger than this machine's memory" 2 "GiB.*this machine has" -- $K --kernel vadd --arg 'f32[10000000000000]' --arg f32[4] --arg f32[4] --arg i32=4
 
 # ---- faults inside the kernel: exit 1 ---------------------------------------------------

@@ -28,7 +28,7 @@ text=$("$G" occupancy --gpu t4 --block 32 --regs 16); rc=$?
 check "text exit 0" "[ $rc -eq 0 ]"
 check "text names the limiter" "echo \"\$text\" | grep -q 'limited by blocks'"
 
-for bad in "--block 1025" "--block 256 --regs 256" "--block 256 --smem 300000" "--gpu v100 --block 256"; do
+for bad in "--block 1025" "--block 256 --regs 256" "--block 256 --smem 300000" "--gpu p100 --block 256"; do
   "$G" occupancy $bad --json >/dev/null 2>/tmp/occ_err.$$; rc=$?
   check "exit 2 for $bad" "[ $rc -eq 2 ]"
   check "message for $bad" "[ -s /tmp/occ_err.$$ ]"

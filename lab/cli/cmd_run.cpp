@@ -1,0 +1,201 @@
+// gpulab run: an ordinary CUDA program (host code + kernels, one or more .cu
+// files) built with nvcc and run with every CUDA runtime call served by the
+// lab (lab/runtime, docs/run.md): each launch is simulated like `gpulab sim`.
+//
+//   gpulab run PROGRAM.cu [more.cu ...] [-- program args]
+//     --gpu MODEL  --check  --report  --json  --max-steps N  --backend sim|cuda  -D NAME=VALUE
+//
+// Exit codes: 0 the program exited 0 and every launch ran clean; 1 a launch
+// faulted or a check found a problem, or the program exited non-zero or
+// crashed; 2 a usage or build error (including runtime calls the lab does
+// not serve).
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "lab/cli/command.h"
+#include "lab/cli/run_build.h"
+#include "lab/sim/device.h"
+
+namespace lab::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct RunArgs {
+  std::vector<std::string> positional;  // sources (then, without `--`, the program's arguments)
+  std::vector<std::string> after_dashes;  // the program's arguments after `--`
+  std::string gpu = "H100", backend = "sim";
+  std::vector<std::string> defines;
+  bool check = false, report = false, json = false;
+  uint64_t max_steps = 0;
+};
+
+bool is_source(const std::string& s) {
+  std::string ext = fs::path(s).extension().string();
+  return ext == ".cu" || ext == ".cpp" || ext == ".cc" || ext == ".cxx";
+}
+
+// Runs the program; its stdout goes to `stdout_path` when given (for --json).
+int run_program(const std::string& exe, const std::vector<std::string>& args, const std::string& stdout_path,
+                std::string& how_it_ended) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (!stdout_path.empty()) {
+      int fd = open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) dup2(fd, 1);
+    }
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(exe.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(exe.c_str(), argv.data());
+    std::perror(exe.c_str());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFSIGNALED(status)) {
+    how_it_ended = fmt::format("the program was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return 128 + WTERMSIG(status);
+  }
+  int rc = WEXITSTATUS(status);
+  how_it_ended = rc ? fmt::format("the program exited with status {}", rc) : "the program exited with status 0";
+  return rc;
+}
+
+std::vector<nlohmann::json> read_launches(const std::string& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line, nullptr, false));
+  return out;
+}
+
+std::string dims(const nlohmann::json& d) {
+  return fmt::format("{}x{}x{}", d[0].get<uint64_t>(), d[1].get<uint64_t>(), d[2].get<uint64_t>());
+}
+
+// The per-launch table of --report.
+std::string launch_table(const std::vector<nlohmann::json>& launches, const std::string& gpu) {
+  std::string t = fmt::format("\n{} launch{} simulated as the {} (times are PREDICTIONS of the machine model)\n",
+                              launches.size(), launches.size() == 1 ? "" : "es", gpu);
+  t += fmt::format("  {:>3}  {:<24} {:>12} {:>11} {:>12} {:<8} {:>10} {:>9}  {}\n", "#", "kernel", "grid", "block",
+                   "predicted", "bound", "sectors/req", "conflicts", "status");
+  for (const auto& l : launches) {
+    if (l.is_discarded()) continue;
+    const auto& p = l.value("predicted", nlohmann::json::object());
+    std::string time = p.contains("time_ms") ? fmt::format("{:.4f} ms", p["time_ms"].get<double>()) : "-";
+    std::string status = l.value("ok", false) ? "ok" : "ERROR";
+    if (!l.value("ok", false) && !l["errors"].empty()) status += " " + l["errors"][0].value("kind", "");
+    std::string name = l.value("kernel", "");
+    if (name.size() > 24) name = name.substr(0, 21) + "...";
+    t += fmt::format("  {:>3}  {:<24} {:>12} {:>11} {:>12} {:<8} {:>10.2f} {:>9}  {}\n", l.value("launch", 0), name,
+                     dims(l["grid"]), dims(l["block"]), time, p.value("bound", "-"),
+                     l.value("sectors_per_request", 0.0), l.value("bank_conflicts", 0), status);
+  }
+  return t;
+}
+
+int run(const RunArgs& a) {
+  auto fail = [&](const std::string& message) {
+    if (a.json) std::puts(nlohmann::json({{"ok", false}, {"errors", {{{"kind", "build"}, {"message", message}}}}}).dump(2).c_str());
+    else std::fprintf(stderr, "gpulab run: %s\n", message.c_str());
+    return kExitUsage;
+  };
+  ProgramBuild build;
+  size_t i = 0;
+  for (; i < a.positional.size() && is_source(a.positional[i]); ++i) build.sources.push_back(a.positional[i]);
+  std::vector<std::string> program_args(a.positional.begin() + long(i), a.positional.end());
+  program_args.insert(program_args.end(), a.after_dashes.begin(), a.after_dashes.end());
+  if (build.sources.empty())
+    return fail("give the program's .cu file(s) first: gpulab run PROGRAM.cu [more.cu ...] [-- args]");
+  const sim::GpuModel* gpu = nullptr;
+  try {
+    gpu = &sim::gpu_model(a.gpu);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  build.ptx_arch = std::string(gpu->ptx_target);
+  build.for_real_gpu = a.backend == "cuda";
+  build.defines = a.defines;
+  std::string exe;
+  try {
+    exe = build_program(build);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+
+  if (build.for_real_gpu) {
+    // NVIDIA's runtime on the real GPU: the same program, untouched (untested
+    // where no driver exists, as on the lab's build machine).
+    std::string how;
+    int rc = run_program(exe, program_args, "", how);
+    if (rc) std::fprintf(stderr, "gpulab run: %s\n", how.c_str());
+    return rc ? kExitKernelFault : kExitOk;
+  }
+
+  char report_tmpl[] = "/tmp/gpulab-run-XXXXXX";
+  int fd = mkstemp(report_tmpl);
+  if (fd < 0) return fail("cannot create a temporary file for the launch report");
+  close(fd);
+  const std::string report_path = report_tmpl, stdout_path = a.json ? report_path + ".out" : "";
+  setenv("GPULAB_RUN_GPU", std::string(gpu->name).c_str(), 1);
+  setenv("GPULAB_RUN_CHECK", a.check ? "1" : "0", 1);
+  setenv("GPULAB_RUN_REPORT", report_path.c_str(), 1);
+  setenv("GPULAB_RUN_MAX_STEPS", std::to_string(a.max_steps).c_str(), 1);
+  std::string how;
+  int rc = run_program(exe, program_args, stdout_path, how);
+  std::vector<nlohmann::json> launches = read_launches(report_path);
+  std::remove(report_path.c_str());
+
+  bool launches_ok = true;
+  for (const auto& l : launches) launches_ok &= !l.is_discarded() && l.value("ok", false);
+  const int exit_code = rc == 0 && launches_ok ? kExitOk : kExitKernelFault;
+  if (a.json) {
+    std::ifstream in(stdout_path);
+    std::stringstream out;
+    out << in.rdbuf();
+    std::remove(stdout_path.c_str());
+    nlohmann::json j = {{"program", build.sources}, {"backend", "sim"}, {"gpu", std::string(gpu->name)},
+                        {"exit_code", rc}, {"ok", exit_code == kExitOk}, {"output", out.str()},
+                        {"launches", launches}};
+    std::puts(j.dump(2).c_str());
+  } else {
+    if (a.report) std::fputs(launch_table(launches, std::string(gpu->name)).c_str(), stdout);
+    if (rc) std::fprintf(stderr, "gpulab run: %s\n", how.c_str());
+    else if (!launches_ok) std::fprintf(stderr, "gpulab run: a launch faulted or a check found a problem (see above)\n");
+  }
+  return exit_code;
+}
+
+const bool registered = register_command([](CLI::App& app, int& rc) {
+  auto a = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "Build an ordinary CUDA program (main() + kernels) and run it on the simulator");
+  cmd->add_option("program", a->positional, "PROGRAM.cu [more.cu ...] [-- program arguments]")->required();
+  cmd->add_option("--gpu", a->gpu, "GPU model: T4, A100, RTX4090, H100, H200");
+  cmd->add_flag("--check", a->check, "kernel checks on every launch: out-of-bounds, races, barrier divergence, ...");
+  cmd->add_flag("--report", a->report, "after the program: a table of every launch (predicted time, bound, sectors, conflicts)");
+  cmd->add_flag("--json", a->json, "print one JSON object: the program's output and every launch");
+  cmd->add_option("--max-steps", a->max_steps, "instructions a thread may execute before it is reported as a hang");
+  cmd->add_option("--backend", a->backend, "sim (default) | cuda (NVIDIA's runtime on a real GPU)")
+      ->check(CLI::IsMember({"sim", "cuda"}));
+  cmd->add_option("-D,--define", a->defines, "preprocessor definition, NAME=VALUE");
+  cmd->callback([a, &rc] {
+    a->after_dashes = passthrough_args();
+    rc = run(*a);
+  });
+});
+
+}  // namespace
+}  // namespace lab::cli

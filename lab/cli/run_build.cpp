@@ -1,0 +1,146 @@
+#include "lab/cli/run_build.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "lab/compile/nvrtc.h"
+
+#ifndef GPULAB_NVCC
+#define GPULAB_NVCC "/usr/local/cuda/bin/nvcc"
+#endif
+
+namespace lab::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+uint64_t fnv1a(uint64_t h, const std::string& s) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return (h ^ 0xff) * 1099511628211ull;
+}
+
+// The file and the local headers it includes with "...", recursively.
+void hash_with_includes(const fs::path& file, uint64_t& h, std::set<fs::path>& seen) {
+  std::error_code ec;
+  fs::path canon = fs::weakly_canonical(file, ec);
+  if (!seen.insert(canon).second || !fs::exists(canon, ec)) return;
+  std::string text = read_file(canon);
+  h = fnv1a(h, canon.string());
+  h = fnv1a(h, text);
+  static const std::regex kInclude(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, kInclude)) hash_with_includes(canon.parent_path() / m[1].str(), h, seen);
+  }
+}
+
+// Runs argv, returning the exit status and stdout+stderr.
+int run_capture(const std::vector<std::string>& argv, std::string& output) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("gpulab run: cannot create a pipe");
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    close(fds[1]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    std::perror(args[0]);
+    _exit(127);
+  }
+  close(fds[1]);
+  std::array<char, 4096> buf;
+  ssize_t n;
+  while ((n = read(fds[0], buf.data(), buf.size())) > 0) output.append(buf.data(), size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+}  // namespace
+
+std::string gpulab_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
+std::string build_program(const ProgramBuild& b) {
+  const std::string lib_dir = gpulab_dir();
+  const fs::path lib = fs::path(lib_dir) / "libgpulab_cudart.so";
+  std::error_code ec;
+  if (!b.for_real_gpu && !fs::exists(lib, ec))
+    throw std::runtime_error(fmt::format("gpulab run: {} is missing; build it (cmake --build <build dir> --target "
+                                         "gpulab_cudart)", lib.string()));
+  uint64_t h = 1469598103934665603ull;
+  std::set<fs::path> seen;
+  for (const auto& s : b.sources) {
+    if (!fs::exists(s, ec)) throw BuildError(fmt::format("{}: no such file (give the path of a .cu file)", s));
+    hash_with_includes(s, h, seen);
+  }
+  h = fnv1a(h, b.ptx_arch + (b.for_real_gpu ? " cuda" : " sim"));
+  for (const auto& d : b.defines) h = fnv1a(h, d);
+  if (!b.for_real_gpu) h = fnv1a(h, std::to_string(fs::last_write_time(lib, ec).time_since_epoch().count()));
+  const fs::path dir = fs::path(compile::cache_dir()) / "run" / fmt::format("{:016x}", h);
+  const fs::path exe = dir / fs::path(b.sources.front()).stem();
+  if (fs::exists(exe, ec)) return exe.string();
+  fs::create_directories(dir, ec);
+
+  // -gencode ...code=compute_XX: PTX only (JIT-compiled by a driver, read by
+  // the lab); -Xfatbin=-compress=false: nvcc 13 compresses it otherwise.
+  std::vector<std::string> argv = {GPULAB_NVCC, "-std=c++17", "-O2", "-lineinfo",
+                                   fmt::format("-gencode=arch={0},code={0}", b.ptx_arch)};
+  for (const auto& d : b.defines) argv.push_back("-D" + d);
+  if (!b.for_real_gpu) {
+    argv.insert(argv.end(), {"-Xfatbin=-compress=false", "-cudart", "none"});
+  }
+  for (const auto& s : b.sources) argv.push_back(fs::absolute(s).string());
+  const fs::path tmp = dir / (exe.filename().string() + ".tmp");
+  argv.insert(argv.end(), {"-o", tmp.string()});
+  if (!b.for_real_gpu)
+    argv.insert(argv.end(), {"-L" + lib_dir, "-lgpulab_cudart", "-Xlinker", "-rpath=" + lib_dir});
+  std::string out;
+  int rc = run_capture(argv, out);
+  if (rc != 0) {
+    // Runtime calls the lab does not serve show up as undefined references.
+    static const std::regex kUndefined(R"re(undefined reference to `((cuda|__cuda)[A-Za-z0-9_]*))re");
+    std::set<std::string> missing;
+    for (std::sregex_iterator it(out.begin(), out.end(), kUndefined), end; it != end; ++it) missing.insert((*it)[1]);
+    if (!missing.empty()) {
+      std::string names;
+      for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+      throw BuildError(fmt::format(
+          "the program calls {} of the CUDA runtime, which the lab's runtime does not serve (docs/run.md lists the "
+          "calls it serves); rewrite that part with the served calls, or run it on a GPU with --backend cuda",
+          names));
+    }
+    throw BuildError(fmt::format("nvcc could not build the program:\n{}", out));
+  }
+  fs::rename(tmp, exe, ec);
+  if (ec) throw std::runtime_error(fmt::format("gpulab run: cannot write {}: {}", exe.string(), ec.message()));
+  return exe.string();
+}
+
+}  // namespace lab::cli

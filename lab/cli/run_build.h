@@ -1,0 +1,36 @@
+// lab/cli/run_build.h: builds an ordinary CUDA program for `gpulab run`.
+//
+// nvcc compiles the host code and embeds each kernel's PTX (uncompressed,
+// for the GPU model's virtual architecture) in the fat binary; the program
+// is linked against the lab's libgpulab_cudart.so instead of NVIDIA's
+// runtime (docs/run.md says why). Builds are cached by the content of the
+// sources and the headers they include with "...".
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lab::cli {
+
+struct ProgramBuild {
+  std::vector<std::string> sources;   // .cu / .cpp files
+  std::string ptx_arch;               // "compute_90"
+  bool for_real_gpu = false;          // --backend cuda: NVIDIA's runtime, no lab library
+  std::vector<std::string> defines;   // -D
+};
+
+// A build that failed because of the program: `message` is what to show
+// (nvcc's own output, or the runtime calls the lab does not serve).
+struct BuildError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Returns the path of the executable (reused when nothing changed). Throws
+// BuildError for the program's errors and std::runtime_error for the lab's.
+std::string build_program(const ProgramBuild& build);
+
+// The directory of the running gpulab binary (libgpulab_cudart.so is there).
+std::string gpulab_dir();
+
+}  // namespace lab::cli

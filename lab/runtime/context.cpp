@@ -1,0 +1,340 @@
+// lab/runtime/context.cpp: the context's state: registration, memory, the
+// error rules, streams and events on the model clock. Launches are in
+// launch.cpp.
+#include "lab/runtime/context.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "lab/runtime/fatbin.h"
+#include "lab/ptx/parser.h"
+
+namespace lab::runtime {
+
+RunOptions options_from_env() {
+  RunOptions o;
+  if (const char* g = std::getenv("GPULAB_RUN_GPU"); g && *g) o.gpu = g;
+  if (const char* c = std::getenv("GPULAB_RUN_CHECK"); c && *c == '1') o.check = true;
+  if (const char* m = std::getenv("GPULAB_RUN_MAX_STEPS"); m && *m) o.max_steps = std::strtoull(m, nullptr, 10);
+  if (const char* r = std::getenv("GPULAB_RUN_REPORT"); r && *r) o.report_path = r;
+  return o;
+}
+
+Context& Context::get() {
+  // Never destroyed: nvcc's exit handlers call into the runtime after main.
+  static Context* context = [] {
+    auto* c = new Context();
+    std::atexit([] { Context::get().flush_printf(); });  // context destruction flushes printf
+    return c;
+  }();
+  return *context;
+}
+
+Context::Context() {
+  options_ = options_from_env();
+  try {
+    gpu_ = &sim::gpu_model(options_.gpu);
+  } catch (const sim::UnknownGpu& e) {
+    std::fprintf(stderr, "gpulab: %s; simulating the %s\n", e.what(), std::string(sim::default_gpu().name).c_str());
+    gpu_ = &sim::default_gpu();
+  }
+  options_.gpu = std::string(gpu_->name);
+  if (!options_.report_path.empty()) report_ = std::fopen(options_.report_path.c_str(), "a");
+}
+
+Context::~Context() {
+  if (report_) std::fclose(report_);
+}
+
+// ---- registration ------------------------------------------------------------------
+void** Context::register_fatbin(const void* wrapper) {
+  std::lock_guard lock(mutex_);
+  auto m = std::make_unique<ModuleEntry>();
+  m->wrapper = wrapper;
+  modules_.push_back(std::move(m));
+  // The handle nvcc keeps is our module index (+1, so it is never null).
+  return reinterpret_cast<void**>(uintptr_t(modules_.size()));
+}
+
+void Context::register_function(void** handle, const void* host_fun, const char* device_name) {
+  std::lock_guard lock(mutex_);
+  KernelEntry k;
+  k.module = size_t(reinterpret_cast<uintptr_t>(handle)) - 1;
+  k.device_name = device_name;
+  kernels_[host_fun] = std::move(k);
+}
+
+void Context::register_var(void** handle, const void* host_var, const char* device_name, size_t bytes) {
+  std::lock_guard lock(mutex_);
+  symbols_[host_var] = SymbolEntry{size_t(reinterpret_cast<uintptr_t>(handle)) - 1, device_name, bytes};
+}
+
+ModuleEntry* Context::load_module(size_t index) {
+  if (index >= modules_.size()) return nullptr;
+  ModuleEntry& m = *modules_[index];
+  if (!m.loaded && m.load_error.empty()) {
+    try {
+      std::vector<FatbinPtx> entries = fatbin_ptx(m.wrapper);
+      if (entries.empty())
+        throw FatbinError("the program's fat binary holds no PTX; build it with -gencode arch=compute_XX,code=compute_XX "
+                          "(gpulab run does)");
+      m.ptx = entries.front().ptx;
+      m.module = ptx::parse(m.ptx, "(the program's PTX)");
+      m.loaded = true;
+    } catch (const std::exception& e) {
+      m.load_error = e.what();
+      std::fprintf(stderr, "gpulab: cannot load the program's device code: %s\n", m.load_error.c_str());
+    }
+  }
+  return m.loaded ? &m : nullptr;
+}
+
+void Context::activate_module(size_t index) {
+  if (index == active_module_) return;
+  if (active_module_ != SIZE_MAX) {
+    ModuleEntry& old = *modules_[active_module_];
+    old.segment.assign(memory_.module_segment(), memory_.module_segment() + memory_.module_segment_bytes());
+    old.segment_saved = true;
+  }
+  ModuleEntry& m = *modules_[index];
+  memory_.reload_module_globals(m.module);  // fresh initialisers, or the saved values below
+  if (m.segment_saved && m.segment.size() == memory_.module_segment_bytes())
+    std::memcpy(memory_.module_segment(), m.segment.data(), m.segment.size());
+  active_module_ = index;
+}
+
+// ---- errors ------------------------------------------------------------------------
+cudaError_t Context::result(cudaError_t e) {
+  if (e != cudaSuccess) last_error_ = e;
+  return e;
+}
+
+cudaError_t Context::take_last_error() {
+  std::lock_guard lock(mutex_);
+  if (sticky_) return sticky_;  // a sticky error is never cleared (CUDA Runtime API, "Error Handling")
+  cudaError_t e = last_error_;
+  last_error_ = cudaSuccess;
+  return e;
+}
+
+cudaError_t Context::peek_last_error() const { return sticky_ ? sticky_ : last_error_; }
+
+void Context::note(const std::string& what) {
+  if (noted_.insert(what).second) std::fprintf(stderr, "gpulab: %s\n", what.c_str());
+}
+
+// ---- memory --------------------------------------------------------------------------
+static uint64_t addr_of(const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); }
+
+bool Context::is_device_range(const void* p, size_t bytes) const {
+  uint64_t a = addr_of(p);
+  if (const sim::Buffer* b = memory_.find(a)) return live_allocations_.count(b->address) && a + bytes <= b->address + b->bytes;
+  // __device__ variables (cudaGetSymbolAddress) live in the module segment.
+  return a >= ptx::kGlobalBase && a + bytes <= ptx::kGlobalBase + const_cast<sim::GlobalMemory&>(memory_).module_segment_bytes();
+}
+
+cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
+  std::lock_guard lock(mutex_);
+  if (sticky_) return result(sticky_);
+  if (!ptr) return result(cudaErrorInvalidValue);
+  if (bytes > gpu_->dram_bytes) {
+    std::fprintf(stderr, "gpulab: cudaMalloc of %zu bytes exceeds the %s's %llu bytes of memory\n", bytes,
+                 std::string(gpu_->name).c_str(), (unsigned long long)gpu_->dram_bytes);
+    *ptr = nullptr;
+    return result(cudaErrorMemoryAllocation);
+  }
+  // Zeroed (a GPU gives whatever was there; zero keeps runs reproducible).
+  uint64_t a = memory_.allocate(bytes, fmt::format("cudaMalloc #{} ({} bytes)", ++allocations_, bytes), true);
+  live_allocations_.insert(a);
+  *ptr = reinterpret_cast<void*>(uintptr_t(a));
+  return cudaSuccess;
+}
+
+cudaError_t Context::free_device(void* ptr) {
+  std::lock_guard lock(mutex_);
+  if (sticky_) return result(sticky_);
+  if (!ptr) return cudaSuccess;
+  // The arena does not reuse memory; freeing only ends the allocation's life.
+  if (!live_allocations_.erase(addr_of(ptr))) {
+    std::fprintf(stderr, "gpulab: cudaFree(%p): not a pointer cudaMalloc returned, or freed twice\n", ptr);
+    return result(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t Context::memcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, bool blocking) {
+  std::lock_guard lock(mutex_);
+  if (sticky_) return result(sticky_);
+  if (blocking) flush_printf();
+  if (bytes == 0) return cudaSuccess;
+  const bool dst_dev = is_device_range(dst, bytes), src_dev = is_device_range(src, bytes);
+  if (kind == cudaMemcpyDefault)
+    kind = dst_dev ? (src_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                   : (src_dev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  const bool want_dst = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  const bool want_src = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if (want_dst != dst_dev || want_src != src_dev) {
+    auto side = [&](bool dev, bool want, const void* p, const char* which) -> std::string {
+      if (dev == want) return "";
+      return fmt::format(" the {} {} is {}device memory{};", which, p, dev ? "" : "not ",
+                         want ? fmt::format(" (or {} bytes run past its allocation)", bytes) : "");
+    };
+    static const char* kNames[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
+                                   "cudaMemcpyDeviceToDevice"};
+    std::fprintf(stderr, "gpulab: cudaMemcpy of %zu bytes with %s:%s%s check the pointers, the size and the direction\n",
+                 bytes, kNames[int(kind) & 3], side(dst_dev, want_dst, dst, "destination").c_str(),
+                 side(src_dev, want_src, src, "source").c_str());
+    return result(cudaErrorInvalidValue);
+  }
+  switch (kind) {
+    case cudaMemcpyHostToDevice:
+      memory_.write(addr_of(dst), src, bytes);
+      advance_clock(double(bytes) / gpu_->host_bytes_per_s);
+      break;
+    case cudaMemcpyDeviceToHost:
+      memory_.read(addr_of(src), dst, bytes);
+      advance_clock(double(bytes) / gpu_->host_bytes_per_s);
+      break;
+    case cudaMemcpyDeviceToDevice: {
+      std::vector<uint8_t> tmp(bytes);
+      memory_.read(addr_of(src), tmp.data(), bytes);
+      memory_.write(addr_of(dst), tmp.data(), bytes);
+      advance_clock(2.0 * double(bytes) / gpu_->dram_bytes_per_s);  // read and write in DRAM
+      break;
+    }
+    default:
+      std::memmove(dst, src, bytes);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t Context::memset(void* dst, int value, size_t bytes) {
+  std::lock_guard lock(mutex_);
+  if (sticky_) return result(sticky_);
+  if (bytes == 0) return cudaSuccess;
+  if (!is_device_range(dst, bytes)) {
+    std::fprintf(stderr, "gpulab: cudaMemset of %zu bytes at %p: not (all) device memory\n", bytes, dst);
+    return result(cudaErrorInvalidValue);
+  }
+  std::memset(memory_.host(addr_of(dst), bytes), value & 0xff, bytes);
+  advance_clock(double(bytes) / gpu_->dram_bytes_per_s);
+  return cudaSuccess;
+}
+
+// __device__ / __constant__ variables: the host passes its shadow variable's address.
+static const ptx::VarDecl* find_global(const ptx::Module& m, const std::string& name) {
+  for (const auto& g : m.globals)
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+cudaError_t Context::symbol_address(void** ptr, const void* symbol) {
+  std::lock_guard lock(mutex_);
+  if (sticky_) return result(sticky_);
+  auto it = symbols_.find(symbol);
+  ModuleEntry* m = it == symbols_.end() ? nullptr : load_module(it->second.module);
+  const ptx::VarDecl* v = m ? find_global(m->module, it->second.device_name) : nullptr;
+  if (!v) return result(cudaErrorInvalidSymbol);
+  activate_module(it->second.module);
+  uint64_t off = v->offset >= ptx::kGlobalBase ? v->offset - ptx::kGlobalBase : v->offset;
+  *ptr = reinterpret_cast<void*>(uintptr_t(ptx::kGlobalBase + off));
+  return cudaSuccess;
+}
+
+cudaError_t Context::symbol_size(size_t* bytes, const void* symbol) {
+  std::lock_guard lock(mutex_);
+  auto it = symbols_.find(symbol);
+  if (it == symbols_.end()) return result(cudaErrorInvalidSymbol);
+  *bytes = it->second.bytes;
+  return cudaSuccess;
+}
+
+cudaError_t Context::symbol_copy(const void* symbol, void* host, size_t bytes, size_t offset, bool to_device) {
+  void* base = nullptr;
+  if (cudaError_t e = symbol_address(&base, symbol)) return e;
+  std::lock_guard lock(mutex_);
+  if (offset + bytes > symbols_[symbol].bytes) {
+    std::fprintf(stderr, "gpulab: cudaMemcpy%sSymbol of %zu bytes at offset %zu: the variable '%s' has %zu bytes\n",
+                 to_device ? "To" : "From", bytes, offset, symbols_[symbol].device_name.c_str(), symbols_[symbol].bytes);
+    return result(cudaErrorInvalidValue);
+  }
+  uint64_t a = addr_of(base) + offset;
+  if (to_device) memory_.write(a, host, bytes);
+  else memory_.read(a, host, bytes);
+  return cudaSuccess;
+}
+
+// ---- synchronisation, streams, events -------------------------------------------------
+void Context::flush_printf() {
+  if (pending_printf_.empty()) return;
+  std::fflush(stdout);  // the host's own output first, as it was written first
+  std::fwrite(pending_printf_.data(), 1, pending_printf_.size(), stdout);
+  std::fflush(stdout);
+  pending_printf_.clear();
+}
+
+cudaError_t Context::synchronize() {
+  std::lock_guard lock(mutex_);
+  flush_printf();
+  return sticky_ ? result(sticky_) : cudaSuccess;
+}
+
+// Stream and event handles are small integers dressed as pointers.
+cudaStream_t Context::create_stream() {
+  std::lock_guard lock(mutex_);
+  uintptr_t h = (next_handle_++) << 4;
+  streams_.insert(h);
+  return reinterpret_cast<cudaStream_t>(h);
+}
+
+bool Context::valid_stream(cudaStream_t s) const {
+  uintptr_t h = reinterpret_cast<uintptr_t>(s);
+  return h == 0 || h == 1 || h == 2 || streams_.count(h);  // 0 legacy, 1/2 cudaStreamLegacy/PerThread
+}
+
+cudaError_t Context::destroy_stream(cudaStream_t s) {
+  std::lock_guard lock(mutex_);
+  return streams_.erase(reinterpret_cast<uintptr_t>(s)) ? cudaSuccess : result(cudaErrorInvalidResourceHandle);
+}
+
+cudaEvent_t Context::create_event() {
+  std::lock_guard lock(mutex_);
+  uintptr_t h = (next_handle_++) << 4;
+  events_[h] = EventEntry{};
+  return reinterpret_cast<cudaEvent_t>(h);
+}
+
+bool Context::valid_event(cudaEvent_t e) const { return events_.count(reinterpret_cast<uintptr_t>(e)) != 0; }
+
+cudaError_t Context::destroy_event(cudaEvent_t e) {
+  std::lock_guard lock(mutex_);
+  return events_.erase(reinterpret_cast<uintptr_t>(e)) ? cudaSuccess : result(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t Context::record_event(cudaEvent_t e) {
+  std::lock_guard lock(mutex_);
+  if (sticky_) return result(sticky_);
+  auto it = events_.find(reinterpret_cast<uintptr_t>(e));
+  if (it == events_.end()) return result(cudaErrorInvalidResourceHandle);
+  it->second.recorded = true;
+  it->second.model_seconds = model_seconds_;
+  return cudaSuccess;
+}
+
+cudaError_t Context::elapsed(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  std::lock_guard lock(mutex_);
+  if (sticky_) return result(sticky_);
+  auto a = events_.find(reinterpret_cast<uintptr_t>(start)), b = events_.find(reinterpret_cast<uintptr_t>(end));
+  if (!ms || a == events_.end() || b == events_.end()) return result(cudaErrorInvalidResourceHandle);
+  if (!a->second.recorded || !b->second.recorded) return result(cudaErrorInvalidResourceHandle);
+  note(fmt::format("cudaEventElapsedTime returns the machine model's PREDICTED time on the {} (kernels from the "
+                   "timing model, copies at the PCIe/DRAM rates), not a measurement",
+                   std::string(gpu_->name)));
+  *ms = float((b->second.model_seconds - a->second.model_seconds) * 1e3);
+  return cudaSuccess;
+}
+
+}  // namespace lab::runtime

@@ -1,0 +1,156 @@
+// lab/runtime/context.h: the CUDA context the lab's runtime library stands
+// in for. One device (the --gpu model), one GlobalMemory, the program's
+// modules (one per registered fat binary), its kernels and __device__
+// variables, streams, events, and CUDA's error state.
+//
+// Every operation runs when it is called: a launch is simulated to the end
+// before cudaLaunchKernel returns, a cudaMemcpyAsync copies at once. A
+// program correct under CUDA's asynchronous rules is correct under these
+// stricter ones; what it cannot show is overlap between streams (the model
+// clock serialises them, docs/run.md).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lab/compile/nvrtc.h"
+#include "lab/ptx/module.h"
+#include "lab/sim/compiled.h"
+#include "lab/sim/device.h"
+#include "lab/sim/launch.h"
+
+namespace lab::runtime {
+
+// What `gpulab run` passes through the environment (docs/run.md). A program
+// started directly runs with the defaults: H100, no checks, no report file.
+struct RunOptions {
+  std::string gpu = "H100";         // GPULAB_RUN_GPU
+  bool check = false;               // GPULAB_RUN_CHECK=1
+  uint64_t max_steps = 0;           // GPULAB_RUN_MAX_STEPS
+  std::string report_path;          // GPULAB_RUN_REPORT: one JSON object per line per launch
+};
+RunOptions options_from_env();
+
+struct ModuleEntry {
+  const void* wrapper = nullptr;    // what __cudaRegisterFatBinary was given
+  bool loaded = false;              // PTX extracted and parsed (lazily, on first use)
+  std::string load_error;           // why it could not be loaded
+  std::string ptx;
+  ptx::Module module;
+  std::vector<uint8_t> segment;     // its __device__ variables while another module is active
+  bool segment_saved = false;
+};
+
+struct KernelEntry {
+  size_t module = 0;
+  std::string device_name;          // mangled, as in the PTX
+  int max_dynamic_shared = 0;       // cudaFuncAttributeMaxDynamicSharedMemorySize
+  // The kernel on the one run path (sim/compiled.h): made at its first use,
+  // it carries the GPU model and ptxas's resources (asked once).
+  std::optional<sim::CompiledKernel> compiled;
+};
+
+struct SymbolEntry {
+  size_t module = 0;
+  std::string device_name;
+  size_t bytes = 0;
+};
+
+struct EventEntry {
+  bool recorded = false;
+  double model_seconds = 0;         // the model clock when it was recorded
+};
+
+class Context {
+ public:
+  static Context& get();            // the one context, made on first use
+  ~Context();
+
+  // ---- registration (nvcc's start-up code) ------------------------------------
+  void** register_fatbin(const void* wrapper);
+  void register_function(void** handle, const void* host_fun, const char* device_name);
+  void register_var(void** handle, const void* host_var, const char* device_name, size_t bytes);
+
+  // ---- errors ----------------------------------------------------------------
+  // Every API call ends through `result`: a failure becomes the last error.
+  cudaError_t result(cudaError_t e);
+  cudaError_t sticky() const { return sticky_; }   // a fault ends the context, as on a GPU
+  cudaError_t take_last_error();
+  cudaError_t peek_last_error() const;
+  // Says on stderr, once per call name, what the lab does not do.
+  void note(const std::string& what);
+
+  // ---- memory ------------------------------------------------------------------
+  cudaError_t malloc_device(void** ptr, size_t bytes);
+  cudaError_t free_device(void* ptr);
+  cudaError_t memcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, bool blocking);
+  cudaError_t memset(void* dst, int value, size_t bytes);
+  cudaError_t symbol_copy(const void* symbol, void* host, size_t bytes, size_t offset, bool to_device);
+  cudaError_t symbol_address(void** ptr, const void* symbol);
+  cudaError_t symbol_size(size_t* bytes, const void* symbol);
+  bool is_device_range(const void* p, size_t bytes) const;
+
+  // ---- kernels -----------------------------------------------------------------
+  cudaError_t launch(const void* host_fun, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream);
+  cudaError_t set_max_dynamic_shared(const void* host_fun, int bytes);
+  cudaError_t func_attributes(cudaFuncAttributes* attr, const void* host_fun);
+  cudaError_t occupancy_blocks(int* blocks, const void* host_fun, int block_size, size_t dynamic_shared);
+
+  // ---- synchronisation, streams, events -----------------------------------------
+  // CUDA prints device printf output at these points (CUDA C++ Programming
+  // Guide, "Formatted Output": kernel launch, synchronisation, blocking
+  // memcpy, context destruction).
+  void flush_printf();
+  cudaError_t synchronize();
+  cudaStream_t create_stream();
+  cudaError_t destroy_stream(cudaStream_t s);
+  cudaEvent_t create_event();
+  cudaError_t destroy_event(cudaEvent_t e);
+  cudaError_t record_event(cudaEvent_t e);
+  cudaError_t elapsed(float* ms, cudaEvent_t start, cudaEvent_t end);
+  bool valid_stream(cudaStream_t s) const;
+  bool valid_event(cudaEvent_t e) const;
+
+  const sim::GpuModel& gpu() const { return *gpu_; }
+  const RunOptions& options() const { return options_; }
+
+ private:
+  Context();
+  ModuleEntry* load_module(size_t index);       // nullptr when it cannot be loaded (error printed)
+  void activate_module(size_t index);           // its __device__ variables in the memory's segment
+  const KernelEntry* kernel_of(const void* host_fun, const ptx::Kernel** kernel, cudaError_t* err);
+  void report_launch(size_t number, const KernelEntry& k, const ptx::Kernel& kernel, const sim::LaunchConfig& cfg,
+                     uintptr_t stream, const sim::LaunchResult& r);
+  void advance_clock(double seconds) { model_seconds_ += seconds; }
+
+  std::mutex mutex_;  // the API is called from one host thread in the programs the lab runs; this keeps it safe
+  RunOptions options_;
+  const sim::GpuModel* gpu_ = nullptr;
+  sim::GlobalMemory memory_;
+  std::vector<std::unique_ptr<ModuleEntry>> modules_;
+  std::map<const void*, KernelEntry> kernels_;       // by host stub address
+  std::map<const void*, SymbolEntry> symbols_;       // by host shadow variable address
+  std::set<uint64_t> live_allocations_;
+  size_t active_module_ = SIZE_MAX;
+  uint64_t allocations_ = 0;
+  std::set<uintptr_t> streams_;
+  std::map<uintptr_t, EventEntry> events_;
+  uintptr_t next_handle_ = 1;
+  double model_seconds_ = 0;         // the device's predicted timeline
+  size_t launches_ = 0;
+  std::string pending_printf_;
+  cudaError_t last_error_ = cudaSuccess;
+  cudaError_t sticky_ = cudaSuccess;
+  std::set<std::string> noted_;
+  FILE* report_ = nullptr;
+};
+
+}  // namespace lab::runtime

@@ -1,0 +1,364 @@
+// lab/runtime/cudart.cpp: the CUDA runtime API as a program built by nvcc
+// calls it, served by the lab (libgpulab_cudart.so). Each function is a thin
+// wrapper over lab::runtime::Context; the declarations come from the
+// toolkit's own cuda_runtime_api.h, so the signatures (and the symbols'
+// names, e.g. cudaGetDeviceProperties_v2) are the ones nvcc's code links to.
+//
+// A runtime function not defined here is not served: `gpulab run` turns the
+// linker's "undefined reference" into an error naming it (docs/run.md lists
+// what is served). exports.map keeps everything else in this library hidden.
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "lab/runtime/context.h"
+
+using lab::runtime::Context;
+
+namespace {
+Context& ctx() { return Context::get(); }
+
+// <<<...>>> pushes its configuration, the launch stub pops it.
+struct CallConfig {
+  dim3 grid, block;
+  size_t shared = 0;
+  cudaStream_t stream = nullptr;
+};
+thread_local std::vector<CallConfig> call_configs;
+
+std::mutex host_mutex;
+std::set<void*> host_allocations;  // cudaMallocHost / cudaHostAlloc
+
+cudaError_t not_device(int device) {
+  if (device == 0) return cudaSuccess;
+  std::fprintf(stderr, "gpulab: device %d does not exist: the lab simulates one GPU (device 0)\n", device);
+  return ctx().result(cudaErrorInvalidDevice);
+}
+}  // namespace
+
+extern "C" {
+
+// ---- nvcc's registration and launch ABI (crt/host_runtime.h) ------------------------
+void** CUDARTAPI __cudaRegisterFatBinary(void* fat_cubin) { return ctx().register_fatbin(fat_cubin); }
+void CUDARTAPI __cudaRegisterFatBinaryEnd(void**) {}
+void CUDARTAPI __cudaUnregisterFatBinary(void**) { ctx().flush_printf(); }
+char CUDARTAPI __cudaInitModule(void**) { return 1; }
+
+void CUDARTAPI __cudaRegisterFunction(void** handle, const char* host_fun, char* device_fun, const char* device_name,
+                                      int, uint3*, uint3*, dim3*, dim3*, int*) {
+  ctx().register_function(handle, host_fun, device_name ? device_name : device_fun);
+}
+
+void CUDARTAPI __cudaRegisterVar(void** handle, char* host_var, char* device_address, const char* device_name, int,
+                                 size_t size, int, int) {
+  ctx().register_var(handle, host_var, device_name ? device_name : device_address, size);
+}
+
+unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, struct CUstream_st* stream) {
+  call_configs.push_back({grid, block, shared, stream});
+  return 0;
+}
+
+cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* shared, void* stream) {
+  if (call_configs.empty()) return cudaErrorMissingConfiguration;
+  const CallConfig& c = call_configs.back();
+  *grid = c.grid;
+  *block = c.block;
+  *shared = c.shared;
+  *static_cast<cudaStream_t*>(stream) = c.stream;
+  call_configs.pop_back();
+  return cudaSuccess;
+}
+
+// CUDA 12.x+ stubs look the kernel up once and launch the handle; the lab's
+// handle is the host stub's address itself.
+cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t* kernel, const void* fun) {
+  *kernel = reinterpret_cast<cudaKernel_t>(const_cast<void*>(fun));
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared,
+                                         cudaStream_t stream) {
+  return ctx().launch(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream);
+}
+
+cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared,
+                                              cudaStream_t stream) {
+  return ctx().launch(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream);
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
+                                       cudaStream_t stream) {
+  return ctx().launch(func, grid, block, args, shared, stream);
+}
+
+// ---- device management ----------------------------------------------------------------
+cudaError_t CUDARTAPI cudaGetDeviceCount(int* count) {
+  *count = 1;
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaGetDevice(int* device) {
+  *device = 0;
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaSetDevice(int device) { return not_device(device); }
+cudaError_t CUDARTAPI cudaDeviceSynchronize(void) { return ctx().synchronize(); }
+cudaError_t CUDARTAPI cudaDeviceReset(void) {
+  // Ends the context's error state; memory is kept (the lab's arena does not shrink).
+  ctx().flush_printf();
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaDriverGetVersion(int* version) {
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaRuntimeGetVersion(int* version) {
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
+  if (cudaError_t e = not_device(device)) return e;
+  const lab::sim::GpuModel& g = ctx().gpu();
+  std::memset(prop, 0, sizeof *prop);
+  std::snprintf(prop->name, sizeof prop->name, "%s (simulated by GPU Lab)", std::string(g.full_name).c_str());
+  prop->totalGlobalMem = g.dram_bytes;
+  prop->sharedMemPerBlock = size_t(g.shared_per_block);
+  prop->regsPerBlock = g.regs_per_block;
+  prop->warpSize = g.warp_size;
+  prop->memPitch = 2147483647;
+  prop->maxThreadsPerBlock = g.max_threads_per_block;
+  for (int i = 0; i < 3; ++i) {
+    prop->maxThreadsDim[i] = g.max_block_dim[i];
+    prop->maxGridSize[i] = int(g.max_grid_dim[i]);
+  }
+  prop->totalConstMem = 64 * 1024;  // CUDA C++ Programming Guide, compute capability table: 64 KB constant memory
+  prop->major = g.cc_major;
+  prop->minor = g.cc_minor;
+  prop->textureAlignment = 512;
+  prop->multiProcessorCount = g.sm_count;
+  prop->concurrentKernels = 1;
+  prop->asyncEngineCount = 2;
+  prop->unifiedAddressing = 1;
+  prop->l2CacheSize = int(g.l2_bytes);
+  prop->maxThreadsPerMultiProcessor = g.max_threads_per_sm;
+  prop->sharedMemPerMultiprocessor = size_t(g.shared_per_sm);
+  prop->regsPerMultiprocessor = g.regs_per_sm;
+  prop->sharedMemPerBlockOptin = size_t(g.shared_per_block_optin);
+  prop->maxBlocksPerMultiProcessor = g.max_blocks_per_sm;
+  prop->reservedSharedMemPerBlock = size_t(g.reserved_shared_per_block);
+  prop->cooperativeLaunch = 0;  // cudaLaunchCooperativeKernel is not served
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
+  if (cudaError_t e = not_device(device)) return e;
+  const lab::sim::GpuModel& g = ctx().gpu();
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = g.max_threads_per_block; break;
+    case cudaDevAttrMaxBlockDimX: *value = g.max_block_dim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = g.max_block_dim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = g.max_block_dim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = int(g.max_grid_dim[0]); break;
+    case cudaDevAttrMaxGridDimY: *value = int(g.max_grid_dim[1]); break;
+    case cudaDevAttrMaxGridDimZ: *value = int(g.max_grid_dim[2]); break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = g.shared_per_block; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = g.shared_per_block_optin; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = g.shared_per_sm; break;
+    case cudaDevAttrWarpSize: *value = g.warp_size; break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = g.regs_per_block; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = g.regs_per_sm; break;
+    case cudaDevAttrClockRate: *value = int(g.boost_clock_hz / 1e3); break;  // kHz
+    case cudaDevAttrMultiProcessorCount: *value = g.sm_count; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = g.max_threads_per_sm; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = g.max_blocks_per_sm; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = g.cc_major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = g.cc_minor; break;
+    case cudaDevAttrL2CacheSize: *value = int(g.l2_bytes); break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *value = g.reserved_shared_per_block; break;
+    case cudaDevAttrTotalConstantMemory: *value = 64 * 1024; break;
+    case cudaDevAttrConcurrentKernels: *value = 1; break;
+    case cudaDevAttrUnifiedAddressing: *value = 1; break;
+    default:
+      std::fprintf(stderr, "gpulab: cudaDeviceGetAttribute(%d): the lab's GPU models do not have this attribute\n",
+                   int(attr));
+      return ctx().result(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaMemGetInfo(size_t* free_bytes, size_t* total) {
+  *free_bytes = *total = ctx().gpu().dram_bytes;
+  return cudaSuccess;
+}
+
+// ---- errors ------------------------------------------------------------------------------
+cudaError_t CUDARTAPI cudaGetLastError(void) { return ctx().take_last_error(); }
+cudaError_t CUDARTAPI cudaPeekAtLastError(void) { return ctx().peek_last_error(); }
+
+const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+#define LAB_ERR(name) case name: return #name;
+    LAB_ERR(cudaSuccess) LAB_ERR(cudaErrorInvalidValue) LAB_ERR(cudaErrorMemoryAllocation)
+    LAB_ERR(cudaErrorInitializationError) LAB_ERR(cudaErrorInvalidConfiguration) LAB_ERR(cudaErrorInvalidSymbol)
+    LAB_ERR(cudaErrorInvalidDevice) LAB_ERR(cudaErrorInvalidDeviceFunction) LAB_ERR(cudaErrorMissingConfiguration)
+    LAB_ERR(cudaErrorInvalidResourceHandle) LAB_ERR(cudaErrorInvalidPtx) LAB_ERR(cudaErrorNotReady)
+    LAB_ERR(cudaErrorIllegalAddress) LAB_ERR(cudaErrorLaunchOutOfResources) LAB_ERR(cudaErrorLaunchTimeout)
+    LAB_ERR(cudaErrorAssert) LAB_ERR(cudaErrorMisalignedAddress) LAB_ERR(cudaErrorLaunchFailure)
+    LAB_ERR(cudaErrorNotSupported) LAB_ERR(cudaErrorUnknown)
+#undef LAB_ERR
+    default: return "cudaErrorUnknown";
+  }
+}
+
+const char* CUDARTAPI cudaGetErrorString(cudaError_t error) {
+  // In the lab's words; the meaning is CUDA's (CUDA Runtime API, "Data types": cudaError).
+  switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidSymbol: return "invalid device symbol";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorMissingConfiguration: return "__global__ function call is not configured";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorInvalidPtx: return "a PTX JIT compilation failed";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
+    case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorMisalignedAddress: return "misaligned address";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorNotSupported: return "operation not supported";
+    default: return "unknown error";
+  }
+}
+
+// ---- memory ------------------------------------------------------------------------------
+cudaError_t CUDARTAPI cudaMalloc(void** ptr, size_t size) { return ctx().malloc_device(ptr, size); }
+cudaError_t CUDARTAPI cudaFree(void* ptr) { return ctx().free_device(ptr); }
+
+cudaError_t CUDARTAPI cudaMallocHost(void** ptr, size_t size) {
+  // Pinned memory is ordinary memory here: the model's copies run at the PCIe rate either way.
+  *ptr = std::aligned_alloc(256, (size + 255) / 256 * 256 + 256);
+  if (!*ptr) return ctx().result(cudaErrorMemoryAllocation);
+  std::lock_guard lock(host_mutex);
+  host_allocations.insert(*ptr);
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaHostAlloc(void** ptr, size_t size, unsigned int) { return cudaMallocHost(ptr, size); }
+cudaError_t CUDARTAPI cudaFreeHost(void* ptr) {
+  std::lock_guard lock(host_mutex);
+  if (!host_allocations.erase(ptr)) return ctx().result(cudaErrorInvalidValue);
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  return ctx().memcpy(dst, src, count, kind, true);
+}
+cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
+                                      cudaStream_t stream) {
+  if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  return ctx().memcpy(dst, src, count, kind, false);
+}
+cudaError_t CUDARTAPI cudaMemset(void* dst, int value, size_t count) { return ctx().memset(dst, value, count); }
+cudaError_t CUDARTAPI cudaMemsetAsync(void* dst, int value, size_t count, cudaStream_t stream) {
+  if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  return ctx().memset(dst, value, count);
+}
+
+cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
+                                         enum cudaMemcpyKind) {
+  return ctx().symbol_copy(symbol, const_cast<void*>(src), count, offset, true);
+}
+cudaError_t CUDARTAPI cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
+                                           enum cudaMemcpyKind) {
+  return ctx().symbol_copy(symbol, dst, count, offset, false);
+}
+cudaError_t CUDARTAPI cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
+                                              enum cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
+                                                enum cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+cudaError_t CUDARTAPI cudaGetSymbolAddress(void** ptr, const void* symbol) { return ctx().symbol_address(ptr, symbol); }
+cudaError_t CUDARTAPI cudaGetSymbolSize(size_t* size, const void* symbol) { return ctx().symbol_size(size, symbol); }
+
+// ---- streams and events: everything has already happened when it is called -----------------
+cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t* stream) {
+  *stream = ctx().create_stream();
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) { return cudaStreamCreate(stream); }
+cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream) { return ctx().destroy_stream(stream); }
+cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream) {
+  if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  return ctx().synchronize();
+}
+cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream) {
+  if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  return ctx().sticky() ? ctx().result(ctx().sticky()) : cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+  if (!ctx().valid_stream(stream) || !ctx().valid_event(event)) return ctx().result(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t* event) {
+  *event = ctx().create_event();
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) { return cudaEventCreate(event); }
+cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event) { return ctx().destroy_event(event); }
+cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  return ctx().record_event(event);
+}
+cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event) {
+  if (!ctx().valid_event(event)) return ctx().result(cudaErrorInvalidResourceHandle);
+  return ctx().synchronize();
+}
+cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event) {
+  if (!ctx().valid_event(event)) return ctx().result(cudaErrorInvalidResourceHandle);
+  return ctx().sticky() ? ctx().result(ctx().sticky()) : cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  return ctx().elapsed(ms, start, end);
+}
+
+// ---- kernels: attributes and occupancy ------------------------------------------------------
+cudaError_t CUDARTAPI cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value) {
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) return ctx().set_max_dynamic_shared(func, value);
+  if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) return cudaSuccess;  // the model uses the largest carveout
+  std::fprintf(stderr, "gpulab: cudaFuncSetAttribute(%d) is not served (only MaxDynamicSharedMemorySize and "
+                       "PreferredSharedMemoryCarveout)\n", int(attr));
+  return ctx().result(cudaErrorNotSupported);
+}
+cudaError_t CUDARTAPI cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
+  return ctx().func_attributes(attr, func);
+}
+cudaError_t CUDARTAPI cudaFuncSetCacheConfig(const void*, enum cudaFuncCache) { return cudaSuccess; }
+cudaError_t CUDARTAPI cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
+
+cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func, int block_size,
+                                                                    size_t dynamic_shared) {
+  return ctx().occupancy_blocks(blocks, func, block_size, dynamic_shared);
+}
+cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, const void* func,
+                                                                             int block_size, size_t dynamic_shared,
+                                                                             unsigned int) {
+  return ctx().occupancy_blocks(blocks, func, block_size, dynamic_shared);
+}
+
+}  // extern "C"

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# `gpulab run`: whole CUDA programs built with nvcc against the lab's runtime
+# (docs/run.md): the examples, a program with streams and events, assert,
+# printf, cooperative groups, an unserved call, --check, --report, --json;
+# and the same device code through `gpulab sim`.
+set -u
+GPULAB=${1:?usage: run.sh path/to/gpulab}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export GPULAB_CACHE="${GPULAB_CACHE:-$tmp/cache}"
+fails=0; passes=0
+check() { if eval "$2"; then passes=$((passes+1)); else echo "FAIL: $1"; fails=$((fails+1)); fi; }
+run() { "$GPULAB" run "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+has() { grep -qF -- "$2" "$tmp/$1"; }
+
+# 1. The examples: built, run, verified by their own main().
+run examples/vector_add.cu
+check "vector_add exits 0" "[ $rc = 0 ]"
+check "vector_add verifies" "has out PASSED"
+check "event time is labelled a prediction" "has err PREDICTED"
+run examples/vector_add.cu -- 1000
+check "program arguments after --" "has out 'n = 1000,' && [ $rc = 0 ]"
+run examples/reduction.cu
+check "reduction passes" "[ $rc = 0 ] && has out PASSED"
+run examples/matmul_tiled.cu --report -- 64
+check "matmul_tiled passes" "[ $rc = 0 ] && has out PASSED"
+check "--report has a row per launch" "has out matmul_naive && has out matmul_tiled && has out 'PREDICTIONS'"
+
+# 2. --json: the program's output and every launch with the sim's metrics.
+"$GPULAB" run examples/matmul_tiled.cu --json -- 64 >"$tmp/j" 2>/dev/null; rc=$?
+check "--json exits 0" "[ $rc = 0 ]"
+check "--json fields" "python3 -c '
+import json,sys; j=json.load(open(sys.argv[1]))
+assert j[\"ok\"] is True and j[\"exit_code\"]==0 and j[\"gpu\"]==\"H100\" and \"PASSED\" in j[\"output\"]
+L=j[\"launches\"]; assert [l[\"kernel\"] for l in L]==[\"matmul_naive\",\"matmul_tiled\"], L
+assert L[0][\"grid\"]==[4,4,1] and L[0][\"block\"]==[16,16,1]
+for l in L: assert l[\"predicted\"][\"time_ms\"]>0 and l[\"predicted\"][\"label\"]==\"prediction\" and l[\"metrics\"][\"warp_instructions\"]>0
+# tiling: each global element loaded once per tile instead of once per use
+assert L[1][\"metrics\"][\"global_load_requests\"] < L[0][\"metrics\"][\"global_load_requests\"]/4, L
+assert L[1][\"metrics\"][\"shared_load_requests\"] > 0 and L[0][\"metrics\"][\"shared_load_requests\"]==0
+' $tmp/j"
+
+# 3. Several kernels, two streams, events, __constant__ and __device__ symbols, opt-in shared memory.
+run tests/run/streams_events.cu --gpu A100
+check "streams_events passes" "[ $rc = 0 ] && has out PASSED"
+check "the device is the --gpu model" "has out 'A100' && has out '108 SMs, cc 8.0'"
+check ">48 KB dynamic shared memory needs the attribute" "has out 'without opt-in: cudaErrorInvalidValue' && has err cudaFuncSetAttribute"
+check "__device__ counter from every launch" "has out 'launches seen on the device: 3'"
+
+# 4. assert: file, line, block, thread, expression; cudaErrorAssert, sticky.
+run tests/run/device_assert.cu
+check "a failed assert fails the run" "[ $rc = 1 ]"
+check "the program sees cudaErrorAssert, sticky" "has out 'after the launch: cudaErrorAssert' && has out 'next call: cudaErrorAssert'"
+check "the assert names file, line, expression, block, thread" "has err 'device_assert.cu:11' && has err 'Assertion \`v[i] >= 0\` failed' && has err 'block 0,0,0 thread 77,0,0' && has err 'check_positive'"
+
+# 5. printf: per thread in warp order, after the host's output, at synchronisation.
+run tests/run/device_printf.cu
+check "printf exits 0" "[ $rc = 0 ]"
+check "printf order and formats" "python3 -c '
+import sys; lines=open(sys.argv[1]).read().splitlines()
+want=[\"host: before synchronize\"]
+for b in range(2):
+  for t in (0,16,32,48):
+    want.append(\"block %d thread %2d: tag=7 x=%.2f hex=%x %s %c %d\" % (b,t,t*0.5,255+t,\"warp0\" if t<32 else \"warp1\",chr(65+t//16),t*10000000000))
+want.append(\"host: after synchronize\")
+assert lines==want, (lines, want)
+' $tmp/out"
+
+# 6. Cooperative groups (tiles of one and two warps, cg::reduce).
+run tests/run/cg_reduce.cu
+check "cooperative groups compile and run" "[ $rc = 0 ] && has out PASSED"
+
+# 7. A runtime call the lab does not serve is named, nothing runs.
+run tests/run/unserved.cu
+check "unserved call: exit 2, named" "[ $rc = 2 ] && has err cudaMallocManaged && has err 'does not serve'"
+
+# 8. --check runs the kernel checks on every launch and names the launch.
+run tests/run/oob.cu
+check "without --check the guard gap hides it (as on a GPU)" "[ $rc = 0 ] && has out 'synchronize: cudaSuccess'"
+run tests/run/oob.cu --check
+check "--check: exit 1, the second launch named" "[ $rc = 1 ] && has err 'launch #2 fill<<<(2,1,1), (64,1,1)>>>' && has err 'oob.cu:8' && has err out-of-bounds"
+check "--check: the program sees cudaErrorIllegalAddress" "has out 'synchronize: cudaErrorIllegalAddress'"
+check "the first launch is not blamed" "! grep -q 'launch #1' $tmp/err"
+
+# 9. The same device code through `gpulab sim`.
+K=tests/kernels/device_calls.cu
+"$GPULAB" sim $K --kernel assert_nonneg --grid 2 --block 64 --arg i32[128]=iota --arg i32=128 --json >"$tmp/s" 2>&1; rc=$?
+check "sim: a file with assert is accepted; no failing assert -> 0" "[ $rc = 0 ]"
+python3 -c 'import struct; v=list(range(128)); v[70]=-5; open("'$tmp'/neg.bin","wb").write(struct.pack("128i",*v))'
+"$GPULAB" sim $K --kernel assert_nonneg --grid 2 --block 64 --arg "i32[]=@$tmp/neg.bin" --arg i32=128 --json >"$tmp/s" 2>&1; rc=$?
+check "sim: failing assert -> exit 1, kind assert at its line, block 1 thread 6" "[ $rc = 1 ] && python3 -c '
+import json,sys; j=json.load(open(sys.argv[1])); e=j[\"errors\"][0]
+assert e[\"kind\"]==\"assert\" and e[\"line\"]==12 and e[\"block\"]==[1,0,0] and e[\"thread\"]==[6,0,0], e
+assert \"v[i] >= 0\" in e[\"message\"], e
+' $tmp/s"
+"$GPULAB" sim $K --kernel say --grid 2 --block 16 --arg i32=3 >"$tmp/s" 2>&1; rc=$?
+check "sim: printf in warp order" "[ $rc = 0 ] && [ \"\$(head -4 $tmp/s | tr '\n' '|')\" = 'b0 t0 tag 3|b0 t8 tag 3|b1 t0 tag 3|b1 t8 tag 3|' ]"
+"$GPULAB" sim $K --kernel pair_sums --grid 2 --block 128 --arg i32[256]=iota --arg i32[4] --dump "$tmp/d" >"$tmp/s" 2>&1; rc=$?
+check "sim: cg::reduce over 64-thread tiles" "[ $rc = 0 ] && python3 -c '
+import struct,sys; o=struct.unpack(\"4i\",open(sys.argv[1],\"rb\").read())
+assert list(o)==[sum(range(64*k,64*k+64)) for k in range(4)], o
+' $tmp/d/arg1.bin"
+
+echo "run.sh: $passes passed, $fails failed"
+[ $fails = 0 ]
