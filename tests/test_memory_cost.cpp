@@ -164,6 +164,47 @@ TEST_CASE("L2: writes are written back once; a written sector then reads as a hi
   CHECK(l2.access(t, 1, true) == 1);   // a clean resident sector becomes dirty
 }
 
+TEST_CASE("shared_serve: the phases and wavefronts behind shared_wavefronts") {
+  // The same model counts and records: cost matches, each lane's word has a
+  // bank and a wavefront within its phase.
+  for (uint32_t bytes : {4u, 8u, 16u})
+    for (uint64_t stride : {uint64_t(0), uint64_t(bytes), uint64_t(2 * bytes), uint64_t(128)}) {
+      auto addr = strided(64, stride);
+      SharedCost c = shared_wavefronts(addr.data(), ~0u, bytes);
+      SharedServe s = shared_serve(addr.data(), ~0u, bytes);
+      CAPTURE(bytes);
+      CAPTURE(stride);
+      CHECK(s.cost.wavefronts == c.wavefronts);
+      CHECK(s.cost.ideal == c.ideal);
+      CHECK(s.lanes_per_phase == 128 / bytes);
+      uint32_t sum = 0, ideal = 0;
+      for (uint32_t p = 0; p < s.phases(); ++p) sum += s.phase_wavefronts[p], ideal += s.phase_ideal[p];
+      CHECK(sum == c.wavefronts);
+      CHECK(ideal == c.ideal);
+      for (int l = 0; l < 32; ++l)
+        for (uint32_t k = 0; k < s.words_kept(); ++k) {
+          CHECK(s.bank[l][k] == (addr[size_t(l)] / 4 + k) % 32);
+          CHECK(s.wavefront[l][k] < s.phase_wavefronts[s.phase_of(uint32_t(l))]);
+        }
+    }
+  // Broadcast: every lane's word is served in the first wavefront.
+  SharedServe b = shared_serve(strided(64, 0).data(), ~0u, 4);
+  CHECK(b.phases() == 1);
+  for (int l = 0; l < 32; ++l) CHECK(b.wavefront[l][0] == 0);
+  // Column of a [32][32] float tile: lane l is served in wavefront l.
+  SharedServe col = shared_serve(strided(0, 128).data(), ~0u, 4);
+  for (int l = 0; l < 32; ++l) CHECK(col.wavefront[l][0] == l);
+  CHECK(bank_conflicts(32, 1) == 31);
+  CHECK(bank_conflicts(1, 2) == 0);
+}
+
+TEST_CASE("global_ideal_sectors: a broadcast needs one sector, consecutive floats four") {
+  CHECK(global_ideal_sectors(strided(kBase, 0).data(), ~0u, 4) == 1);
+  CHECK(global_ideal_sectors(strided(kBase, 4).data(), ~0u, 4) == 4);
+  CHECK(global_ideal_sectors(strided(kBase, 128).data(), ~0u, 4) == 4);  // 128 distinct bytes, scattered
+  CHECK(global_ideal_sectors(strided(kBase, 16).data(), ~0u, 16) == 16);
+  CHECK(global_ideal_sectors(strided(kBase, 4).data(), 0u, 4) == 0);
+
 TEST_CASE("L2: a column walk (large power-of-two stride) is not aliased into a few sets") {
   // 4096 rows of a 4096-float row-major matrix, one 128-byte line per row
   // (a 16 KB stride): 512 KB, a twelfth of a 6 MB L2. The second pass hits.

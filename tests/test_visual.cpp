@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "visual/demo_script.h"
 #include "visual/theme.h"
 #include "visual/trace.h"
 #include "visual/views.h"
@@ -58,35 +59,9 @@ void frame(const ViewModel& vm, UiState& ui, void (*view)(const ViewModel&, UiSt
   ImGui::Render();
 }
 
-WarpAccess shared_access(uint32_t stride_words) {
-  WarpAccess a;
-  a.valid = true;
-  a.space = AccessSpace::Shared;
-  a.access_bytes = 4;
-  a.mask = 0xffffffffu;
-  for (int l = 0; l < 32; ++l) a.lane_addr[l] = uint64_t(l) * stride_words * 4;
-  return a;
-}
 }  // namespace
 
-TEST_CASE("bank view: a 32-way conflict lights exactly one bank, a unit stride none") {
-  ImGuiNull ctx;
-  UiState ui;
-  ViewModel vm;
-  vm.shared_access = shared_access(32);  // every lane in bank 0, 32 different words
-  vm.shared_access.wavefronts = 32;
-  vm.shared_access.ideal_wavefronts = 1;
-  frame(vm, ui, draw_banks);
-  // Legend swatches are rounded (not counted); bank headers are plain rects.
-  CHECK(count_rects(palette().bank_conflict) == 1);
-  vm.shared_access = shared_access(1);
-  vm.shared_access.wavefronts = vm.shared_access.ideal_wavefronts = 1;
-  frame(vm, ui, draw_banks);
-  CHECK(count_rects(palette().bank_conflict) == 0);
-  vm.shared_access = shared_access(2);                  // 2-way: 16 banks with two words each
-  frame(vm, ui, draw_banks);
-  CHECK(count_rects(palette().bank_conflict) == 16);
-}
+// The banks view is tested against the simulator's phases in test_visual_banks.cpp.
 
 TEST_CASE("SM grid draws one header per SM of the model") {
   ImGuiNull ctx;
@@ -115,11 +90,13 @@ TEST_CASE("coalescing inspector: consecutive floats fill 4 sectors, a 128-byte s
   a.access_bytes = 4;
   a.mask = 0xffffffffu;
   for (int l = 0; l < 32; ++l) a.lane_addr[l] = 0x1000 + 4 * l;
+  a.sectors = a.ideal_sectors = 4;
   frame(vm, ui, draw_coalescing);
-  // One used-bytes overlay per lane, drawn over the 4 fetched sectors.
+  // One used-bytes overlay per lane, drawn over the 4 fetched sectors; at the ideal nothing is waste.
   CHECK(count_rects(palette().sector_used) == 32);
-  CHECK(count_rects(palette().sector_wasted) == 4);
+  CHECK(count_rects(palette().sector_wasted) == 0);
   for (int l = 0; l < 32; ++l) a.lane_addr[l] = 0x1000 + 128 * l;
+  a.sectors = 32;
   frame(vm, ui, draw_coalescing);
   CHECK(count_rects(palette().sector_wasted) == 32);  // one fetched sector per line
 }
@@ -172,6 +149,15 @@ TEST_CASE("trace replay: placement, barrier states, stepping and the latest acce
   }
   TraceReplay r(ctx, ev, lanes);
   CHECK(r.size() == ev.size());
+  // Key moments, in replay order: a full SM (1 block/SM), the first bank
+  // conflict (32 wavefronts, ideal 1), the tail wave (4 blocks, 2 SMs).
+  std::vector<std::string> names;
+  for (const auto& mo : r.moments()) names.push_back(mo.name);
+  REQUIRE(names.size() == 3);
+  CHECK(names[0] == "a full SM");
+  CHECK(names[1] == "first bank conflict");
+  CHECK(names[2] == "the tail wave");
+  CHECK(r.moments()[1].pane == "banks");
   ViewModel vm;
   // Wave 1 is blocks 0 and 1 interleaved: place 0, place 1, then 0's first load.
   r.seek(3);
@@ -245,4 +231,41 @@ TEST_CASE("panel names") {
   CHECK(ok);
   panel_from_name("nope", &ok);
   CHECK_FALSE(ok);
+}
+
+TEST_CASE("demo script: beats advance with the clock, kernels in order, the whole script in its minutes") {
+  ImGuiNull ctx;
+  DemoScript demo(1.0);  // one minute for 4 kernels: 15 s each
+  ViewModel vm;
+  vm.launch.kernels = {"k0", "k1", "k2", "k3"};
+  vm.launch.current_kernel = 0;
+  vm.playback.total = 100;
+  vm.moments = {{"m1", "c1", "coalescing", 10}, {"m2", "c2", "banks", 50}};  // 3 beats per kernel: 5 s each
+  UiState ui;
+  int last = 0;
+  double t = 0;
+  bool monotonic = true;
+  for (int frame = 0; frame < 400 && !demo.finished(); ++frame, t += 0.5) {
+    DemoScript::Action a = demo.update(frame ? 0.5 : 0, vm, 4, false, false, ui);
+    if (a.select_kernel >= 0) {
+      // The session answers with the new kernel's trace a frame later.
+      vm.launch.current_kernel = a.select_kernel;
+    }
+    monotonic &= demo.kernel() >= last;
+    last = demo.kernel();
+    if (a.seek && demo.beat() > 0) CHECK(a.position == vm.moments[size_t(demo.beat() - 1)].position);
+  }
+  CHECK(monotonic);
+  CHECK(demo.finished());
+  CHECK(demo.kernel() == 3);
+  CHECK(demo.elapsed() == doctest::Approx(60).epsilon(0.05));
+  CHECK(t < 70);
+  // Page Down skips to the next beat at once.
+  DemoScript d2(10.0);
+  vm.launch.current_kernel = 0;
+  d2.update(0, vm, 4, false, false, ui);
+  d2.update(0.1, vm, 4, false, false, ui);
+  int before = d2.beat();
+  d2.update(0.1, vm, 4, true, false, ui);
+  CHECK(d2.beat() == before + 1);
 }

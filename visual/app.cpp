@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <cfloat>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <sys/resource.h>
@@ -19,6 +22,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "visual/demo_script.h"
+#include "visual/screen_state.h"
 #include "visual/theme.h"
 #include "visual/views.h"
 
@@ -29,6 +34,50 @@ bool display_available() {
   const char* w = std::getenv("WAYLAND_DISPLAY");
   return (d && *d) || (w && *w);
 }
+
+float text_pixels(float base, int w, int h, float scale) {
+  float f = std::clamp(std::min(float(w) / 1600.f, float(h) / 900.f), 0.75f, 3.f);
+  return std::round(std::clamp(base * f * scale, 9.f, 96.f));
+}
+
+namespace {
+// A scalable font: DejaVu Sans where the system has it (crisp at projector
+// sizes), else ImGui's built-in ProggyClean at the same pixel size.
+void build_font(float px) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  static const char* paths[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                                "/usr/share/fonts/TTF/DejaVuSans.ttf",
+                                "/usr/share/fonts/dejavu/DejaVuSans.ttf"};
+  ImFont* f = nullptr;
+  for (const char* p : paths)
+    if (!f && std::filesystem::exists(p)) f = io.Fonts->AddFontFromFileTTF(p, px);
+  if (!f) {
+    ImFontConfig fc;
+    fc.SizePixels = px;
+    io.Fonts->AddFontDefault(&fc);
+  }
+}
+
+// Sizes (padding, spacing, scrollbars) follow the text: the style of a
+// 15-pixel font, scaled.
+void apply_sizes(float px, bool high_contrast) {
+  apply_theme(high_contrast);
+  ImGui::GetStyle().ScaleAllSizes(px / 15.f);
+  set_ui_scale(px / 15.f);
+}
+
+bool write_text_atomically(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!(f << text)) return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  return !ec;
+}
+}  // namespace
 
 int run_app(const AppOptions& opt) {
   // 1. Setup: GLFW and a GL 3.3 core context.
@@ -49,9 +98,11 @@ int run_app(const AppOptions& opt) {
   if (shot) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
   int w = opt.width, h = opt.height;
   GLFWmonitor* monitor = nullptr;
-  if (opt.demo && !shot) {
-    monitor = glfwGetPrimaryMonitor();
-    if (const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr) w = mode->width, h = mode->height;
+  if (opt.demo && !opt.size_given) {
+    // The demo fills the screen; its pictures are taken at the screen's size too.
+    GLFWmonitor* m = glfwGetPrimaryMonitor();
+    if (const GLFWvidmode* mode = m ? glfwGetVideoMode(m) : nullptr) w = mode->width, h = mode->height;
+    if (!shot) monitor = m;
   }
   GLFWwindow* window = glfwCreateWindow(w, h, opt.demo ? "GPU Lab: demo" : "GPU Lab", monitor, nullptr);
   if (!window) {
@@ -66,51 +117,68 @@ int run_app(const AppOptions& opt) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // the layout is fixed; nothing to save
-  ImFontConfig fc;
-  fc.SizePixels = opt.demo ? 22.f : 15.f;
-  io.Fonts->AddFontDefault(&fc);
-  apply_theme(opt.demo);
+  const float base_px = opt.demo ? 22.f : 15.f;
+  UiState ui;
+  ui.text_scale = std::clamp(opt.scale, 0.5f, 4.f);
+  float font_px = text_pixels(base_px, w, h, ui.text_scale);
+  build_font(font_px);
+  apply_sizes(font_px, opt.demo);
 
   // 3. Backends.
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
 
-  UiState ui;
   ui.presenter = opt.demo;
+  ui.projector = opt.demo || opt.projector;
+  ui.lesson_auto_seek = opt.session.start_fraction <= 0;
   ui.speed = opt.session.speed;
   ui.panel = panel_from_name(opt.panel);
   int frame = 0, frames_after_ready = 0;
   std::vector<double> ui_ms, interval_ms;  // the UI's own work; frame start to frame start (with rendering)
-  std::chrono::steady_clock::time_point last_t0;
-  auto demo_clock = std::chrono::steady_clock::now();
-  int demo_version = -1;
+  std::chrono::steady_clock::time_point last_t0, ready_t0;
+  bool was_ready = false;
+  DemoScript demo(opt.demo_minutes);
   int exit_code = 0;
 
   // 4. Loop: poll, new frame, build windows, render, swap.
   while (!glfwWindowShouldClose(window)) {
     glfwPollEvents();
     auto t0 = std::chrono::steady_clock::now();
+    // The text follows the window and the chosen size ([ and ]): rebuild the
+    // font between frames when its pixel size changes.
+    int ww, wh;
+    glfwGetWindowSize(window, &ww, &wh);
+    float want_px = text_pixels(base_px, ww, wh, ui.text_scale);
+    if (want_px != font_px) {
+      font_px = want_px;
+      build_font(font_px);
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+      apply_sizes(font_px, opt.demo);
+    }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     if (shot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover tooltips in pictures
     ImGui::NewFrame();
+    begin_frame_state();
     std::shared_ptr<const ViewModel> vm = session.snapshot();
-    int before_step = ui.lesson_step;
-    draw_lab(*vm, ui);
     if (opt.demo) {
-      // Presenter mode: Page Up/Down (lesson steps) pick the kernel; the
-      // script advances by itself every 40 seconds.
-      int n = std::max(1, session.version_count());
-      auto now = std::chrono::steady_clock::now();
-      if (std::chrono::duration<double>(now - demo_clock).count() > 40 && vm->playback.finished) ++ui.lesson_step;
-      ui.lesson_step = std::clamp(ui.lesson_step, 0, n - 1);
-      if (ui.lesson_step != demo_version) {
-        demo_version = ui.lesson_step;
-        demo_clock = now;
-        if (before_step != ui.lesson_step || frame > 0) session.select_version(ui.lesson_step);
-        ui.command = PlayCommand::Play;
-      }
+      // The lecture script: it picks the kernel, the moment and the panes.
+      double dt = frame ? std::chrono::duration<double>(t0 - last_t0).count() : 0;
+      bool next = ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN), prev = ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP);
+      DemoScript::Action a = demo.update(dt, *vm, session.version_count(), next, prev, ui);
+      if (a.select_kernel >= 0 && (frame > 0 || a.select_kernel != vm->launch.current_kernel))
+        session.select_version(a.select_kernel);
+      if (a.seek) ui.command = PlayCommand::SeekTo, ui.seek_position = a.position;
+      session.send(ui);
+      if (a.play) ui.command = PlayCommand::Play;
+      ui.lesson_step = demo.kernel();
     }
+    draw_lab(*vm, ui);
+    shown("window.width", double(ww));
+    shown("window.height", double(wh));
+    shown("window.text_pixels", double(font_px));
+    shown("window.text_height", double(ImGui::GetTextLineHeight()));
     if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE) && !ui.show_help) glfwSetWindowShouldClose(window, 1);
     session.send(ui);
     ImGui::Render();
@@ -129,14 +197,25 @@ int run_app(const AppOptions& opt) {
     if (shot) {
       // Count frames only once the trace is ready, so the picture shows it.
       // The perf charts wait for every version's predicted point.
-      bool charts = ui.panel == Panel::All || ui.panel == Panel::Roofline || ui.panel == Panel::Comparison;
-      if (session.ready() && (!charts || session.charts_ready()) && vm->serial > 1) ++frames_after_ready;
-      if (frames_after_ready >= opt.frames) {
+      bool charts = (ui.panel == Panel::All && !ui.projector) || ui.panel == Panel::Roofline ||
+                    ui.panel == Panel::Comparison;
+      bool ready = session.ready() && (!charts || session.charts_ready()) && vm->serial > 1;
+      if (ready && !was_ready) was_ready = true, ready_t0 = t0;
+      if (ready) ++frames_after_ready;
+      bool take = opt.shot_after_seconds > 0
+                      ? was_ready && std::chrono::duration<double>(t0 - ready_t0).count() >= opt.shot_after_seconds
+                      : frames_after_ready >= opt.frames;
+      take |= opt.demo && demo.finished();  // a whole demo: the picture of its end, then exit
+      if (take) {
         if (!write_framebuffer_png(opt.screenshot, fw, fh)) {
           std::fprintf(stderr, "gpulab view: could not write %s\n", opt.screenshot.c_str());
           exit_code = 2;
         } else {
           std::printf("wrote %s (%dx%d)\n", opt.screenshot.c_str(), fw, fh);
+        }
+        if (!opt.state.empty()) {
+          if (write_text_atomically(opt.state, frame_state_json() + "\n")) std::printf("wrote %s\n", opt.state.c_str());
+          else std::fprintf(stderr, "gpulab view: could not write %s\n", opt.state.c_str()), exit_code = 2;
         }
         glfwSetWindowShouldClose(window, 1);
       }
@@ -158,6 +237,8 @@ int run_app(const AppOptions& opt) {
                   f[f.size() / 2], f[size_t(f.size() * 0.95)], f.back());
     }
   }
+  if (opt.demo) std::printf("demo: %.1f s of script shown, kernel %d, %s\n", demo.elapsed(), demo.kernel() + 1,
+                            demo.finished() ? "finished" : "not finished");
 
   // 5. Cleanup.
   ImGui_ImplOpenGL3_Shutdown();

@@ -14,8 +14,14 @@ struct AppOptions {
   std::string screenshot;        // write this PNG after `frames` frames, then exit
   int frames = 30;
   int width = 1600, height = 900;
+  bool size_given = false;       // --size: otherwise the demo fills the screen, pictures too
   bool fps = false;              // print measured UI frame times at exit
   std::string panel = "all";     // one view full window, or all
+  float scale = 1.f;             // text size on top of the window's own scaling ([ and ] change it)
+  std::string state;             // with screenshot: write what the frame shows as JSON here
+  double shot_after_seconds = 0; // > 0: take the screenshot this long after the first trace (not after `frames`)
+  double demo_minutes = 10;      // the demo script's length
+  bool projector = false;        // one or two large panes, chosen by the lesson step (demo: always)
 };
 
 constexpr int kNoDisplay = 3;    // run_app's answer when no window can be opened
@@ -25,6 +31,10 @@ int run_app(const AppOptions& options);
 
 // True when a display server seems reachable ($DISPLAY or $WAYLAND_DISPLAY set).
 bool display_available();
+
+// The text size in pixels for a window of w x h: `base` at 1600x900, scaled
+// with the window (within 0.75x..3x) and by the chosen `scale`.
+float text_pixels(float base, int w, int h, float scale);
 
 // Writes the current framebuffer (width x height, RGB) as a PNG; false on failure.
 bool write_framebuffer_png(const std::string& path, int width, int height);

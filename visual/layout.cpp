@@ -10,7 +10,16 @@
 //   +----------------+---------------------------+----------------------+
 //   | playback bar                                                      |
 //   +-------------------------------------------------------------------+
+//
+// The projector layout (demo, lessons; P toggles it) shows the story and one
+// or two large panes, chosen by the lesson step's manifest or the demo's beat.
 #include <imgui.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "visual/screen_state.h"
 
 #include "visual/theme.h"
 #include "visual/views.h"
@@ -56,29 +65,145 @@ const PanelInfo kPanels[] = {
 };
 }  // namespace
 
+namespace {
+const PanelInfo* panel_info(Panel p) {
+  for (const auto& i : kPanels)
+    if (i.panel == p) return &i;
+  return nullptr;
+}
+
+// The projector layout: the story (lesson text, or the demo's banner over
+// it) in a narrow column and one or two large panes, stacked when the screen
+// is wide enough only for one column, side by side otherwise.
+void projector_layout(const ViewModel& vm, UiState& ui, float W, float H) {
+  const float lw = ui.presenter ? 0.f : W * 0.26f;
+  float top = 0;
+  if (!ui.banner.empty()) {
+    const float bh = ImGui::GetTextLineHeightWithSpacing() * 2 + ImGui::GetStyle().WindowPadding.y * 2;
+    ImGui::SetNextWindowPos(ImVec2(0, 0), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(W, bh), ImGuiCond_Always);
+    if (ImGui::Begin("##banner", nullptr, kTile | ImGuiWindowFlags_NoTitleBar)) {
+      ImGui::PushTextWrapPos(0.f);
+      ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "%s", ui.banner.c_str());
+      ImGui::PopTextWrapPos();
+    }
+    ImGui::End();
+    top = bh;
+  }
+  if (lw > 0) {
+    if (tile("Lesson", 0, top, lw, H - top)) draw_lesson(vm, ui);
+    ImGui::End();
+  }
+  std::vector<Panel> panes;
+  for (Panel p : ui.focus)
+    if (panel_info(p) && panes.size() < 2) panes.push_back(p);
+  if (panes.empty()) panes.push_back(Panel::SmGrid);
+  const float x0 = lw, w = W - lw, h = H - top;
+  // Two panes side by side when each still gets a 4:3 area, else stacked.
+  const bool side = panes.size() == 2 && w / 2 > h * 0.9f;
+  for (size_t i = 0; i < panes.size(); ++i) {
+    const PanelInfo* info = panel_info(panes[i]);
+    float px0 = x0, py0 = top, pw = w, ph = h;
+    if (panes.size() == 2) {
+      if (side) pw = w / 2, px0 = x0 + i * pw;
+      else ph = h / 2, py0 = top + i * ph;
+    }
+    if (tile(info->title, px0, py0, pw, ph)) info->view(vm, ui);
+    ImGui::End();
+  }
+}
+}  // namespace
+
 void draw_lab(const ViewModel& vm, UiState& ui) {
   ImGuiIO& io = ImGui::GetIO();
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
   const float bar_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2 + 4;
   handle_shortcuts(ui);
-  // The lesson follows the kernel on screen when a new launch arrives.
-  static int followed = -1;
-  if (vm.launch.current_kernel >= 0 && vm.launch.current_kernel != followed && !vm.lesson.steps.empty() &&
-      int(vm.lesson.steps.size()) == int(vm.launch.kernels.size())) {
-    followed = vm.launch.current_kernel;
-    ui.lesson_step = followed;
+  const bool lesson_mode = !vm.lesson.id.empty();
+  if (!lesson_mode && !ui.presenter) {
+    // The progression's text follows the kernel on screen when a new launch arrives.
+    static int followed = -1;
+    if (vm.launch.current_kernel >= 0 && vm.launch.current_kernel != followed && !vm.lesson.steps.empty() &&
+        int(vm.lesson.steps.size()) == int(vm.launch.kernels.size())) {
+      followed = vm.launch.current_kernel;
+      ui.lesson_step = followed;
+    }
   }
-
-  if (ui.panel != Panel::All) {
-    for (const auto& p : kPanels)
-      if (p.panel == ui.panel) {
-        if (tile(p.title, 0, 0, W, H - bar_h)) p.view(vm, ui);
-        ImGui::End();
+  if (lesson_mode && !vm.lesson.steps.empty()) {
+    // A lesson drives the view: a step that runs a kernel runs it, and each
+    // step shows the panes its manifest names.
+    static int seen_step = -1;
+    static std::string seen_lesson;
+    ui.lesson_step = std::clamp(ui.lesson_step, 0, int(vm.lesson.steps.size()) - 1);
+    if (ui.lesson_step != seen_step || seen_lesson != vm.lesson.id) {
+      if (seen_step < 0) ui.lesson_step = std::clamp(vm.lesson.open_step, 0, int(vm.lesson.steps.size()) - 1);
+      seen_step = ui.lesson_step;
+      seen_lesson = vm.lesson.id;
+      const LessonStep& st = vm.lesson.steps[size_t(ui.lesson_step)];
+      if (st.measure && vm.launch.lesson_step != ui.lesson_step) ui.run_target = "step:" + std::to_string(ui.lesson_step);
+      if (!st.panes.empty()) {
+        ui.focus.clear();
+        for (const auto& n : st.panes) {
+          bool ok = false;
+          Panel p = panel_from_name(n, &ok);
+          if (ok) ui.focus.push_back(p);
+        }
       }
+    }
+  }
+  if (lesson_mode && ui.lesson_auto_seek && vm.launch.lesson_step >= 0 && vm.launch.lesson_step == ui.lesson_step &&
+      vm.playback.total > 0) {
+    // The step's kernel has arrived: open its trace at the moment that makes
+    // the step's point (the first moment shown in one of its panes), else
+    // halfway, in the kernel's main loop.
+    static int seeked_step = -1;
+    static uint64_t seeked_total = 0;
+    if (seeked_step != ui.lesson_step || seeked_total != vm.playback.total) {
+      seeked_step = ui.lesson_step;
+      seeked_total = vm.playback.total;
+      uint64_t pos = vm.playback.total / 2;
+      bool found = false;
+      for (Panel p : ui.focus)
+        for (const Moment& m : vm.moments)
+          if (!found && panel_from_name(m.pane) == p) pos = m.position, found = true;
+      ui.command = PlayCommand::SeekTo;
+      ui.seek_position = pos;
+    }
+  }
+  shown("lesson.id", vm.lesson.id);
+  shown("lesson.title", vm.lesson.title);
+  if (!vm.lesson.steps.empty()) {
+    int st = std::clamp(ui.lesson_step, 0, int(vm.lesson.steps.size()) - 1);
+    shown("lesson.step", double(st));
+    shown("lesson.step_title", vm.lesson.steps[size_t(st)].title);
+  }
+  shown("kernel.name", vm.launch.kernel);
+  shown("kernel.file", vm.launch.file);
+  shown("kernel.problem", vm.launch.problem);
+  shown("kernel.gpu", vm.launch.gpu);
+  shown("kernel.lesson_step", double(vm.launch.lesson_step));
+  if (vm.launch.current_kernel >= 0 && vm.launch.current_kernel < int(vm.launch.kernels.size()))
+    shown("kernel.version", vm.launch.kernels[size_t(vm.launch.current_kernel)]);
+  shown("playback.cursor", double(vm.playback.cursor));
+  shown("playback.total", double(vm.playback.total));
+  shown("playback.status", vm.playback.status);
+
+  const bool projector = ui.panel == Panel::All && ui.projector && (!ui.focus.empty() || ui.presenter);
+  std::string panes;
+  if (ui.panel != Panel::All) {
+    const PanelInfo* p = panel_info(ui.panel);
+    if (p) {
+      if (tile(p->title, 0, 0, W, H - bar_h)) p->view(vm, ui);
+      ImGui::End();
+    }
+    panes = panel_name(ui.panel);
+  } else if (projector) {
+    projector_layout(vm, ui, W, H - bar_h);
+    for (Panel p : ui.focus) panes += (panes.empty() ? "" : ",") + std::string(panel_name(p));
   } else {
+    panes = "all";
     float lw = W * 0.24f, mw = W * 0.42f, rw = W - lw - mw;
     float top_h = (H - bar_h) * 0.55f, bot_h = H - bar_h - top_h;
-    std::string lesson_title = vm.lesson.title.empty() ? "Lesson" : vm.lesson.title;
     if (tile("Lesson", 0, 0, lw, top_h)) draw_lesson(vm, ui);
     ImGui::End();
     if (tile("Launch", 0, top_h, lw, bot_h)) draw_launch_panel(vm, ui);
@@ -106,6 +231,8 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
     }
     ImGui::End();
   }
+  shown("layout.panes", panes);
+  shown("layout.projector", projector);
   ImGui::SetNextWindowPos(ImVec2(0, H - bar_h), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(W, bar_h), ImGuiCond_Always);
   if (ImGui::Begin("Playback", nullptr, kTile | ImGuiWindowFlags_NoTitleBar)) draw_playback(vm, ui);

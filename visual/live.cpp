@@ -27,6 +27,7 @@ struct LiveAggregator::Access {
   uint64_t seq = 0;
   TraceEvent e;
   std::array<uint64_t, 32> lanes{};
+  sim::SharedServe served;
 };
 
 struct LiveAggregator::Shard {
@@ -138,7 +139,7 @@ void LiveAggregator::on_event(const sim::WarpEvent& e) {
   if (!memory) return;
   const bool shared = e.space == ptx::Space::Shared;
   if (shared) {
-    if (e.wavefronts > e.ideal_wavefronts) bump(s.pc_conflicts[e.pc], uint64_t(e.wavefronts - e.ideal_wavefronts));
+    if (uint32_t c = e.bank_conflicts()) bump(s.pc_conflicts[e.pc], uint64_t(c));
   } else {
     bump(s.pc_sectors[e.pc], uint64_t(e.sectors));
     // Heat: every active lane's element of A, B or C.
@@ -186,8 +187,9 @@ void LiveAggregator::on_event(const sim::WarpEvent& e) {
   a.e.access_bytes = e.access_bytes;
   a.e.is_store = e.is_store;
   a.e.block = b, a.e.sm = e.sm, a.e.warp = e.warp, a.e.pc = e.pc, a.e.mask = e.active_mask;
-  a.e.sectors = e.sectors, a.e.wavefronts = e.wavefronts, a.e.ideal = e.ideal_wavefronts;
+  a.e.sectors = e.sectors, a.e.ideal_sectors = e.ideal_sectors, a.e.wavefronts = e.wavefronts, a.e.ideal = e.ideal_wavefronts;
   std::copy(e.lane_addr, e.lane_addr + 32, a.lanes.begin());
+  a.served = e.shared;
   want.store(false, std::memory_order_relaxed);
 }
 
@@ -201,17 +203,9 @@ void LiveAggregator::finish(const sim::KernelMetrics& metrics) {
   // The simulator's own per-pc counts are exact where the events were sampled.
   exact_ = true;
   exact_count_.assign(ctx_.kernel->code.size(), 0);
-  exact_line_heat_.assign(ctx_.source_lines.size(), LineHeat{});
-  for (size_t pc = 0; pc < metrics.per_pc.size() && pc < exact_count_.size(); ++pc) {
-    const sim::PcCounters& p = metrics.per_pc[pc];
-    exact_count_[pc] = p.warp_insts;
-    uint32_t line = line_of(*ctx_.kernel, uint32_t(pc));
-    if (!line || line > exact_line_heat_.size()) continue;
-    LineHeat& h = exact_line_heat_[line - 1];
-    h.warp_insts += p.warp_insts;
-    h.sectors += p.sectors;
-    h.conflicts += p.wavefronts > p.ideal_wavefronts ? p.wavefronts - p.ideal_wavefronts : 0;
-  }
+  for (size_t pc = 0; pc < metrics.per_pc.size() && pc < exact_count_.size(); ++pc)
+    exact_count_[pc] = metrics.per_pc[pc].warp_insts;
+  fold_counts(*ctx_.module, *ctx_.kernel, metrics, ctx_.source_lines.size(), exact_line_heat_, exact_pc_heat_);
 }
 
 void LiveAggregator::fill(ViewModel& vm) {
@@ -308,7 +302,7 @@ void LiveAggregator::fill(ViewModel& vm) {
   }
 
   auto access = [&](const Access& s, WarpAccess& a) {
-    a = s.valid ? warp_access(ctx_, k, s.e, s.lanes) : WarpAccess{};
+    a = s.valid ? warp_access(ctx_, k, s.e, s.lanes, s.served.mask ? &s.served : nullptr) : WarpAccess{};
   };
   access(*last_global_, vm.global_access);
   access(*last_shared_, vm.shared_access);
@@ -351,17 +345,25 @@ void LiveAggregator::fill(ViewModel& vm) {
   if (exact_) {
     src.ptx_count = exact_count_;
     src.heat = exact_line_heat_;
+    src.ptx_heat = exact_pc_heat_;
+    src.line_totals = exact_line_heat_;
+    src.ptx_totals = exact_pc_heat_;
   } else {
+    src.ptx_heat.assign(k.code.size(), LineHeat{});
     for (uint32_t pc = 0; pc < k.code.size(); ++pc) {
       uint64_t n = 0, sec = 0, conf = 0;
       for (Shard* s : shards) n += get(s->pc_count[pc]), sec += get(s->pc_sectors[pc]), conf += get(s->pc_conflicts[pc]);
       bool global = sec > 0;  // global-memory instructions are never sampled
       src.ptx_count[pc] = global ? n : n * scale;
+      LineHeat& ph = src.ptx_heat[pc];
+      ph.warp_insts = src.ptx_count[pc];
+      ph.sectors = sec;
+      ph.requests = global ? n : 0;
+      ph.conflicts = conf * scale;
       uint32_t line = src.ptx_line[pc];
       if (!line || line > src.heat.size()) continue;
-      src.heat[line - 1].warp_insts += src.ptx_count[pc];
-      src.heat[line - 1].sectors += sec;
-      src.heat[line - 1].conflicts += conf * scale;
+      LineHeat& lh = src.heat[line - 1];
+      lh.warp_insts += ph.warp_insts, lh.sectors += ph.sectors, lh.requests += ph.requests, lh.conflicts += ph.conflicts;
     }
   }
   const Access& cur = last_global_->seq > last_shared_->seq ? *last_global_ : *last_shared_;

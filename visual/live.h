@@ -21,7 +21,8 @@
 #include <mutex>
 #include <vector>
 
-#include "lab/sim/launch.h"
+#include "lab/sim/events.h"
+#include "lab/sim/metrics.h"
 #include "visual/trace.h"
 #include "visual/view_model.h"
 
@@ -63,7 +64,7 @@ class LiveAggregator : public sim::EventSink {
   std::vector<std::unique_ptr<Shard>> shards_;
   bool exact_ = false;
   std::vector<uint64_t> exact_count_;
-  std::vector<LineHeat> exact_line_heat_;
+  std::vector<LineHeat> exact_line_heat_, exact_pc_heat_;
   // The latest sampled accesses, kept between publishes.
   struct Access;
   std::unique_ptr<Access> last_global_, last_shared_;

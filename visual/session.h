@@ -22,7 +22,8 @@ struct SessionConfig {
   std::string file, kernel;   // a user's kernel (file.cu --kernel NAME) instead of a GEMM version
   uint32_t grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};  // its launch
   std::vector<std::string> args;                        // its --arg specs (see `gpulab sim`)
-  std::string lesson_dir;     // lessons/NN-topic: its README drives the lesson view
+  std::string lesson_dir;     // lessons/NN-topic (lab/lesson finds it): its steps drive the view
+  int lesson_step = -1;       // the step to open at (0-based); -1 = the first that runs a kernel
   std::string gpu = "H100";
   int size = 128;             // M = N = K of the traced GEMM
   size_t max_events = 1'500'000;
@@ -51,11 +52,13 @@ class Session {
   bool charts_ready() const { return charts_ready_.load(); }
   // Switches to GEMM version `index` of the progression (demo's Page Up/Down).
   void select_version(int index);
+  // Runs a lesson step's kernel (steps that run none leave the kernel on screen).
+  void select_step(int step);
   // The launch panel's Run: version, GPU model and size by their index in
   // LaunchInfo's choices (-1: keep), backend too.
   void request_launch(int version, int gpu, int size, int backend);
   int version_count() const;
-  struct Impl;  // the worker's state (session.cpp)
+  struct Impl;  // the worker's state (session_impl.h)
 
  private:
   void run();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace lab::visual {
 
@@ -55,6 +56,12 @@ bool g_high_contrast = false;
 }  // namespace
 
 const Palette& palette() { return g_high_contrast ? g_high : g_normal; }
+
+namespace {
+float g_ui_scale = 1.f;
+}
+void set_ui_scale(float s) { g_ui_scale = s; }
+float ui_scale() { return g_ui_scale; }
 bool high_contrast() { return g_high_contrast; }
 
 void apply_theme(bool hc) {
@@ -109,9 +116,33 @@ void legend_item(ImU32 color, const char* label) {
 void warp_state_legend() {
   const Palette& p = palette();
   for (int s = 1; s <= 4; ++s) {
+    if (s > 1) {
+      ImGui::SameLine(0, ImGui::GetFontSize());
+      if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(warp_state_name(WarpState(s))).x + 2 * ImGui::GetFontSize())
+        ImGui::NewLine();
+    }
     legend_item(p.warp_state[s], warp_state_name(WarpState(s)));
-    if (s < 4) ImGui::SameLine(0, 14);
   }
+}
+
+// A log-scale colour key with numbers: 0 .. max in `unit`.
+void heat_key(double max_value, const char* unit) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float h = ImGui::GetTextLineHeight();
+  const float w = std::max(80.f, ImGui::CalcTextSize("0000000").x * 2);
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  const int steps = 24;
+  for (int i = 0; i < steps; ++i)
+    dl->AddRectFilled(ImVec2(p.x + w * i / steps, p.y + 2), ImVec2(p.x + w * (i + 1) / steps, p.y + h - 2),
+                      heat_color(float(i) / (steps - 1)));
+  ImGui::Dummy(ImVec2(w, h));
+  // Numbers at the ends and the log-scale middle.
+  char lo[16], mid[16], hi[32];
+  std::snprintf(lo, sizeof lo, "0");
+  std::snprintf(mid, sizeof mid, "%.3g", std::expm1(std::log1p(max_value) / 2));
+  std::snprintf(hi, sizeof hi, "%.3g", max_value);
+  ImGui::SameLine(0, 4);
+  ImGui::Text("%s .. %s .. %s %s (log scale)", lo, mid, hi, unit);
 }
 
 }  // namespace lab::visual

@@ -23,10 +23,18 @@ const Palette& palette();
 void apply_theme(bool high_contrast);
 bool high_contrast();
 
+// Pixel sizes in the views are written for 15-pixel text; px(v) scales
+// them with the chosen text size (set by the app when it builds the font).
+void set_ui_scale(float s);
+float ui_scale();
+inline float px(float v) { return v * ui_scale(); }
+
 // Heat colour for t in [0,1]: dark blue -> yellow -> red.
 ImU32 heat_color(float t);
 // A coloured square and its label, on one line.
 void legend_item(ImU32 color, const char* label);
+// A log-scale heat colour key with numbers: 0 .. max_value, in `unit`.
+void heat_key(double max_value, const char* unit);
 // Legend for the warp states (Issuing, Barrier, Memory, Done).
 void warp_state_legend();
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "visual/screen_state.h"
 #include "visual/theme.h"
 #include "visual/views.h"
 
@@ -26,14 +27,44 @@ void draw_lesson(const ViewModel& vm, UiState& ui) {
   ImGui::Text("step %d / %d", ui.lesson_step + 1, n);
   ImGui::SameLine();
   if (ImGui::ArrowButton("next", ImGuiDir_Right)) ui.lesson_step = std::min(n - 1, ui.lesson_step + 1);
-  ImGui::SameLine();
-  ImGui::TextColored(ImVec4(0.55f, 0.80f, 1.f, 1.f), "%s", l.title.c_str());
   if (!s.run_label.empty()) {
     ImGui::SameLine();
     if (ImGui::Button(s.run_label.c_str())) ui.run_target = s.run_target;
   }
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.80f, 1.f, 1.f));
+  ImGui::TextWrapped("%s", l.title.c_str());
+  ImGui::PopStyleColor();
   ImGui::Separator();
   ImGui::BeginChild("lesson_text", ImVec2(0, 0), false);
+  if (s.measure && vm.launch.lesson_step == ui.lesson_step) {
+    // The numbers this step's text is about, as the simulator counted them for the whole run.
+    LineHeat t;
+    for (const auto& h : vm.source.line_totals) {
+      t.warp_insts += h.warp_insts, t.sectors += h.sectors, t.requests += h.requests;
+      t.shared_requests += h.shared_requests, t.conflicts += h.conflicts;
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.85f, 0.4f, 1.f));
+    ImGui::TextWrapped("Measured: kernel %s in %s, %s", vm.launch.kernel.c_str(), vm.launch.file.c_str(),
+                       vm.launch.gpu.c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextWrapped("- %llu warp instructions", (unsigned long long)t.warp_insts);
+    ImGui::TextWrapped("- %llu global requests, %llu sectors: %.1f sectors per request", (unsigned long long)t.requests,
+                       (unsigned long long)t.sectors, t.sectors_per_request());
+    ImGui::TextWrapped("- %llu shared requests, %llu bank conflicts", (unsigned long long)t.shared_requests,
+                       (unsigned long long)t.conflicts);
+    if (vm.launch.predicted_seconds > 0)
+      ImGui::TextWrapped("- %.3g us %s", vm.launch.predicted_seconds * 1e6, vm.launch.predicted_note.c_str());
+    shown("measured.instructions", double(t.warp_insts));
+    shown("measured.global_requests", double(t.requests));
+    shown("measured.sectors", double(t.sectors));
+    shown("measured.sectors_per_request", t.sectors_per_request());
+    shown("measured.shared_requests", double(t.shared_requests));
+    shown("measured.bank_conflicts", double(t.conflicts));
+    shown("measured.predicted_seconds", vm.launch.predicted_seconds);
+    ImGui::Separator();
+  } else if (s.measure) {
+    ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "running this step's kernel...");
+  }
   if (!draw_markdown(s.markdown)) ImGui::TextWrapped("%s", s.markdown.c_str());
   ImGui::EndChild();
 }
@@ -74,6 +105,13 @@ void draw_launch_panel(const ViewModel& vm, UiState& ui) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim), "%s", L.file.c_str());
   ImGui::Text("grid (%u,%u,%u)  block (%u,%u,%u)", L.grid[0], L.grid[1], L.grid[2], L.block[0], L.block[1], L.block[2]);
   ImGui::Text("%u registers/thread, %u B shared/block", L.registers, L.shared_bytes);
+  if (L.predicted_seconds > 0) {
+    ImGui::TextWrapped("time: %.3g us, %s (a prediction, not a measurement)", L.predicted_seconds * 1e6,
+                       L.predicted_note.c_str());
+  } else if (!L.predicted_note.empty()) {
+    ImGui::TextWrapped("time: %s", L.predicted_note.c_str());
+  }
+  shown("kernel.predicted_seconds", L.predicted_seconds);
 }
 
 void draw_playback(const ViewModel& vm, UiState& ui) {
@@ -83,7 +121,8 @@ void draw_playback(const ViewModel& vm, UiState& ui) {
   if (ImGui::Button("|<")) ui.command = PlayCommand::Restart;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("restart (R)");
   ImGui::SameLine();
-  if (ImGui::Button(pb.playing ? "Pause" : "Play ", ImVec2(60, 0))) ui.command = PlayCommand::Toggle;
+  if (ImGui::Button(pb.playing ? "Pause" : "Play ", ImVec2(ImGui::CalcTextSize("Pause").x + px(16), 0)))
+    ui.command = PlayCommand::Toggle;
   ImGui::SameLine();
   if (ImGui::Button("Step")) ui.command = PlayCommand::StepInstr;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("one warp instruction (Right or N)");
@@ -94,12 +133,12 @@ void draw_playback(const ViewModel& vm, UiState& ui) {
   if (ImGui::Button("Wave")) ui.command = PlayCommand::StepWave;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("to the next wave of blocks (W)");
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(170);
+  ImGui::SetNextItemWidth(px(170));
   ImGui::SliderFloat("##speed", &ui.speed, 1.f, 1e6f, "%.0f instr/s", ImGuiSliderFlags_Logarithmic);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("playback speed (+ / -)");
   ImGui::SameLine();
   float frac = pb.total ? float(double(pb.cursor) / double(pb.total)) : 0.f;
-  ImGui::SetNextItemWidth(std::max(100.f, ImGui::GetContentRegionAvail().x - 520));
+  ImGui::SetNextItemWidth(std::max(px(100), ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("0").x * 60));
   char label[64];
   std::snprintf(label, sizeof label, live ? "%llu / %llu blocks done" : "%llu / %llu events",
                 (unsigned long long)pb.cursor, (unsigned long long)pb.total);
@@ -116,6 +155,24 @@ void draw_playback(const ViewModel& vm, UiState& ui) {
   if (!pb.status.empty()) {
     ImGui::SameLine();
     ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "%s", pb.status.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pb.status.c_str());
+  }
+  // Moments of this trace: one button each (the demo's beats, by hand).
+  if (!vm.moments.empty() && !live) {
+    for (size_t i = 0; i < vm.moments.size(); ++i) {
+      ImGui::SameLine();
+      char id[48];
+      std::snprintf(id, sizeof id, "M%zu", i + 1);
+      if (ImGui::SmallButton(id)) {
+        ui.command = PlayCommand::SeekTo;
+        ui.seek_position = vm.moments[i].position;
+        bool ok = false;
+        Panel p = panel_from_name(vm.moments[i].pane, &ok);
+        if (ok) ui.focus = {p, Panel::Source};
+      }
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s: %s", vm.moments[i].name.c_str(), vm.moments[i].caption.c_str());
+    }
   }
 }
 
@@ -132,8 +189,10 @@ void draw_help_overlay(const ViewModel& vm, UiState& ui) {
         {"W", "step to the next wave of blocks"},
         {"R", "restart"},
         {"+ / -", "faster / slower"},
-        {"Page Down / Page Up", "next / previous lesson step (demo: next kernel)"},
+        {"Page Down / Page Up", "next / previous lesson step (demo: next / previous moment)"},
         {"1 .. 9, 0", "show one view full window; 0: all views"},
+        {"[ / ]", "smaller / larger text"},
+        {"P", "projector layout (the step's panes, large) / all views"},
         {"H, F1", "this help"},
         {"Esc", "close help; quit"},
     };
@@ -164,9 +223,14 @@ void handle_shortcuts(UiState& ui) {
   if (pressed(GLFW_KEY_R)) ui.command = PlayCommand::Restart;
   if (pressed(GLFW_KEY_EQUAL) || pressed(GLFW_KEY_KP_ADD)) ui.speed = std::min(1e6f, ui.speed * 2);
   if (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT)) ui.speed = std::max(1.f, ui.speed / 2);
-  if (pressed(GLFW_KEY_PAGE_DOWN)) ++ui.lesson_step;
-  if (pressed(GLFW_KEY_PAGE_UP)) ui.lesson_step = std::max(0, ui.lesson_step - 1);
+  if (!ui.presenter) {  // the demo's script takes Page Up/Down itself
+    if (pressed(GLFW_KEY_PAGE_DOWN)) ++ui.lesson_step;
+    if (pressed(GLFW_KEY_PAGE_UP)) ui.lesson_step = std::max(0, ui.lesson_step - 1);
+  }
   if (pressed(GLFW_KEY_H) || pressed(GLFW_KEY_F1)) ui.show_help = !ui.show_help;
+  if (pressed(GLFW_KEY_LEFT_BRACKET)) ui.text_scale = std::max(0.5f, ui.text_scale / 1.15f);
+  if (pressed(GLFW_KEY_RIGHT_BRACKET)) ui.text_scale = std::min(4.f, ui.text_scale * 1.15f);
+  if (pressed(GLFW_KEY_P)) ui.projector = !ui.projector;
   if (pressed(GLFW_KEY_ESCAPE) && ui.show_help) ui.show_help = false;
   static const Panel by_digit[] = {Panel::All, Panel::SmGrid, Panel::Block, Panel::Memory, Panel::Coalescing,
                                    Panel::Banks, Panel::Source, Panel::Roofline, Panel::Comparison, Panel::Occupancy};

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "visual/screen_state.h"
 #include "visual/theme.h"
 #include "visual/views.h"
 
@@ -34,12 +35,23 @@ void draw_memory_heat(const ViewModel& vm, UiState& ui) {
     ImGui::TextUnformatted("No matrices to show: the kernel's buffers are not A, B, C of a GEMM.");
     return;
   }
-  ImGui::TextUnformatted("Accesses per element so far (global loads and stores)");
+  // A cell may hold several elements (a matrix over 64 a side is drawn at 64
+  // cells a side); values are accesses per element, averaged over the cell.
+  const HeatMap& h0 = vm.heat[0];
+  uint32_t er = h0.rows ? std::max(1u, h0.elem_rows / h0.rows) : 1, ec = h0.cols ? std::max(1u, h0.elem_cols / h0.cols) : 1;
+  double mx_all = 0;
+  for (const HeatMap& h : vm.heat) {
+    double epc = double(std::max(1u, h.rows ? h.elem_rows / h.rows : 1)) * std::max(1u, h.cols ? h.elem_cols / h.cols : 1);
+    mx_all = std::max(mx_all, h.max_count() / epc);
+  }
+  if (er * ec > 1) ImGui::Text("Global loads and stores per element so far (a cell is %u x %u elements: their mean)", er, ec);
+  else ImGui::TextUnformatted("Global loads and stores per element so far (one cell per element)");
+  heat_key(mx_all, "accesses per element");
+  shown("heat.unit", "accesses per element");
+  shown("heat.elements_per_cell", double(er * ec));
+  shown("heat.max_per_element", mx_all);
   ImGui::SameLine(0, 14);
-  legend_item(heat_color(0.f), "few");
-  ImGui::SameLine();
-  legend_item(heat_color(1.f), "many");
-  ImGui::SameLine(0, 14);
+  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("current warp instruction").x + 30) ImGui::NewLine();
   legend_item(pal.footprint, "current warp instruction");
   ImVec2 avail = ImGui::GetContentRegionAvail();
   size_t n = vm.heat.size();
@@ -51,8 +63,10 @@ void draw_memory_heat(const ViewModel& vm, UiState& ui) {
     const HeatMap& h = vm.heat[i];
     if (i) ImGui::SameLine(0, 10);
     ImGui::BeginGroup();
+    const double epc =
+        double(std::max(1u, h.rows ? h.elem_rows / h.rows : 1)) * std::max(1u, h.cols ? h.elem_cols / h.cols : 1);
     uint32_t mx = h.max_count();
-    ImGui::Text("%s  max %u", h.name.c_str(), mx);
+    ImGui::Text("%s  max %.3g", h.name.c_str(), mx / epc);
     ImVec2 p = ImGui::GetCursorScreenPos();
     float aspect = h.rows && h.cols ? float(h.elem_rows) / float(h.elem_cols) : 1.f;
     float pw = side, ph = side;
@@ -60,14 +74,14 @@ void draw_memory_heat(const ViewModel& vm, UiState& ui) {
     dl->AddRectFilled(p, ImVec2(p.x + pw, p.y + ph), pal.heat_low);
     if (h.rows && h.cols) {
       float cw = pw / h.cols, chh = ph / h.rows;
-      // Log scale: counts span orders of magnitude (A's rows are read N times).
-      float lmax = std::log1p(float(std::max(1u, mx)));
+      // Log scale over the same range as the key, shared by A, B and C.
+      float lmax = std::log1p(float(std::max(1e-9, mx_all)));
       for (uint32_t r = 0; r < h.rows; ++r)
         for (uint32_t c = 0; c < h.cols; ++c) {
           uint32_t v = h.count[r * h.cols + c];
           if (!v) continue;
           dl->AddRectFilled(ImVec2(p.x + c * cw, p.y + r * chh), ImVec2(p.x + (c + 1) * cw, p.y + (r + 1) * chh),
-                            heat_color(std::log1p(float(v)) / lmax));
+                            heat_color(std::min(1.f, std::log1p(float(v / epc)) / lmax)));
         }
       if (!h.footprint.empty())
         for (uint32_t r = 0; r < h.rows; ++r)
@@ -82,9 +96,10 @@ void draw_memory_heat(const ViewModel& vm, UiState& ui) {
       ImVec2 m = ImGui::GetMousePos();
       uint32_t c = std::min(h.cols - 1, uint32_t((m.x - p.x) / pw * h.cols));
       uint32_t r = std::min(h.rows - 1, uint32_t((m.y - p.y) / ph * h.rows));
-      uint32_t er = h.elem_rows / h.rows, ec = h.elem_cols / h.cols;
-      ImGui::SetTooltip("%s rows %u..%u, cols %u..%u: %u accesses", h.name.c_str(), r * er, (r + 1) * er - 1, c * ec,
-                        (c + 1) * ec - 1, h.count[r * h.cols + c]);
+      uint32_t hr = h.elem_rows / h.rows, hc = h.elem_cols / h.cols;
+      ImGui::SetTooltip("%s rows %u..%u, cols %u..%u: %u accesses (%.3g per element)", h.name.c_str(), r * hr,
+                        (r + 1) * hr - 1, c * hc, (c + 1) * hc - 1, h.count[r * h.cols + c],
+                        h.count[r * h.cols + c] / epc);
     }
     ImGui::EndGroup();
   }
@@ -110,17 +125,45 @@ void draw_coalescing(const ViewModel& vm, UiState& ui) {
       lines.insert(a.lane_addr[l] / kLine);
       lines.insert((a.lane_addr[l] + a.access_bytes - 1) / kLine);
     }
-  uint32_t useful = lanes * a.access_bytes;
-  uint32_t ideal = (useful + kSector - 1) / kSector;
-  ImGui::Text("%u lanes -> %zu lines, %u sectors (ideal %u): %u of %u bytes moved are used (%.0f%%)", lanes, lines.size(),
-              a.sectors ? a.sectors : uint32_t(sectors.size()), ideal, useful, uint32_t(sectors.size() * kSector),
-              sectors.empty() ? 0.0 : 100.0 * useful / (sectors.size() * kSector));
+  // Distinct bytes the lanes use (a broadcast uses one element's bytes).
+  std::set<uint64_t> used_bytes;
+  for (int l = 0; l < 32; ++l)
+    if ((a.mask >> l) & 1)
+      for (uint64_t b = a.lane_addr[l]; b < a.lane_addr[l] + a.access_bytes; ++b) used_bytes.insert(b);
+  const uint32_t used = uint32_t(used_bytes.size());
+  const uint32_t fetched = a.sectors ? a.sectors : uint32_t(sectors.size());
+  const uint32_t ideal = a.ideal_sectors ? a.ideal_sectors : (used + kSector - 1) / kSector;
+  const bool waste = fetched > ideal;
+  shown("coalescing.line", double(a.line));
+  shown("coalescing.lanes", double(lanes));
+  shown("coalescing.sectors", double(fetched));
+  shown("coalescing.ideal_sectors", double(ideal));
+  shown("coalescing.used_bytes", double(used));
+  shown("coalescing.moved_bytes", double(fetched * kSector));
+  shown("coalescing.waste_sectors", double(waste ? fetched - ideal : 0));
+  shown("coalescing.ptx", a.ptx);
+  ImGui::TextWrapped("%u lanes -> %zu lines, %u sectors (ideal %u)%s: %u distinct bytes used of %u moved. %s", lanes,
+                     lines.size(), fetched, ideal,
+                     used < lanes * a.access_bytes ? (" - lanes share addresses (broadcast: " +
+                                                      std::to_string(lanes * a.access_bytes / std::max(1u, used)) +
+                                                      " lanes per byte)").c_str()
+                                                   : "",
+                     used, fetched * kSector,
+                     waste ? ("Waste: " + std::to_string(fetched - ideal) + " sectors (" +
+                              std::to_string(100 * (fetched - ideal) / fetched) + "% of the traffic) beyond the ideal.")
+                                 .c_str()
+                           : "No waste: no layout could move fewer sectors.");
   legend_item(pal.lane, "lane");
   ImGui::SameLine(0, 14);
-  legend_item(pal.sector_used, "sector fetched, bytes used");
+  legend_item(pal.sector_used, "bytes used");
   ImGui::SameLine(0, 14);
-  legend_item(pal.sector_wasted, "sector fetched, bytes unused");
+  if (waste) {
+    legend_item(pal.sector_wasted, "fetched, unused (waste)");
+  } else {
+    legend_item(pal.line_frame, "rest of a needed sector");
+  }
   ImGui::SameLine(0, 14);
+  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("not fetched").x + 30) ImGui::NewLine();
   legend_item(pal.bank_idle, "not fetched");
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -132,19 +175,21 @@ void draw_coalescing(const ViewModel& vm, UiState& ui) {
     bool on = (a.mask >> l) & 1;
     ImVec2 q(p.x + l * lane_w, p.y);
     dl->AddRectFilled(ImVec2(q.x + 1, q.y), ImVec2(q.x + lane_w - 1, q.y + lane_h), on ? pal.lane : pal.bank_idle, 2.f);
-    if (lane_w > 16) {
-      char t[4];
-      std::snprintf(t, sizeof t, "%d", l);
-      dl->AddText(ImVec2(q.x + 3, q.y + 1), IM_COL32(10, 10, 20, 255), t);
-    }
+    char t[4];
+    std::snprintf(t, sizeof t, "%d", l);
+    // A lane number only where it fits (a projector's large font: every other lane).
+    float tw = ImGui::CalcTextSize("00").x + 4;
+    int every = lane_w >= tw ? 1 : lane_w * 2 >= tw ? 2 : lane_w * 4 >= tw ? 4 : 8;
+    if (l % every == 0) dl->AddText(ImVec2(q.x + 2, q.y + 1), IM_COL32(10, 10, 20, 255), t);
   }
   // Lines, one row each (at most what fits), each 4 sectors of 32 bytes, byte-exact.
-  float top = p.y + lane_h + std::max(24.f, avail.y * 0.12f);
-  float left = p.x + 90.f, width = avail.x - 92.f;
+  float top = p.y + lane_h + std::max(px(24.f), avail.y * 0.12f);
+  const float label_w = ImGui::CalcTextSize("+0x0000 ").x;
+  float left = p.x + label_w, width = avail.x - label_w - 2;
   float room = p.y + avail.y - top;
-  size_t max_rows = std::max<size_t>(1, size_t(room / 14.f));
+  size_t max_rows = std::max<size_t>(1, size_t(room / px(14.f)));
   size_t nrows = std::min(lines.size(), max_rows);
-  float row_h = std::min(28.f, room / std::max<size_t>(1, nrows));
+  float row_h = std::min(px(28.f), room / std::max<size_t>(1, nrows));
   float byte_w = width / kLine;
   std::map<uint64_t, int> line_row;
   int r = 0;
@@ -157,10 +202,10 @@ void draw_coalescing(const ViewModel& vm, UiState& ui) {
     if (row_h >= ImGui::GetFontSize()) dl->AddText(ImVec2(p.x, y + (row_h - ImGui::GetFontSize()) / 2), pal.panel_text_dim, t);
     for (uint32_t s = 0; s < kLine / kSector; ++s) {
       uint64_t sec = ln * (kLine / kSector) + s;
-      bool fetched = sectors.count(sec);
+      bool fetched_sec = sectors.count(sec);
       float x0 = left + s * kSector * byte_w;
       dl->AddRectFilled(ImVec2(x0 + 1, y + 1), ImVec2(x0 + kSector * byte_w - 1, y + row_h - 1),
-                        fetched ? pal.sector_wasted : pal.bank_idle);
+                        fetched_sec ? (waste ? pal.sector_wasted : pal.line_frame) : pal.bank_idle);
     }
     ++r;
   }
@@ -196,81 +241,112 @@ void draw_banks(const ViewModel& vm, UiState& ui) {
     return;
   }
   access_header(a);
-  // Per bank: the lanes that hit it and the distinct 4-byte words among them.
-  // A bank serves one word per wavefront; same-word lanes share it (broadcast).
-  std::vector<int> bank_lanes[kBanks];
-  std::set<uint64_t> bank_words[kBanks];
+  const BankService& s = a.banks;
+  if (!s.valid) {
+    ImGui::Text("%u wavefronts (ideal %u): %u extra from bank conflicts", a.wavefronts, a.ideal_wavefronts, a.conflicts);
+    return;
+  }
+  // Everything below is the simulator's service (lab/sim/memory_cost.h),
+  // drawn: per phase, each bank's words in the wavefront that serves them.
+  // A box is one word; lanes reading the same word share it (broadcast).
+  struct Box { std::vector<int> lanes; };
+  const uint32_t phases = std::max<uint32_t>(1, std::min<uint32_t>(s.phases, 32));
+  uint32_t worst = 1;
+  for (uint32_t p = 0; p < phases; ++p) worst = std::max<uint32_t>(worst, s.phase_wavefronts[p]);
+  // boxes[p][bank][wavefront]
+  std::vector<std::vector<std::map<uint32_t, Box>>> boxes(phases, std::vector<std::map<uint32_t, Box>>(kBanks));
   for (int l = 0; l < 32; ++l) {
     if (!((a.mask >> l) & 1)) continue;
-    for (uint32_t b = 0; b < std::max<uint32_t>(1, a.access_bytes / kBankBytes); ++b) {
-      uint64_t word = a.lane_addr[l] / kBankBytes + b;
-      uint32_t bank = uint32_t(word % kBanks);
-      bank_lanes[bank].push_back(l);
-      bank_words[bank].insert(word);
+    uint32_t p = std::min<uint32_t>(phases - 1, uint32_t(l) / std::max<uint32_t>(1, s.lanes_per_phase));
+    for (uint32_t k = 0; k < std::min<uint32_t>(4, s.words_per_lane); ++k) {
+      auto& lanes = boxes[p][s.bank[l][k] % kBanks][s.wavefront[l][k]].lanes;
+      if (lanes.empty() || lanes.back() != l) lanes.push_back(l);
     }
   }
-  size_t worst = 0;
-  int conflicted = 0;
-  for (uint32_t b = 0; b < kBanks; ++b) {
-    worst = std::max(worst, bank_words[b].size());
-    conflicted += bank_words[b].size() > 1;
+  shown("banks.line", double(a.line));
+  shown("banks.ptx", a.ptx);
+  shown("banks.wavefronts", double(a.wavefronts));
+  shown("banks.ideal", double(a.ideal_wavefronts));
+  shown("banks.conflicts", double(a.conflicts));
+  shown("banks.phases", double(phases));
+  shown("banks.lanes_per_phase", double(s.lanes_per_phase));
+  {
+    int red = 0, broadcast = 0;
+    for (uint32_t p = 0; p < phases; ++p)
+      for (uint32_t b = 0; b < kBanks; ++b) {
+        red += boxes[p][b].size() > 1;
+        for (const auto& [wf, box] : boxes[p][b]) broadcast = std::max<int>(broadcast, int(box.lanes.size()));
+      }
+    shown("banks.conflicted_banks", double(red));
+    shown("banks.most_lanes_per_word", double(broadcast));
   }
-  uint32_t conflicts = a.wavefronts > a.ideal_wavefronts ? a.wavefronts - a.ideal_wavefronts : 0;
-  ImGui::Text("%u wavefronts (ideal %u): %u extra from bank conflicts; worst bank serves %zu distinct words%s",
-              a.wavefronts, a.ideal_wavefronts, conflicts, worst,
-              worst > 1 ? (" (" + std::to_string(worst) + "-way conflict)").c_str() : "");
-  legend_item(pal.bank_ok, "bank hit, one word (or broadcast)");
+  ImGui::TextWrapped("%u wavefronts (ideal %u): %u extra from bank conflicts. %u-byte lanes: %s", a.wavefronts,
+                     a.ideal_wavefronts, a.conflicts, a.access_bytes,
+                     phases > 1 ? (std::to_string(phases) + " phases of " + std::to_string(s.lanes_per_phase) +
+                                   " lanes, 128 bytes each; each phase is served on its own")
+                                      .c_str()
+                                : "all 32 lanes in one phase");
+  legend_item(pal.bank_ok, "bank serves one word (lanes sharing it: broadcast)");
   ImGui::SameLine(0, 14);
+  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("bank conflict: several words").x + 40) ImGui::NewLine();
   legend_item(pal.bank_conflict, "bank conflict: several words");
   ImGui::SameLine(0, 14);
+  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("bank idle").x + 40) ImGui::NewLine();
   legend_item(pal.bank_idle, "bank idle");
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  ImVec2 p = ImGui::GetCursorScreenPos();
-  float bw = avail.x / kBanks;
-  float head = std::max(18.f, ImGui::GetTextLineHeight() + 4);
-  float cell = std::min(bw - 2, std::max(6.f, (avail.y - head * 2) / std::max<size_t>(1, std::min<size_t>(32, worst + 1))));
-  for (uint32_t b = 0; b < kBanks; ++b) {
-    float x0 = p.x + b * bw;
-    size_t words = bank_words[b].size();
-    ImU32 c = words == 0 ? pal.bank_idle : words == 1 ? pal.bank_ok : pal.bank_conflict;
-    dl->AddRectFilled(ImVec2(x0 + 1, p.y), ImVec2(x0 + bw - 1, p.y + head), c);
-    char t[8];
-    std::snprintf(t, sizeof t, "%u", b);
-    if (bw > 14) dl->AddText(ImVec2(x0 + 2, p.y + 2), IM_COL32(10, 10, 20, 255), t);
-    // The lanes stacked under their bank, one row per distinct word.
-    std::map<uint64_t, int> word_row;
-    int row = 0;
-    for (uint64_t w : bank_words[b]) word_row[w] = row++;
-    std::map<int, int> used;  // row -> lanes drawn in it
-    for (int l : bank_lanes[b]) {
-      uint64_t word = 0;
-      for (uint32_t k = 0; k < std::max<uint32_t>(1, a.access_bytes / kBankBytes); ++k)
-        if ((a.lane_addr[l] / kBankBytes + k) % kBanks == b) word = a.lane_addr[l] / kBankBytes + k;
-      int rr = word_row[word];
-      int col = used[rr]++;
-      if (col > 0) continue;  // a broadcast: one box per word, the count in the tooltip
-      float y = p.y + head + 2 + rr * cell;
-      if (y + cell > p.y + avail.y) break;
-      dl->AddRectFilled(ImVec2(x0 + 2, y), ImVec2(x0 + bw - 2, y + cell - 1), pal.lane, 1.f);
-      if (cell >= ImGui::GetFontSize() && bw > 18) {
-        std::snprintf(t, sizeof t, "%d", l);
-        dl->AddText(ImVec2(x0 + 3, y), IM_COL32(10, 10, 20, 255), t);
+  ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float fs = ImGui::GetFontSize();
+  const float margin = phases > 1 ? ImGui::CalcTextSize("phase 3 ").x : 0.f;
+  const float bw = (avail.x - margin) / kBanks;
+  const float row_h = avail.y / phases;
+  const float head = fs + 4;
+  const ImU32 ink = IM_COL32(10, 10, 20, 255);
+  for (uint32_t p = 0; p < phases; ++p) {
+    float y0 = p0.y + p * row_h;
+    if (phases > 1) {
+      char t[48];
+      std::snprintf(t, sizeof t, "phase %u", p);
+      dl->AddText(ImVec2(p0.x, y0 + 1), pal.panel_text_dim, t);
+      std::snprintf(t, sizeof t, "%u wf", unsigned(s.phase_wavefronts[p]));
+      if (row_h > 2 * fs + 4) dl->AddText(ImVec2(p0.x, y0 + fs + 2), pal.panel_text_dim, t);
+    }
+    float cell = std::max(4.f, std::min(2.f * fs, (row_h - head - 4) / float(worst)));
+    for (uint32_t b = 0; b < kBanks; ++b) {
+      float x0 = p0.x + margin + b * bw;
+      size_t words = boxes[p][b].size();
+      ImU32 c = words == 0 ? pal.bank_idle : words == 1 ? pal.bank_ok : pal.bank_conflict;
+      dl->AddRectFilled(ImVec2(x0 + 1, y0), ImVec2(x0 + bw - 1, y0 + head), c);
+      char t[24];
+      std::snprintf(t, sizeof t, "%u", b);
+      if (ImGui::CalcTextSize(t).x + 2 < bw) dl->AddText(ImVec2(x0 + 2, y0 + 2), ink, t);
+      for (const auto& [wf, box] : boxes[p][b]) {
+        float y = y0 + head + 2 + wf * cell;
+        if (y + cell > y0 + row_h) break;
+        dl->AddRectFilled(ImVec2(x0 + 2, y), ImVec2(x0 + bw - 2, y + cell - 1), pal.lane, 1.f);
+        // One lane: its number; a broadcast: how many lanes share the word.
+        if (box.lanes.size() == 1) std::snprintf(t, sizeof t, "%d", box.lanes[0]);
+        else std::snprintf(t, sizeof t, "x%zu", box.lanes.size());
+        if (cell >= fs && ImGui::CalcTextSize(t).x + 2 < bw) dl->AddText(ImVec2(x0 + 3, y), ink, t);
       }
     }
   }
   ImGui::Dummy(avail);
-  ImGui::SetCursorScreenPos(p);
-  ImGui::InvisibleButton("banks", ImVec2(avail.x, std::max(1.f, avail.y)));
+  ImGui::SetCursorScreenPos(p0);
+  ImGui::InvisibleButton("banks", ImVec2(std::max(1.f, avail.x), std::max(1.f, avail.y)));
   if (ImGui::IsItemHovered()) {
-    uint32_t b = std::min<uint32_t>(kBanks - 1, uint32_t((ImGui::GetMousePos().x - p.x) / bw));
-    std::string lanes_s;
-    for (int l : bank_lanes[b]) lanes_s += std::to_string(l) + " ";
-    ImGui::SetTooltip("bank %u: %zu lanes, %zu distinct words -> %zu wavefronts\nlanes: %s", b, bank_lanes[b].size(),
-                      bank_words[b].size(), bank_words[b].size(), lanes_s.c_str());
+    ImVec2 m = ImGui::GetMousePos();
+    uint32_t b = std::min<uint32_t>(kBanks - 1, uint32_t(std::max(0.f, m.x - p0.x - margin) / bw));
+    uint32_t p = std::min<uint32_t>(phases - 1, uint32_t(std::max(0.f, m.y - p0.y) / row_h));
+    std::string text = "phase " + std::to_string(p) + ", bank " + std::to_string(b) + ": " +
+                       std::to_string(boxes[p][b].size()) + " distinct words";
+    for (const auto& [wf, box] : boxes[p][b]) {
+      text += "\n  wavefront " + std::to_string(wf) + ": lanes";
+      for (int l : box.lanes) text += " " + std::to_string(l);
+    }
+    ImGui::SetTooltip("%s", text.c_str());
   }
-  (void)conflicted;
 }
 
 }  // namespace lab::visual

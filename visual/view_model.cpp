@@ -40,19 +40,28 @@ uint32_t HeatMap::max_count() const {
   return m;
 }
 
+namespace {
+constexpr std::pair<const char*, Panel> kPanelNames[] = {
+    {"all", Panel::All},           {"sm", Panel::SmGrid},         {"block", Panel::Block},
+    {"memory", Panel::Memory},     {"coalescing", Panel::Coalescing}, {"banks", Panel::Banks},
+    {"source", Panel::Source},     {"roofline", Panel::Roofline}, {"comparison", Panel::Comparison},
+    {"occupancy", Panel::Occupancy}, {"lesson", Panel::Lesson}};
+}  // namespace
+
 Panel panel_from_name(const std::string& n, bool* ok) {
-  static const std::pair<const char*, Panel> names[] = {
-      {"all", Panel::All},           {"sm", Panel::SmGrid},         {"block", Panel::Block},
-      {"memory", Panel::Memory},     {"coalescing", Panel::Coalescing}, {"banks", Panel::Banks},
-      {"source", Panel::Source},     {"roofline", Panel::Roofline}, {"comparison", Panel::Comparison},
-      {"occupancy", Panel::Occupancy}, {"lesson", Panel::Lesson}};
-  for (auto& [name, p] : names)
+  for (auto& [name, p] : kPanelNames)
     if (n == name) {
       if (ok) *ok = true;
       return p;
     }
   if (ok) *ok = false;
   return Panel::All;
+}
+
+const char* panel_name(Panel p) {
+  for (auto& [name, q] : kPanelNames)
+    if (q == p) return name;
+  return "all";
 }
 
 }  // namespace lab::visual

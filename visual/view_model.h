@@ -77,6 +77,18 @@ struct BlockView {
 // [ACCESS] ---------------------------------------------------------------------
 enum class AccessSpace : uint8_t { Global, Shared };
 
+// How the simulator served a shared request (lab/sim/memory_cost.h's
+// SharedServe, copied): lane l is in phase l / lanes_per_phase; its k-th
+// 4-byte word lands in bank[l][k] and is served in wavefront[l][k] of its
+// phase. The banks view draws this and computes nothing of its own.
+struct BankService {
+  bool valid = false;
+  uint32_t lanes_per_phase = 32, words_per_lane = 1, phases = 1;
+  std::array<uint8_t, 32> phase_wavefronts{}, phase_ideal{};
+  uint8_t bank[32][4] = {};
+  uint8_t wavefront[32][4] = {};
+};
+
 struct WarpAccess {
   bool valid = false;
   AccessSpace space = AccessSpace::Global;
@@ -89,7 +101,10 @@ struct WarpAccess {
   uint64_t base = 0;                 // buffer start (global) or 0 (shared)
   std::array<uint64_t, 32> lane_addr{};  // absolute (global) or shared offset
   uint32_t sectors = 0;              // global: distinct 32-byte sectors, as counted
+  uint32_t ideal_sectors = 0;        // global: the fewest that carry the distinct bytes (broadcast: 1)
   uint32_t wavefronts = 0, ideal_wavefronts = 0;  // shared, as counted
+  uint32_t conflicts = 0;            // shared: wavefronts beyond the ideal (sim::bank_conflicts)
+  BankService banks;                 // shared: the simulator's phases
 };
 
 // [HEAT] -----------------------------------------------------------------------
@@ -103,8 +118,12 @@ struct HeatMap {
 };
 
 // [SOURCE] ---------------------------------------------------------------------
+// Per source line (or per PTX instruction): what the simulator counted so far.
 struct LineHeat {
   uint64_t warp_insts = 0, sectors = 0, conflicts = 0;
+  uint64_t requests = 0;         // global/local memory requests (for sectors per request)
+  uint64_t shared_requests = 0;
+  double sectors_per_request() const { return requests ? double(sectors) / double(requests) : 0; }
 };
 
 struct SourceText {
@@ -114,6 +133,10 @@ struct SourceText {
   std::vector<std::string> ptx;        // one PTX instruction per pc
   std::vector<uint32_t> ptx_line;      // .cu line of each pc (0 = none)
   std::vector<uint64_t> ptx_count;     // warp instructions per pc so far
+  std::vector<LineHeat> ptx_heat;      // every metric per pc so far (same as the lines', per instruction)
+  // The whole run's counts (the simulator's, exact), for the per-line
+  // columns; empty while a live run is still going.
+  std::vector<LineHeat> line_totals, ptx_totals;
   uint32_t current_line = 0;
   int32_t current_pc = -1;
 };
@@ -127,6 +150,7 @@ struct PerfPoint {
   bool cpu = false;           // a CPU version (measured here)
   bool measured = false;      // false: a prediction of the timing model
   bool current = false;       // the kernel on screen
+  uint64_t blocks = 0;        // blocks the launch has (a GPU point), 0 = unknown
 };
 
 struct Roofline {
@@ -136,6 +160,9 @@ struct Roofline {
   double bandwidth_gbs = 0;   // DRAM
   double cpu_peak_gflops = 0, cpu_bandwidth_gbs = 0;  // 0 when unknown
   std::vector<PerfPoint> points;
+  uint32_t sm_count = 0;      // the GPU model's SMs: a launch with fewer blocks leaves SMs idle
+  std::string problem;        // "GEMM 128^3"
+  std::string note;           // a sentence under the title (why a kernel has no point)
 };
 
 struct Comparison {
@@ -172,10 +199,14 @@ struct LessonStep {
   std::string markdown;     // the step's text
   std::string run_label;    // button label, "" = no run button
   std::string run_target;   // what the button launches (kernel/version id)
+  std::vector<std::string> panes;  // the views that make this step's point (panel names)
+  bool measure = false;     // a lesson step that runs a kernel
 };
 
 struct LessonText {
+  std::string id;           // "04-shared-memory-tiling", "" for the progression
   std::string title;
+  int open_step = 0;        // the step the view opens at (a lesson: its first that runs a kernel)
   std::vector<LessonStep> steps;
 };
 
@@ -190,6 +221,20 @@ struct LaunchInfo {
   std::vector<std::string> gpus;       // GPU models
   std::vector<std::string> sizes;      // problem sizes
   std::vector<std::string> backends;   // "simulator", "cuda" where a GPU exists
+  // The machine model's predicted time for this launch (lab/sim/report.h);
+  // 0 = not predicted (yet). The note says at which size and on which model.
+  double predicted_seconds = 0;
+  std::string predicted_note;
+  int lesson_step = -1;                // a lesson's step whose kernel this is, -1 = none
+};
+
+// A moment worth jumping to (the demo's script, the moment buttons): a
+// position in the trace and the pane that shows it.
+struct Moment {
+  std::string name;             // "first uncoalesced load"
+  std::string caption;          // one sentence for the audience, with the numbers
+  std::string pane;             // panel name: "coalescing", "banks", "sm", ...
+  uint64_t position = 0;        // replay cursor
 };
 
 struct Playback {
@@ -216,18 +261,27 @@ struct ViewModel {
   OccupancyModel occupancy;
   LessonText lesson;
   std::vector<std::string> table;  // the progression's table as text lines
+  std::vector<Moment> moments;     // key moments of the trace on screen, in order
 };
 
 // [UISTATE] --------------------------------------------------------------------
 // Commands the UI sends to the worker; the worker owns the cursor.
-enum class PlayCommand : uint8_t { None, Play, Pause, Toggle, StepInstr, StepBarrier, StepWave, Restart, Seek };
+enum class PlayCommand : uint8_t { None, Play, Pause, Toggle, StepInstr, StepBarrier, StepWave, Restart, Seek, SeekTo };
 
 enum class Panel : uint8_t { All, SmGrid, Block, Memory, Coalescing, Banks, Source, Roofline, Comparison, Occupancy, Lesson };
 Panel panel_from_name(const std::string& name, bool* ok = nullptr);
+const char* panel_name(Panel p);
 
 struct UiState {
   Panel panel = Panel::All;      // All: the full layout; else one view fills the window
   bool presenter = false;        // `gpulab demo`: big fonts, high contrast
+  // Projector layout: the story's text and at most two large panes (chosen
+  // by the lesson step or the demo's moment); empty = the full layout.
+  std::vector<Panel> focus;
+  bool projector = false;        // use `focus` (demo, lessons); P toggles
+  float text_scale = 1.f;        // chosen text size ([ and ] keys, --scale)
+  std::string banner;            // the demo's caption and timer, drawn over the panes
+  bool lesson_auto_seek = true;  // a lesson step's kernel opens at the moment that makes its point (not with --at)
   bool show_help = false;
   float speed = 200.f;           // playback: warp instructions per second
   int selected_sm = -1;
@@ -240,6 +294,7 @@ struct UiState {
   // Requests for the worker, consumed each frame.
   PlayCommand command = PlayCommand::None;
   double seek_fraction = 0;
+  uint64_t seek_position = 0;    // SeekTo: an exact replay position (a moment)
   std::string run_target;        // a lesson's run button
   // Frame time of the UI's own work, for the status bar.
   float ui_ms = 0;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "visual/screen_state.h"
 #include "visual/theme.h"
 #include "visual/views.h"
 
@@ -26,24 +27,35 @@ struct LogAxes {
 
 void draw_log_grid(ImDrawList* dl, const LogAxes& ax, const char* xlabel, const char* ylabel) {
   const Palette& pal = palette();
+  const float fs = ImGui::GetFontSize();
   dl->AddRectFilled(ax.p0, ax.p1, IM_COL32(20, 22, 28, 255));
   char t[32];
+  float last_right = -1e9f;  // x ticks skip a label that would touch the previous one
   for (int e = int(std::ceil(ax.x0)); e <= int(std::floor(ax.x1)); ++e) {
     ImVec2 a = ax.at(std::pow(10.0, e), std::pow(10.0, ax.y0));
     dl->AddLine(ImVec2(a.x, ax.p0.y), ImVec2(a.x, ax.p1.y), IM_COL32(60, 64, 76, 255));
     std::snprintf(t, sizeof t, e >= 0 ? "%.0f" : "%g", std::pow(10.0, e));
-    dl->AddText(ImVec2(a.x - 6, ax.p1.y + 2), pal.panel_text_dim, t);
+    float w = ImGui::CalcTextSize(t).x;
+    if (a.x - w / 2 > last_right + fs / 2) {
+      dl->AddText(ImVec2(a.x - w / 2, ax.p1.y + 2), pal.panel_text_dim, t);
+      last_right = a.x + w / 2;
+    }
   }
+  float last_top = 1e9f;
   for (int e = int(std::ceil(ax.y0)); e <= int(std::floor(ax.y1)); ++e) {
     ImVec2 a = ax.at(std::pow(10.0, ax.x0), std::pow(10.0, e));
     dl->AddLine(ImVec2(ax.p0.x, a.y), ImVec2(ax.p1.x, a.y), IM_COL32(60, 64, 76, 255));
     double v = std::pow(10.0, e);
     if (v >= 1000) std::snprintf(t, sizeof t, "%gT", v / 1000); else std::snprintf(t, sizeof t, "%gG", v);
-    dl->AddText(ImVec2(ax.p0.x - 44, a.y - 7), pal.panel_text_dim, t);
+    if (a.y + fs / 2 < last_top) {
+      dl->AddText(ImVec2(ax.p0.x - ImGui::CalcTextSize(t).x - 4, a.y - fs / 2), pal.panel_text_dim, t);
+      last_top = a.y - fs / 2;
+    }
   }
   dl->AddRect(ax.p0, ax.p1, pal.line_frame);
-  dl->AddText(ImVec2((ax.p0.x + ax.p1.x) / 2 - 80, ax.p1.y + 18), pal.panel_text_dim, xlabel);
-  dl->AddText(ImVec2(ax.p0.x - 44, ax.p0.y - 20), pal.panel_text_dim, ylabel);
+  dl->AddText(ImVec2((ax.p0.x + ax.p1.x) / 2 - ImGui::CalcTextSize(xlabel).x / 2, ax.p1.y + fs + 4), pal.panel_text_dim,
+              xlabel);
+  dl->AddText(ImVec2(ax.p0.x, ax.p0.y - fs - 2), pal.panel_text_dim, ylabel);
 }
 }  // namespace
 
@@ -51,65 +63,148 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   const Roofline& r = vm.roofline;
   const Palette& pal = palette();
   if (r.peak_gflops <= 0 || r.bandwidth_gbs <= 0) {
-    ImGui::TextUnformatted("No GPU model: the roofline needs peak FLOP/s and bandwidth.");
+    ImGui::TextWrapped("No roofline yet: %s", vm.launch.gpu.empty() ? "no GPU model chosen"
+                                                                    : "the kernel's prediction has not arrived");
     return;
   }
-  ImGui::TextWrapped("Roofline: %s  peak %.1f TFLOP/s fp32, %.0f GB/s DRAM, ridge at %.1f FLOP/byte", r.device.c_str(),
-              r.peak_gflops / 1000, r.bandwidth_gbs, r.peak_gflops / r.bandwidth_gbs);
-  legend_item(pal.gpu_predicted, "GPU, predicted");
-  ImGui::SameLine(0, 14);
-  legend_item(pal.gpu_measured, "GPU, measured");
-  ImGui::SameLine(0, 14);
-  legend_item(pal.cpu_point, "CPU, measured here");
+  const float fs = ImGui::GetFontSize();
+  ImGui::TextWrapped("Roofline: %s. Peak %.1f TFLOP/s fp32, %.0f GB/s DRAM, ridge at %.1f FLOP/byte", r.device.c_str(),
+                     r.peak_gflops / 1000, r.bandwidth_gbs, r.peak_gflops / r.bandwidth_gbs);
+  shown("roofline.device", r.device);
+  if (!r.note.empty()) {
+    ImGui::TextWrapped("%s", r.note.c_str());
+    shown("roofline.note", r.note);
+  }
+  bool any_measured_gpu = false, any_cpu = false, any_pred = false;
+  for (const auto& pt : r.points) {
+    any_measured_gpu |= !pt.cpu && pt.measured && pt.gflops > 0;
+    any_cpu |= pt.cpu && pt.gflops > 0;
+    any_pred |= !pt.cpu && !pt.measured && pt.gflops > 0;
+  }
+  // The legend lists only the kinds of point on the chart.
+  bool first = true;
+  auto item = [&](ImU32 c, const char* label) {
+    if (!first) {
+      ImGui::SameLine(0, fs);
+      if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label).x + 2 * fs) ImGui::NewLine();
+    }
+    first = false;
+    legend_item(c, label);
+  };
+  if (any_pred) item(pal.gpu_predicted, "GPU, predicted (hollow)");
+  if (any_measured_gpu) item(pal.gpu_measured, "GPU, measured");
+  if (any_cpu) item(pal.cpu_point, "CPU, measured here");
+  shown("roofline.legend.gpu_measured", any_measured_gpu);
+  // Why fast kernels can rank slow at small sizes: a launch with fewer
+  // blocks than SMs leaves most of the GPU idle, so the model predicts it
+  // latency-bound whatever the kernel does per block.
+  std::string idle;
+  int n_idle = 0, n_gpu = 0;
+  uint64_t fewest = ~0ull, most = 0;
+  for (const auto& pt : r.points) {
+    if (pt.cpu || pt.gflops <= 0) continue;
+    ++n_gpu;
+    if (pt.blocks && r.sm_count && pt.blocks < r.sm_count) {
+      ++n_idle;
+      fewest = std::min(fewest, pt.blocks), most = std::max(most, pt.blocks);
+      idle += (idle.empty() ? "" : ", ") + pt.label;
+    }
+  }
+  if (n_idle) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.78f, 0.35f, 1.f));
+    if (n_gpu == 1)
+      ImGui::TextWrapped("%s launches %llu block%s for %u SMs: most SMs idle, so the model predicts it slower than a "
+                         "launch that fills the GPU would run.",
+                         idle.c_str(), (unsigned long long)most, most == 1 ? "" : "s", r.sm_count);
+    else
+      ImGui::TextWrapped("At %s %s launch%s %llu to %llu blocks for %u SMs: most SMs idle, so the model ranks "
+                         "big-tile kernels below their design. Bigger problems fill the GPU.",
+                         r.problem.empty() ? "this size" : r.problem.c_str(),
+                         n_idle == n_gpu ? "all versions" : idle.c_str(), n_idle == 1 ? "es" : "",
+                         (unsigned long long)fewest, (unsigned long long)most, r.sm_count);
+    ImGui::PopStyleColor();
+    shown("roofline.underfilled", idle);
+  }
   ImVec2 avail = ImGui::GetContentRegionAvail();
   ImVec2 p = ImGui::GetCursorScreenPos();
   LogAxes ax;
-  ax.p0 = ImVec2(p.x + 50, p.y + 22);
-  ax.p1 = ImVec2(p.x + avail.x - 10, p.y + avail.y - 40);
+  ax.p0 = ImVec2(p.x + ImGui::CalcTextSize("1000T ").x + 4, p.y + fs + 6);
+  ax.p1 = ImVec2(p.x + avail.x - fs * 0.5f, p.y + avail.y - 2 * fs - 10);
+  if (ax.p1.y - ax.p0.y < 4 * fs || ax.p1.x - ax.p0.x < 10 * fs) {
+    ImGui::TextDisabled("(too small to draw: enlarge the pane)");
+    return;
+  }
   double top = std::max(r.peak_gflops, r.peak_tensor_gflops) * 3;
-  double lo = top;
-  for (const auto& pt : r.points)
-    if (pt.gflops > 0) lo = std::min(lo, pt.gflops);
   ax.x0 = -2;
   ax.x1 = 3;
+  double lo = r.bandwidth_gbs * std::pow(10.0, ax.x0);  // the roof at the left edge stays in view
+  for (const auto& pt : r.points)
+    if (pt.gflops > 0) lo = std::min(lo, pt.gflops);
   ax.y0 = std::floor(std::log10(std::max(1e-3, std::min(lo / 3, r.cpu_peak_gflops > 0 ? r.cpu_peak_gflops / 10 : lo / 3))));
   ax.y1 = std::ceil(std::log10(top));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(p, ImVec2(p.x + avail.x, p.y + avail.y), true);
   draw_log_grid(dl, ax, "arithmetic intensity (FLOP / DRAM byte)", "FLOP/s");
+  std::vector<ImVec4> labels;  // placed label boxes: a new label avoids them
+  auto slide = [&](float lx, float ly, ImVec2 ts, float dir) {
+    // Slide the label along y (dir: +1 down, -1 up) until it overlaps none placed.
+    for (int guard = 0; guard < 200; ++guard) {
+      bool hit = false;
+      for (const ImVec4& b : labels)
+        if (lx < b.z && lx + ts.x > b.x && ly < b.w && ly + ts.y > b.y) {
+          ly = dir > 0 ? b.w + 1 : b.y - ts.y - 1;
+          hit = true;
+        }
+      if (!hit) break;
+    }
+    return ly;
+  };
+  auto place = [&](float lx, float ly, ImVec2 ts, float dir) {
+    // The nearer free spot, down or up, that stays inside the plot (dir 0: either).
+    float down = slide(lx, ly, ts, +1), up = slide(lx, ly, ts, -1);
+    bool down_ok = down + ts.y <= ax.p1.y, up_ok = up >= ax.p0.y;
+    float y = dir > 0 ? down : dir < 0 ? up
+              : (down_ok && (!up_ok || down - ly <= ly - up)) ? down : up_ok ? up : down;
+    labels.push_back(ImVec4(lx, y, lx + ts.x, y + ts.y));
+    return y;
+  };
   auto roof = [&](double peak, double bw, ImU32 col, float thick, const char* label) {
     double ridge = peak / bw;
     ImVec2 a = ax.at(std::pow(10.0, ax.x0), bw * std::pow(10.0, ax.x0));
     ImVec2 b = ax.at(ridge, peak), c = ax.at(std::pow(10.0, ax.x1), peak);
     dl->AddLine(a, b, col, thick);
     dl->AddLine(b, c, col, thick);
-    dl->AddText(ImVec2(c.x - ImGui::CalcTextSize(label).x - 4, c.y - 16), col, label);
+    ImVec2 ts = ImGui::CalcTextSize(label);
+    float ly = place(c.x - ts.x - 4, c.y - ts.y - 2, ts, -1);
+    dl->AddText(ImVec2(c.x - ts.x - 4, ly), col, label);
   };
   if (r.peak_tensor_gflops > 0) roof(r.peak_tensor_gflops, r.bandwidth_gbs, IM_COL32(150, 150, 165, 255), 1.f, "tensor-core peak");
   roof(r.peak_gflops, r.bandwidth_gbs, pal.roof, 2.f, "fp32 peak");
   if (r.cpu_peak_gflops > 0 && r.cpu_bandwidth_gbs > 0) roof(r.cpu_peak_gflops, r.cpu_bandwidth_gbs, pal.cpu_point, 1.f, "CPU roof");
-  std::vector<ImVec4> labels;  // placed label boxes: a label that would overlap moves down
+  const float dot = std::max(4.f, fs * 0.33f);
+  int n_points = 0;
   for (const auto& pt : r.points) {
     if (pt.gflops <= 0 || pt.intensity <= 0) continue;  // not predicted (yet)
     ImVec2 c = ax.at(pt.intensity, pt.gflops);
     ImVec2 ts = ImGui::CalcTextSize(pt.label.c_str());
-    // CPU labels to the left of their point, GPU labels to the right; a label
-    // that would overlap another moves down.
-    float lx = pt.cpu ? c.x - 8 - ts.x : c.x + 8;
-    float ly = c.y - 7;
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (const ImVec4& b : labels)
-        if (lx < b.z && lx + ts.x > b.x && ly < b.w && ly + ts.y > b.y) ly = b.w + 1, moved = true;
-    }
-    labels.push_back(ImVec4(lx, ly, lx + ts.x, ly + ts.y));
+    // CPU labels to the left of their point, GPU labels to the right.
+    float lx = pt.cpu ? c.x - 2 * dot - ts.x : c.x + 2 * dot;
+    float ly0 = c.y - ts.y / 2;
+    float ly = place(lx, ly0, ts, 0);
     ImU32 col = pt.cpu ? pal.cpu_point : pt.measured ? pal.gpu_measured : pal.gpu_predicted;
-    if (pt.measured || pt.cpu) dl->AddCircleFilled(c, 5.f, col);
-    else dl->AddCircle(c, 5.f, col, 0, 2.f);
-    if (pt.current) dl->AddCircle(c, 9.f, pal.current, 0, 2.f);
-    if (std::fabs(ly - (c.y - 7)) > 1) dl->AddLine(ImVec2(pt.cpu ? lx + ts.x : lx, ly + ts.y / 2), c, col);  // leader
+    if (pt.measured || pt.cpu) dl->AddCircleFilled(c, dot, col);
+    else dl->AddCircle(c, dot, col, 0, 2.f);
+    if (pt.current) dl->AddCircle(c, dot * 1.9f, pal.current, 0, 2.f);
+    if (std::fabs(ly - ly0) > 1) dl->AddLine(ImVec2(pt.cpu ? lx + ts.x : lx, ly + ts.y / 2), c, col);  // leader
     dl->AddText(ImVec2(lx, ly), col, pt.label.c_str());
+    char key[96];
+    std::snprintf(key, sizeof key, "roofline.points.%s", pt.label.c_str());
+    shown(std::string(key) + ".gflops", pt.gflops);
+    shown(std::string(key) + ".intensity", pt.intensity);
+    shown(std::string(key) + ".predicted", !pt.measured && !pt.cpu);
+    ++n_points;
   }
+  shown("roofline.point_count", double(n_points));
   dl->PopClipRect();
   ImGui::Dummy(avail);
 }
@@ -121,12 +216,16 @@ void draw_comparison(const ViewModel& vm, UiState& ui) {
     ImGui::TextUnformatted("No timings yet: run `gpulab bench` or press Run.");
     return;
   }
-  ImGui::Text("%s: achieved GFLOP/s, log scale; speedup over the first version", cmp.problem.c_str());
+  ImGui::TextWrapped("%s: achieved GFLOP/s, log scale; speedup over the first version", cmp.problem.c_str());
+  bool any_measured_gpu = false;
+  for (const auto& v : cmp.versions) any_measured_gpu |= !v.cpu && v.measured;
   legend_item(pal.cpu_point, "CPU, measured here");
   ImGui::SameLine(0, 14);
   legend_item(pal.gpu_predicted, "GPU, predicted");
-  ImGui::SameLine(0, 14);
-  legend_item(pal.gpu_measured, "GPU, measured");
+  if (any_measured_gpu) {
+    ImGui::SameLine(0, 14);
+    legend_item(pal.gpu_measured, "GPU, measured");
+  }
   double lo = 1e30, hi = 0;
   for (const auto& v : cmp.versions)
     if (v.gflops > 0) lo = std::min(lo, v.gflops), hi = std::max(hi, v.gflops);
@@ -138,8 +237,8 @@ void draw_comparison(const ViewModel& vm, UiState& ui) {
   float label_w = 0;
   for (const auto& v : cmp.versions) label_w = std::max(label_w, ImGui::CalcTextSize(v.label.c_str()).x);
   label_w += 10;
-  float right = 150;
-  float row = std::min(34.f, (avail.y - 24) / cmp.versions.size());
+  float right = ImGui::CalcTextSize("000000 GFLOP/s  x0000 (pred.)").x;
+  float row = std::min(ImGui::GetFontSize() * 2.2f, (avail.y - ImGui::GetFontSize() * 1.6f) / cmp.versions.size());
   float x0 = p.x + label_w, x1 = p.x + avail.x - right;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (int e = int(std::ceil(l0)); e <= int(std::floor(l1)); ++e) {

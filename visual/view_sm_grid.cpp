@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "visual/screen_state.h"
 #include "visual/theme.h"
 #include "visual/views.h"
 
@@ -19,13 +20,18 @@ constexpr ImU32 kSmHeader = IM_COL32(52, 84, 130, 255);
 void draw_sm_grid(const ViewModel& vm, UiState& ui) {
   const SmGrid& g = vm.sm;
   const Palette& pal = palette();
-  ImGui::Text("%s: %u SMs", g.gpu.c_str(), g.sm_count);
-  ImGui::SameLine();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.panel_text_dim),
-                     "  wave %u / %u   blocks %llu placed, %llu retired of %llu   %u block%s/SM x %u warps",
-                     g.wave(), g.waves(), (unsigned long long)g.blocks_placed,
-                     (unsigned long long)g.blocks_retired, (unsigned long long)g.blocks_total,
-                     g.blocks_per_sm, g.blocks_per_sm == 1 ? "" : "s", g.warps_per_block);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.panel_text_dim));
+  ImGui::TextWrapped("%s: %u SMs. Wave %u / %u; blocks %llu placed, %llu retired of %llu; %u block%s/SM x %u warps",
+                     g.gpu.c_str(), g.sm_count, g.wave(), g.waves(), (unsigned long long)g.blocks_placed,
+                     (unsigned long long)g.blocks_retired, (unsigned long long)g.blocks_total, g.blocks_per_sm,
+                     g.blocks_per_sm == 1 ? "" : "s", g.warps_per_block);
+  ImGui::PopStyleColor();
+  shown("sm.count", double(g.sm_count));
+  shown("sm.wave", double(g.wave()));
+  shown("sm.waves", double(g.waves()));
+  shown("sm.blocks_placed", double(g.blocks_placed));
+  shown("sm.blocks_total", double(g.blocks_total));
+  shown("sm.blocks_per_sm", double(g.blocks_per_sm));
   warp_state_legend();
   if (g.sm_count == 0) {
     ImGui::TextUnformatted("No GPU model loaded.");
@@ -34,7 +40,7 @@ void draw_sm_grid(const ViewModel& vm, UiState& ui) {
 
   // Cells: choose the column count that makes cells closest to 1:1 in the space left.
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  avail.y = std::max(avail.y, 60.f);
+  avail.y = std::max(avail.y, px(60.f));
   uint32_t n = g.sm_count;
   uint32_t best_cols = 1;
   float best_size = 0;

@@ -20,11 +20,11 @@ namespace {
 
 struct ViewArgs {
   std::vector<std::string> args, grid, block;
-  std::string target, kernel, version, gpu = "H100", screenshot, window_size = "1600x900", panel = "all";
-  int n = 128, frames = 30;
-  double at = 0;
-  float speed = 400;
-  bool fps = false, play = false, sim_time = false;
+  std::string target, kernel, version, gpu = "H100", screenshot, window_size = "1600x900", panel = "all", state;
+  int n = 128, frames = 30, step = 0;
+  double at = 0, minutes = 10, shot_after = 0;
+  float speed = 400, scale = 1.f;
+  bool fps = false, play = false, sim_time = false, projector = false, size_given = false;
   unsigned event_every = 64;
 };
 
@@ -58,7 +58,16 @@ int run_view(const ViewArgs& a, bool demo) {
   o.frames = a.frames;
   o.fps = a.fps;
   o.panel = a.panel;
-  if (std::sscanf(a.window_size.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240) {
+  o.scale = a.scale;
+  o.state = a.state;
+  o.shot_after_seconds = a.shot_after;
+  o.demo_minutes = a.minutes;
+  o.projector = a.projector;
+  o.size_given = a.size_given;
+  if (!a.state.empty() && a.screenshot.empty()) {
+    std::fprintf(stderr, "gpulab view: --state FILE.json is written with a picture: add --screenshot FILE.png\n");
+    return kExitUsage;
+  }  if (std::sscanf(a.window_size.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240) {
     std::fprintf(stderr, "gpulab view: --size '%s': give WIDTHxHEIGHT, at least 320x240 (e.g. 1600x900)\n",
                  a.window_size.c_str());
     return kExitUsage;
@@ -113,6 +122,7 @@ int run_view(const ViewArgs& a, bool demo) {
         }
       }
     } else {
+      // Lessons are found by lab/lesson, as `gpulab lesson` finds them.
       std::string dir = lesson::find_lesson_dir(GPULAB_SOURCE_DIR "/lessons", a.target);
       if (dir.empty()) {
         std::fprintf(stderr, "gpulab view: '%s' is neither a lesson (lessons/NN-topic) nor a .cu file\n",
@@ -120,6 +130,8 @@ int run_view(const ViewArgs& a, bool demo) {
         return kExitUsage;
       }
       s.lesson_dir = dir;
+      s.lesson_step = a.step - 1;  // --step is 1-based, as the lesson pane counts
+      o.projector = true;          // a lesson shows its step's panes large; P switches to all views
     }
   }
   int rc = visual::run_app(o);
@@ -150,7 +162,16 @@ void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
   cmd->add_option("--n", a.n, "M = N = K of the GEMM; above 128 it is watched live (no stepping)")->capture_default_str()->check(CLI::Range(16, 1024));
   cmd->add_option("--screenshot", a.screenshot, "render, write this PNG and exit");
   cmd->add_option("--frames", a.frames, "frames to render before the screenshot")->capture_default_str();
-  cmd->add_option("--size", a.window_size, "window size WxH")->capture_default_str();
+  cmd->add_option("--size", a.window_size, "window size WxH")->capture_default_str()->each([&a](const std::string&) {
+    a.size_given = true;
+  });
+  cmd->add_option("--scale", a.scale, "text size, on top of the window's own scaling ([ and ] change it)")
+      ->capture_default_str()->check(CLI::Range(0.5, 4.0));
+  cmd->add_option("--state", a.state, "with --screenshot: write what the frame shows as JSON");
+  cmd->add_option("--shot-after", a.shot_after, "take the screenshot this many seconds after the first trace is ready");
+  cmd->add_flag("--projector", a.projector, "one or two large panes, chosen by the lesson step (P toggles)");
+  if (target) cmd->add_option("--step", a.step, "a lesson: open at this step (1-based; default the first that runs a kernel)");
+  cmd->add_option("--minutes", a.minutes, "demo: length of the lecture script")->capture_default_str()->check(CLI::Range(0.1, 120.0));
   cmd->add_option("--panel", a.panel, "one view full window: sm, block, memory, coalescing, banks, source, "
                                       "roofline, comparison, occupancy, lesson; or all")->capture_default_str();
   cmd->add_option("--at", a.at, "start the replay at this fraction of the trace (0..1)")->check(CLI::Range(0.0, 1.0));

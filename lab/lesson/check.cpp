@@ -453,7 +453,7 @@ std::string measure_table(const Lesson& lesson, const Exercise& ex_in, const std
                      ic.shared ? std::string("-") : std::to_string(ic.sectors),
                      ic.shared ? std::string("-") : fmt::format("{:.1f}", ic.requests ? double(ic.sectors) / double(ic.requests) : 0.0),
                      ic.shared ? std::to_string(ic.wavefronts) : std::string("-"),
-                     ic.shared ? std::to_string(ic.wavefronts - std::min(ic.wavefronts, ic.ideal_wavefronts)) : std::string("-"),
+                     ic.shared ? std::to_string(sim::bank_conflicts(ic.wavefronts, ic.ideal_wavefronts)) : std::string("-"),
                      text);
   }
   s += "  (requests: warp-level instructions; sectors: the 32-byte sectors a global or local request touched;\n"

@@ -398,6 +398,7 @@ Lesson load_lesson(const std::string& dir_in) {
       s.text = r.str(*st, fs_, "text", false);
       s.command = r.str(*st, fs_, "run", false);
       s.section = r.str(*st, fs_, "section", false);
+      s.view = r.str(*st, fs_, "view", false);
       if (auto ms = st->get("measure")) {
         auto mt = ms->as_table();
         if (!mt) r.fail(fs_ + "measure", "must be a table {exercise = \"id\", file = \"x.cu\"}");

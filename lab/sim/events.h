@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "lab/ptx/module.h"
+#include "lab/sim/memory_cost.h"
 
 namespace lab::sim {
 
@@ -25,7 +26,13 @@ struct WarpEvent {
   uint8_t access_bytes = 0;
   bool is_store = false;
   uint32_t sectors = 0, wavefronts = 0, ideal_wavefronts = 0;
+  uint32_t ideal_sectors = 0;  // global: global_ideal_sectors() of the request
   uint64_t lane_addr[32] = {};
+  // Shared requests: which lanes share a wavefront and which word each bank
+  // serves, from the same model that counted `wavefronts` (memory_cost.h).
+  // shared.mask == 0: not a shared access.
+  SharedServe shared;
+  uint32_t bank_conflicts() const { return uint32_t(sim::bank_conflicts(wavefronts, ideal_wavefronts)); }
   // The instruction's ptx::kOp* flags from the opcode table (kOpBarrier,
   // kOpExit, ...), so that event readers need not decode the instruction.
   uint8_t op_flags = 0;

@@ -254,6 +254,8 @@ void run_warp(WarpContext& c, uint64_t quantum) {
       ev.is_store = false;
       ev.sectors = ev.wavefronts = ev.ideal_wavefronts = 0;
       std::memset(ev.lane_addr, 0, sizeof ev.lane_addr);  // 0 for lanes that do not access memory
+      ev.shared.mask = 0;
+      ev.ideal_sectors = 0;
       ev.op_flags = ptx::op_info(in.op).flags;            // barrier / exit, for event readers
     }
 

@@ -268,6 +268,8 @@ void count_request(WarpContext& c, Where where, const uint64_t* lane_addr, uint3
     ev.wavefronts += sc.wavefronts;
     ev.ideal_wavefronts += sc.ideal;
     for (uint32_t i = 0; i < kWarpSize; ++i) ev.lane_addr[i] = (mask >> i) & 1 ? a.addr[i] : ev.lane_addr[i];
+    if (a.where == Where::Shared) ev.shared = shared_serve(a.addr, mask, a.bytes);
+    else ev.ideal_sectors += global_ideal_sectors(a.addr, mask, a.bytes);
   }
 }
 

@@ -24,23 +24,48 @@ uint32_t global_sectors(const uint64_t* lane_addr, uint32_t mask, uint32_t acces
   return distinct;
 }
 
-SharedCost shared_wavefronts(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes) {
-  // Nsight Compute: l1tex__data_pipe_lsu_wavefronts_mem_shared counts
-  // wavefronts; l1tex__data_bank_conflicts_pipe_lsu_mem_shared counts the
-  // wavefronts beyond the ideal. The shared data path moves 128 bytes (one
-  // 4-byte word per bank) per wavefront, so a warp's 64-bit access is served
-  // as two half-warps and a 128-bit access as four quarter-warps (CUDA
-  // Programming Guide, "Shared Memory" for cc 5.x+; the NVIDIA forum's
-  // LDS.128 answer: 32 x 16 B = 512 B needs 4 wavefronts and reports 0
-  // conflicts). Within a phase each bank serves one distinct word per
-  // wavefront; lanes reading the same word share it (broadcast/multicast).
-  // Ideal = one wavefront per phase that has an active lane: what the same
-  // access costs with every bank serving one word.
+uint32_t global_ideal_sectors(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes) {
+  uint64_t start[32];
+  uint32_t n = 0;
+  for (uint32_t m = mask; m; m &= m - 1) start[n++] = lane_addr[std::countr_zero(m)];
+  std::sort(start, start + n);
+  uint64_t distinct = 0, end = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t b = std::max(start[i], end), e = start[i] + access_bytes;
+    if (e > b) distinct += e - b;
+    end = std::max(end, e);
+  }
+  return uint32_t((distinct + kSectorBytes - 1) / kSectorBytes);
+}
+
+namespace {
+
+// The one model of shared-memory service, with an optional per-lane record
+// (`serve`, null on the interpreter's hot path).
+//
+// Nsight Compute: l1tex__data_pipe_lsu_wavefronts_mem_shared counts
+// wavefronts; l1tex__data_bank_conflicts_pipe_lsu_mem_shared counts the
+// wavefronts beyond the ideal. The shared data path moves 128 bytes (one
+// 4-byte word per bank) per wavefront, so a warp's 64-bit access is served
+// as two half-warps and a 128-bit access as four quarter-warps (CUDA
+// Programming Guide, "Shared Memory" for cc 5.x+; the NVIDIA forum's
+// LDS.128 answer: 32 x 16 B = 512 B needs 4 wavefronts and reports 0
+// conflicts). Within a phase each bank serves one distinct word per
+// wavefront; lanes reading the same word share it (broadcast/multicast).
+// Ideal = one wavefront per phase that has an active lane: what the same
+// access costs with every bank serving one word.
+SharedCost serve_phases(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes, SharedServe* serve) {
   SharedCost cost;
-  if (!mask) return cost;
   const uint32_t bytes = std::max<uint32_t>(access_bytes, kBankBytes);
   const uint32_t lanes_per_phase = std::max<uint32_t>(1, std::min<uint32_t>(32, kLineBytes / bytes));
   const uint32_t words_per_lane = bytes / kBankBytes;
+  if (serve) {
+    serve->mask = mask;
+    serve->lanes_per_phase = uint8_t(lanes_per_phase);
+    serve->words_per_lane = uint8_t(std::min<uint32_t>(words_per_lane, 255));
+    serve->truncated = words_per_lane > SharedServe::kMaxWords;
+  }
+  if (!mask) return cost;
   for (uint32_t base = 0; base < 32; base += lanes_per_phase) {
     uint32_t phase_bits = lanes_per_phase >= 32 ? ~0u : ((1u << lanes_per_phase) - 1) << base;
     uint32_t phase_mask = mask & phase_bits;
@@ -59,10 +84,42 @@ SharedCost shared_wavefronts(const uint64_t* lane_addr, uint32_t mask, uint32_t 
     uint8_t per_bank[kSharedBanks] = {};
     uint32_t worst = 0;
     for (uint32_t i = 0; i < n; ++i) worst = std::max<uint32_t>(worst, ++per_bank[words[i] % kSharedBanks]);
+    uint32_t ideal = std::max<uint32_t>(1, (n + kSharedBanks - 1) / kSharedBanks);
     cost.wavefronts += worst;
-    cost.ideal += std::max<uint32_t>(1, (n + kSharedBanks - 1) / kSharedBanks);
+    cost.ideal += ideal;
+    if (serve) {
+      // A bank serves its distinct words in address order, one per
+      // wavefront: a word's wavefront is its rank among its bank's words.
+      uint32_t p = base / lanes_per_phase;
+      serve->phase_wavefronts[p] = uint8_t(std::min<uint32_t>(worst, 255));
+      serve->phase_ideal[p] = uint8_t(std::min<uint32_t>(ideal, 255));
+      for (uint32_t m = phase_mask; m; m &= m - 1) {
+        int lane = std::countr_zero(m);
+        uint64_t w0 = lane_addr[lane] / kBankBytes;
+        for (uint32_t k = 0; k < serve->words_kept(); ++k) {
+          uint64_t word = w0 + k;
+          uint32_t bank = uint32_t(word % kSharedBanks), rank = 0;
+          for (uint32_t i = 0; i < n && words[i] < word; ++i) rank += words[i] % kSharedBanks == bank;
+          serve->bank[lane][k] = uint8_t(bank);
+          serve->wavefront[lane][k] = uint8_t(std::min<uint32_t>(rank, 255));
+        }
+      }
+    }
   }
+  if (serve) serve->cost = cost;
   return cost;
+}
+
+}  // namespace
+
+SharedCost shared_wavefronts(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes) {
+  return serve_phases(lane_addr, mask, access_bytes, nullptr);
+}
+
+SharedServe shared_serve(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes) {
+  SharedServe s;
+  serve_phases(lane_addr, mask, access_bytes, &s);
+  return s;
 }
 
 // ---- L2 -------------------------------------------------------------------------

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "lab/sim/memory_cost.h"
+
 namespace lab::sim {
 
 namespace cycle { struct CycleResult; }  // lab/sim/cycle/result.h
@@ -55,6 +57,7 @@ struct PcCounters {
   uint64_t dram_read_bytes = 0;  // from the L2 model (global loads)
   uint64_t dram_write_bytes = 0;
   void add(const PcCounters& o);
+  uint64_t bank_conflicts() const { return sim::bank_conflicts(wavefronts, ideal_wavefronts); }
 };
 
 struct KernelMetrics {

@@ -45,9 +45,7 @@ struct LineMetrics {
   uint64_t issued = 0;
   std::array<uint64_t, cycle::kStallCount> stall{};
   double sectors_per_request() const { return global_requests ? double(global_sectors) / global_requests : 0; }
-  uint64_t bank_conflicts() const {
-    return shared_wavefronts > shared_ideal_wavefronts ? shared_wavefronts - shared_ideal_wavefronts : 0;
-  }
+  uint64_t bank_conflicts() const { return sim::bank_conflicts(shared_wavefronts, shared_ideal_wavefronts); }
   double warp_efficiency() const { return warp_insts ? double(active_lanes) / (32.0 * warp_insts) : 0; }
   std::vector<std::string> hints;  // "32 sectors per request: stride-N access, not coalesced"
 };

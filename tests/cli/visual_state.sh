@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# tests/cli/visual_state.sh GPULAB: what the visual lab shows, read back from
+# `--state FILE.json` (the numbers and names the frame printed) beside a
+# picture rendered under Xvfb:
+#  - a lesson view runs and names the lesson's own kernel (lesson 03: gemm_coalesced);
+#  - a broadcast (32 lanes, one address) reads ideal 1 sector, no waste, and
+#    its shared-memory twin one 32-lane word with no conflict;
+#  - the text height follows --scale;
+#  - the demo moves on to the next kernel within its timer.
+set -euo pipefail
+GPULAB=${1:?usage: visual_state.sh path/to/gpulab}
+if ! command -v xvfb-run >/dev/null; then
+  echo "FAIL: xvfb-run is missing (apt-get install xvfb; .ci/bootstrap installs it)"; exit 1
+fi
+if "$GPULAB" view --screenshot /dev/null --frames 1 2>&1 | grep -q "built without the visual lab"; then
+  echo "SKIP: this gpulab was built without the visual lab (GPULAB_VISUAL=OFF)"; exit 0
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+XVFB=(xvfb-run -a -s "-screen 0 1280x720x24")
+fail=0
+# get FILE KEY.PATH: a value of the state JSON ("" when absent).
+get() { python3 -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v=v.get(k,"") if isinstance(v,dict) else ""
+print(v if not isinstance(v,float) or v!=int(v) else int(v))' "$1" "$2"; }
+check() { if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi; }
+
+# 1. `gpulab view 03` opens lesson 03 at its first "measure" step, runs that
+#    step's kernel (the shipped template) and prints the step's numbers.
+"${XVFB[@]}" "$GPULAB" view 03 --size 1280x720 --screenshot "$T/l03.png" --state "$T/l03.json" --frames 3 >/dev/null
+check "lesson 03's id" "$(get "$T/l03.json" lesson.id)" "03-coalescing"
+check "lesson 03's kernel on screen" "$(get "$T/l03.json" kernel.name)" "gemm_coalesced"
+check "lesson 03's step runs it" "$(get "$T/l03.json" kernel.lesson_step)" "$(get "$T/l03.json" lesson.step)"
+check "lesson 03's panes" "$(get "$T/l03.json" layout.panes)" "coalescing,source"
+check "the uncoalesced load on screen: sectors" "$(get "$T/l03.json" coalescing.sectors)" "32"
+
+# 2. Broadcast: every lane reads in[0] (global) and s[0] (shared).
+cat > "$T/bcast.cu" <<'CU'
+extern "C" __global__ void bcast(const float* in, float* out) {
+  __shared__ float s[32];
+  s[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[0];         // the last shared access: 32 lanes, one word (a broadcast)
+  float g = in[0];                 // the last global access: 32 lanes, one address
+  if (g == 12345.f) out[0] = g;    // keeps the load (in[0] is 0: never taken)
+}
+CU
+run_bcast() {
+  "${XVFB[@]}" "$GPULAB" view "$T/bcast.cu" --kernel bcast --grid 1 --block 32 --arg "f32[32]=iota" --arg "f32[32]" \
+    --panel "$1" --at 1 --size 1280x720 --screenshot "$T/$1.png" --state "$T/$1.json" --frames 3 >/dev/null
+}
+run_bcast coalescing
+check "broadcast load: ideal sectors" "$(get "$T/coalescing.json" coalescing.ideal_sectors)" "1"
+check "broadcast load: waste" "$(get "$T/coalescing.json" coalescing.waste_sectors)" "0"
+run_bcast banks
+check "shared broadcast: conflicts" "$(get "$T/banks.json" banks.conflicts)" "0"
+check "shared broadcast: lanes sharing one word" "$(get "$T/banks.json" banks.most_lanes_per_word)" "32"
+
+# 3. --scale 2 doubles the text height.
+for s in 1 2; do
+  "${XVFB[@]}" "$GPULAB" view --n 32 --panel source --scale $s --size 1280x720 --screenshot "$T/s$s.png" \
+    --state "$T/s$s.json" --frames 2 >/dev/null
+done
+h1=$(get "$T/s1.json" window.text_height); h2=$(get "$T/s2.json" window.text_height)
+python3 -c "import sys; r=$h2/$h1; sys.exit(0 if 1.8<=r<=2.2 else 1)" && echo "ok: text height $h1 -> $h2 px" \
+  || { echo "FAIL: --scale 2 gave text height $h1 -> $h2"; fail=1; }
+
+# 4. The demo's timer moves it on: a 30-second script of 9 kernels gives each
+#    3.3 s (4 beats of under a second); 15 s after the first trace it is past
+#    the first kernel. (The clock advances at most one beat per frame, so a
+#    UI starved of CPU for seconds per frame would lag; 15 s leaves room.)
+"${XVFB[@]}" "$GPULAB" demo --minutes 0.5 --n 32 --size 1280x720 --screenshot "$T/demo.png" --state "$T/demo.json" \
+  --shot-after 15 >/dev/null
+k=$(get "$T/demo.json" demo.kernel_index)
+[ "${k:-0}" -ge 1 ] && echo "ok: demo at kernel $((k + 1)) ($(get "$T/demo.json" demo.kernel)) after 15 s" \
+  || { echo "FAIL: demo still on its first kernel after 15 s (state: $(head -c 400 "$T/demo.json"))"; fail=1; }
+exit $fail

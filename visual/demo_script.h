@@ -1,0 +1,47 @@
+// visual/demo_script.h: `gpulab demo`'s lecture script. The progression's
+// kernels in order; for each, an overview beat and one beat per key moment
+// of its trace (first uncoalesced load, first bank conflict, a full SM, the
+// tail wave: TraceReplay::moments), each shown in the pane that makes its
+// point. The whole script takes `minutes` (10 by default), split evenly over
+// the kernels and, within one, over its beats. The clock runs only while a
+// kernel's trace is on screen, so a slow simulation does not eat its beats.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "visual/view_model.h"
+
+namespace lab::visual {
+
+class DemoScript {
+ public:
+  explicit DemoScript(double minutes) : minutes_(minutes) {}
+  struct Action {
+    int select_kernel = -1;     // ask the session for this version
+    bool seek = false;          // jump the replay to `position`
+    uint64_t position = 0;
+    bool play = false;          // play from here (the overview beat)
+  };
+  // One frame: `dt` seconds since the last; `kernels` in the progression;
+  // `next`/`prev`: the presenter's keys. Writes the banner and the panes to
+  // show into `ui`.
+  Action update(double dt, const ViewModel& vm, int kernels, bool next, bool prev, UiState& ui);
+  int kernel() const { return kernel_; }
+  int beat() const { return beat_; }
+  double elapsed() const { return elapsed_; }
+  double total_seconds() const { return minutes_ * 60; }
+  bool finished() const { return finished_; }
+
+ private:
+  bool on_screen(const ViewModel& vm) const;
+  double minutes_;
+  int kernel_ = 0;
+  int beat_ = -1;          // -1: waiting for the kernel's trace; 0: overview; k: moment k-1
+  int requested_ = 0;      // kernel asked of the session (it opens on the first)
+  double beat_clock_ = 0;  // seconds into this beat
+  double elapsed_ = 0;     // seconds of the script shown so far
+  bool finished_ = false;
+};
+
+}  // namespace lab::visual

@@ -1,0 +1,87 @@
+// visual/session_lesson.cpp: the lesson pane's text. A lesson's steps come
+// from its manifest (lab/lesson, the same steps `gpulab lesson` walks); the
+// progression's from each version's header comment.
+#include <fstream>
+#include <sstream>
+
+#include "visual/session_impl.h"
+
+namespace lab::visual {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The comment block heading a kernel file: the story of that version.
+std::string header_comment(const std::string& path) {
+  std::string md;
+  for (const std::string& l : split_lines(read_file(path))) {
+    if (l.rfind("//", 0) != 0) break;
+    std::string t = l.size() > 2 && l[2] == ' ' ? l.substr(3) : l.substr(2);
+    md += t + "\n";
+  }
+  return md;
+}
+
+namespace {
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s + ",") {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+void Session::Impl::load_lesson() {
+  lesson = lesson::load_lesson(cfg.lesson_dir);
+  LessonText& lt = base.lesson;
+  lt = LessonText{};
+  lt.id = lesson->id;
+  lt.title = lesson->title;
+  for (size_t i = 0; i < lesson->steps.size(); ++i) {
+    const lesson::Step& st = lesson->steps[i];
+    LessonStep s;
+    s.title = st.title;
+    s.markdown = "## " + st.title + "\n\n" + st.text;
+    if (!st.command.empty()) s.markdown += "\n\n`" + st.command + "`\n";
+    s.measure = !st.measure_file.empty();
+    if (s.measure) {
+      s.run_label = "Run " + st.measure_file;
+      s.run_target = "step:" + std::to_string(i);
+    }
+    s.panes = split_commas(st.view);
+    lt.steps.push_back(std::move(s));
+  }
+}
+
+void Session::Impl::progression_text() {
+  base.lesson = LessonText{};
+  base.lesson.title = "The GEMM progression";
+  for (const auto& vv : versions) {
+    LessonStep s;
+    s.title = vv.name;
+    s.markdown = "# " + vv.name + "\n\n" + header_comment(vv.file);
+    s.run_label = "Run " + vv.name;
+    s.run_target = vv.name;
+    base.lesson.steps.push_back(s);
+  }
+}
+
+}  // namespace lab::visual
