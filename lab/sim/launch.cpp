@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
+#include <system_error>
 #include <thread>
 
 #include "lab/ptx/cfg.h"
 #include "lab/sim/device.h"
 #include "lab/sim/exec.h"
+#include "lab/sim/sanitize.h"
 
 namespace lab::sim {
 
@@ -38,6 +40,25 @@ uint64_t KernelMetrics::total_thread_insts() const {
   uint64_t s = 0;
   for (const auto& p : per_pc) s += p.thread_insts;
   return s;
+}
+
+namespace {
+LaunchLimits g_default_limits;
+thread_local LaunchLimits t_limits = g_default_limits;  // initialised on a thread's first use
+}  // namespace
+
+LaunchLimitScope::LaunchLimitScope(const LaunchLimits& limits) : saved_(t_limits) {
+  LaunchLimits n = saved_;
+  if (limits.max_steps && (!n.max_steps || limits.max_steps < n.max_steps)) n.max_steps = limits.max_steps;
+  if (limits.seconds > 0 && (n.seconds <= 0 || limits.seconds < n.seconds)) n.seconds = limits.seconds;
+  if (limits.cancel) n.cancel = limits.cancel;
+  t_limits = n;
+}
+LaunchLimitScope::~LaunchLimitScope() { t_limits = saved_; }
+const LaunchLimits& LaunchLimitScope::current() { return t_limits; }
+void LaunchLimitScope::set_process_default(const LaunchLimits& limits) {
+  g_default_limits = limits;
+  t_limits = limits;
 }
 
 namespace {
@@ -95,7 +116,48 @@ bool release_barriers(BlockState& B) {
   return released;
 }
 
-void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
+// What stops a launch early: a cancel flag (SimOptions, LaunchLimitScope)
+// and the wall-clock deadline. Checked between warp quanta, so a warp that
+// spins forever is stopped within one quantum of the limit.
+struct LaunchControl {
+  const std::atomic<bool>* cancel[2] = {nullptr, nullptr};
+  bool has_deadline = false;
+  std::chrono::steady_clock::time_point deadline;
+  double seconds = 0;
+  uint64_t launch_id = 0;                      // CheckContext::launch_id
+  mutable std::atomic<bool> stop{false};       // a worker hit the deadline: the others stop too
+  mutable std::atomic<bool> cancelled{false};
+  bool should_stop() const {
+    if (stop.load(std::memory_order_relaxed)) return true;
+    for (auto* c : cancel)
+      if (c && c->load(std::memory_order_relaxed)) {
+        cancelled.store(true, std::memory_order_relaxed);
+        stop.store(true, std::memory_order_relaxed);
+        return true;
+      }
+    return false;
+  }
+};
+
+// The deadline passed with `B` still running: a hang, reported at the warp
+// that has issued the most instructions (the one looping), with its loop.
+void report_time_limit(const LaunchState& L, WorkerState& W, BlockState& B, const LaunchControl& ctl) {
+  const WarpState* worst = nullptr;
+  for (const WarpState& w : B.warps)
+    if (w.status != WarpStatus::Done && (!worst || w.steps > worst->steps)) worst = &w;
+  if (!worst) return;
+  uint32_t pc = std::min<uint32_t>(worst->pc, uint32_t(L.kernel->code.size() ? L.kernel->code.size() - 1 : 0));
+  std::string loop = describe_loop(*L.module, *L.kernel, pc);
+  record_error(L, W, B, "hang",
+               fmt::format("the launch ran past its time limit of {:g} s with warp {} of block {} still running "
+                           "({} instructions issued): the kernel probably loops forever (check the loop condition){}",
+                           ctl.seconds, worst->index, B.linear, worst->steps, loop.empty() ? "" : "; " + loop),
+               pc, worst->index, uint32_t(std::countr_zero(worst->mask | (worst->mask ? 0 : 1))));
+  B.faulted = true;
+  ++W.faults;
+}
+
+void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const LaunchControl& ctl) {
   const ptx::Kernel& k = *L.kernel;
   const LaunchConfig& cfg = L.cfg;
   BlockState& B = W.block;
@@ -144,6 +206,7 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
     cc.kernel = L.kernel;
     cc.memory = L.memory;
     cc.block = &B;
+    cc.launch_id = ctl.launch_id;
     cc.report = [&L, &W, &B](const char* kind, std::string msg, uint32_t pc, uint32_t warp, uint32_t lane) {
       record_error(L, W, B, kind, msg, pc, warp, lane);
     };
@@ -165,6 +228,11 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
         c.warp = &w;
         run_warp(c, kQuantum);
         if (B.faulted) break;
+        if (ctl.should_stop() || (ctl.has_deadline && std::chrono::steady_clock::now() > ctl.deadline)) {
+          if (!ctl.cancelled.load(std::memory_order_relaxed) && !ctl.stop.exchange(true)) report_time_limit(L, W, B, ctl);
+          B.faulted = true;
+          break;
+        }
       }
       all_done &= w.status == WarpStatus::Done;
     }
@@ -251,7 +319,19 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   // Shared memory: the static variables, then the dynamic (extern) array.
   uint64_t dyn_start = kernel.dynamic_shared_offset ? kernel.dynamic_shared_offset : kernel.static_shared_bytes;
   L.shared_bytes = uint32_t(std::max<uint64_t>(shared_total, dyn_start + cfg.dynamic_shared_bytes));
+  const LaunchLimits& ambient = LaunchLimitScope::current();
   L.max_steps = options.max_steps ? options.max_steps : 100'000'000;
+  if (ambient.max_steps) L.max_steps = std::min(L.max_steps, ambient.max_steps);
+  LaunchControl ctl;
+  static std::atomic<uint64_t> launches{0};
+  ctl.launch_id = ++launches;
+  ctl.cancel[0] = options.cancel;
+  ctl.cancel[1] = ambient.cancel;
+  ctl.seconds = options.time_limit_s;
+  if (ambient.seconds > 0 && (ctl.seconds <= 0 || ambient.seconds < ctl.seconds)) ctl.seconds = ambient.seconds;
+  ctl.has_deadline = ctl.seconds > 0;
+  if (ctl.has_deadline)
+    ctl.deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(ctl.seconds));
   L.events = options.events;
   L.event_every = std::max(1u, options.event_every);
   L.timer_origin_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -268,7 +348,10 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   L.l2 = &l2;
 
   const uint64_t total_blocks = cfg.grid.count();
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  // More workers than cores does not help (blocks are independent CPU work),
+  // and thousands of threads can fail to start: clamp to the cores.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = options.threads ? std::min(options.threads, cores) : cores;
   threads = unsigned(std::min<uint64_t>(threads, total_blocks));
   std::vector<WorkerState> workers(threads);
   for (WorkerState& W : workers) {
@@ -278,12 +361,12 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   std::atomic<uint64_t> next_block{0}, blocks_done{0}, faults{0};
   auto work = [&](WorkerState& W, bool reports_progress) {
     for (;;) {
-      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) break;
+      if (ctl.should_stop()) break;
       if (faults.load(std::memory_order_relaxed) >= kMaxFaults) break;
       uint64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
       if (b >= total_blocks) break;
       uint64_t before = W.faults;
-      run_block(L, W, b);
+      run_block(L, W, b, ctl);
       if (W.faults != before) faults.fetch_add(W.faults - before, std::memory_order_relaxed);
       uint64_t done = blocks_done.fetch_add(1, std::memory_order_relaxed) + 1;
       if (reports_progress && options.progress && (done % 64 == 0 || done == total_blocks))
@@ -291,7 +374,13 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, std::ref(workers[t]), false);
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(work, std::ref(workers[t]), false);
+    } catch (const std::system_error&) {
+      break;  // the system refused another thread: run with those that started
+    }
+  }
   work(workers[0], true);
   for (auto& t : pool) t.join();
   if (options.progress) options.progress(blocks_done.load(), total_blocks);
@@ -319,7 +408,8 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   m.blocks = done;
   m.warps = done * warps_per_block;
   m.threads = done * block_threads;
-  result.ok = result.errors.empty();
+  result.cancelled = ctl.cancelled.load();
+  result.ok = result.errors.empty() && !result.cancelled;
   m.sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }
