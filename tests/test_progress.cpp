@@ -130,6 +130,7 @@ TEST_CASE("hints past the end are clamped") {
   // Issue 17: `hints_shown: 4` by hand (or a lesson update that removed a
   // hint) crashed `gpulab hint` (segfault, bad_alloc).
   Scratch t;
+  fs::create_directories(t.path / "lessons");
   fs::copy("lessons/01-latency-vs-throughput", t.path / "lessons" / "01-latency-vs-throughput", fs::copy_options::recursive);
   Workspace ws = Workspace::open((t.path / "lessons").string());
   const Lesson& L = ws.lessons.at(0);
@@ -142,11 +143,13 @@ TEST_CASE("hints past the end are clamped") {
                                   std::to_string(shown) + "}}}");
     ws.progress->reload();
     std::string out = ws.next_hint(L, e);
-    CHECK(out.find("Hint " + std::to_string(n) + " of " + std::to_string(n)) != std::string::npos);
+    const size_t last = shown > 0 ? n : 1;  // a negative count reads as none shown
+    CHECK(out.find("Hint " + std::to_string(last) + " of " + std::to_string(n)) != std::string::npos);
     if (shown > 0) CHECK(out.find("No more hints (" + std::to_string(n) + " of " + std::to_string(n) + " shown)") != std::string::npos);
     CHECK(ws.progress->find(L.id, e.id)->hints_shown <= int(n));
-    CHECK(ws.followup(L, e, CheckReport{}).find("hints are shown") != std::string::npos ||
-          ws.followup(L, e, CheckReport{}).find("Stuck?") != std::string::npos);
+    std::string follow = ws.followup(L, e, CheckReport{});
+    const bool says_hints = follow.find("hints are shown") != std::string::npos || follow.find("Stuck?") != std::string::npos;
+    CHECK(says_hints);
   }
   // Asked one at a time: the last asks says there are no more.
   spit(ws.progress->path(), "{\"version\":1,\"exercises\":{}}");
@@ -167,6 +170,7 @@ TEST_CASE("a progress file that cannot be written leaves the command working") {
 TEST_CASE("manifest paths stay inside the lesson folder") {
   Scratch t;
   fs::path d = t.path / "lessons" / "01-latency-vs-throughput";
+  fs::create_directories(d.parent_path());
   fs::copy("lessons/01-latency-vs-throughput", d, fs::copy_options::recursive);
   std::ifstream in(d / "lesson.toml");
   std::stringstream ss;
@@ -198,6 +202,7 @@ TEST_CASE("printed commands carry --lessons and work from any folder") {
   CHECK(localize_command("gpulab check 03/x", "/w/lessons", false) == "gpulab check 03/x");
   CHECK(localize_command("gpulab occupancy --block 256", "/w/lessons", true) == "gpulab occupancy --block 256");
   Scratch t;
+  fs::create_directories(t.path / "L");
   fs::copy("lessons/01-latency-vs-throughput", t.path / "L" / "01-latency-vs-throughput", fs::copy_options::recursive);
   Workspace ws = Workspace::open((t.path / "L").string());
   CHECK(ws.command("hint 01-latency-vs-throughput/vector-add").find("--lessons " + (t.path / "L").string()) != std::string::npos);
@@ -208,7 +213,7 @@ TEST_CASE("a check's step budget scales with the exercise's work") {
   for (const auto& L : lessons)
     for (const auto& e : L.exercises) {
       uint64_t b = Workspace::step_budget(e);
-      CHECK(b >= 1'000'000);
+      CHECK(b >= 200'000);
       CHECK(b <= 100'000'000);
     }
 }

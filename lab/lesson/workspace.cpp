@@ -53,7 +53,7 @@ uint64_t Workspace::step_budget(const Exercise& e) {
     }
     most = std::max(most, elements);
   }
-  return std::clamp<uint64_t>(8 * most, 1'000'000, 100'000'000);
+  return std::clamp<uint64_t>(8 * most, 200'000, 100'000'000);
 }
 
 CheckReport Workspace::check_and_record(const Lesson& l, const Exercise& e, const CheckOptions& o,

@@ -366,8 +366,13 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       uint64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
       if (b >= total_blocks) break;
       uint64_t before = W.faults;
+      const size_t errors_before = W.errors.size();
       run_block(L, W, b, ctl);
       if (W.faults != before) faults.fetch_add(W.faults - before, std::memory_order_relaxed);
+      // One runaway warp is enough: every other block would spin the same way
+      // until its own budget ran out, so the launch ends here.
+      for (size_t i = errors_before; i < W.errors.size(); ++i)
+        if (W.errors[i].kind == "hang") ctl.stop.store(true, std::memory_order_relaxed);
       uint64_t done = blocks_done.fetch_add(1, std::memory_order_relaxed) + 1;
       if (reports_progress && options.progress && (done % 64 == 0 || done == total_blocks))
         options.progress(done, total_blocks);

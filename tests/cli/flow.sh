@@ -15,6 +15,7 @@ cp -r lessons "$L"
 rm -rf "$L/.gpulab"
 for d in "$L"/*/; do for t in "$d"*.template; do cp "$t" "${t%.template}"; done; done
 E1=01-latency-vs-throughput/vector-add
+REPO=$(pwd)
 cd "$work"   # not the repository: every printed command must work from here
 
 # `lesson --lessons DIR`: step commands and exercise commands carry the folder.
@@ -66,7 +67,7 @@ backup=$(sed -n 's/.*saved as //p' <<<"$out")
 case "$backup" in "$L"/*) ;; *) bad "backup outside the lessons folder: $backup";; esac
 
 # Two copies of the lessons under one parent keep separate progress.
-cp -r lessons "$work/second"; rm -rf "$work/second/.gpulab"
+cp -r "$REPO/lessons" "$work/second"; rm -rf "$work/second/.gpulab"
 [ "$("$GPULAB" lessons --json --lessons "$work/second" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(e["done"] for l in d["lessons"] for e in l["exercises"]))')" = 0 ] || bad "a second copy shares progress"
 
 [ $fail -eq 0 ] && echo "ok: the lesson flow holds"

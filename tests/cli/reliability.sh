@@ -91,7 +91,7 @@ grep -q "hang" <<<"$out" || bad "sim: no hang report: $out"
 out=$(timeout 60 "$GPULAB" sim tests/check/hang_spin.cu --kernel hang_spin --grid 1 --block 32 --arg i32[1] --max-steps 0 --time-limit 1 2>&1)
 grep -q "time limit of 1 s" <<<"$out" || bad "--time-limit: no hang report: $out"
 # A launch of 1e9 threads: its size up front, and Ctrl-C stops it cleanly.
-"$GPULAB" sim $K --kernel ok_global_neighbour --grid 3906250 --block 256 --arg f32[129]=iota --arg f32[128] >"$work/big.out" 2>&1 &
+"$GPULAB" sim tests/check/ok_global_counter_atomic.cu --kernel ok_global_counter_atomic --grid 3906250 --block 256 --arg i32[1] >"$work/big.out" 2>&1 &
 bpid=$!
 for _ in $(seq 40); do grep -q "1000000000 threads" "$work/big.out" && break; sleep 0.25; done
 grep -q "1000000000 threads" "$work/big.out" || bad "a 1e9-thread launch does not say its size: $(cat "$work/big.out")"
@@ -109,7 +109,7 @@ expect_msg() {  # expect_msg WANT_RC GREP_PATTERN command...
   local out rc
   out=$("$@" 2>&1); rc=$?
   [ $rc -eq "$want" ] || bad "$*: exit $rc (want $want): $out"
-  grep -qE "$pat" <<<"$out" || bad "$*: message lacks /$pat/: $out"
+  grep -qE -- "$pat" <<<"$out" || bad "$*: message lacks /$pat/: $out"
   grep -qE "std::|filesystem error|terminate called|stoi|bad_alloc" <<<"$out" && bad "$*: raw library message: $out"
 }
 touch "$work/afile"
