@@ -8,38 +8,41 @@
 
 #include "lab/compile/nvrtc.h"
 #include "lab/ptx/parser.h"
-#include "lab/sim/launch.h"
+#include "lab/sim/compiled.h"
 
 namespace simtest {
 
 using namespace lab;
 
 struct Program {
-  ptx::Module module;
+  sim::CompiledKernel compiled;  // the run path's value (lab/sim/compiled.h)
   sim::GlobalMemory memory;
   std::vector<uint8_t> params;
-  const ptx::Kernel* kernel = nullptr;
+  const ptx::Kernel* kernel = nullptr;  // into compiled's module, which moves keep in place
 
   static Program from_cuda(const std::string& source, const std::string& kernel_name,
                            const std::string& arch = "compute_80") {
     compile::CompileOptions opt;
     opt.arch = arch;
     std::string text = compile::compile_to_ptx(source, "test.cu", opt);
-    return from_ptx(text, kernel_name);
+    const sim::GpuModel* gpu = &sim::default_gpu();
+    for (const auto& g : sim::all_gpu_models())
+      if (g.ptx_target == arch) gpu = &g;
+    return from_ptx(text, kernel_name, *gpu);
   }
-  static Program from_ptx(const std::string& text, const std::string& kernel_name) {
+  // The kernel whose name contains `kernel_name` (tests name kernels loosely).
+  static Program from_ptx(const std::string& text, const std::string& kernel_name,
+                          const sim::GpuModel& gpu = sim::default_gpu()) {
     Program p;
-    p.module = ptx::parse(text, "test.ptx");
-    for (const auto& k : p.module.kernels)
-      if (k.name == kernel_name || k.name.find(kernel_name) != std::string::npos) p.kernel = &k;
+    ptx::Module module = ptx::parse(text, "test.ptx");
+    size_t index = module.kernels.size();
+    for (size_t i = 0; i < module.kernels.size(); ++i)
+      if (module.kernels[i].name == kernel_name || module.kernels[i].name.find(kernel_name) != std::string::npos)
+        index = i;
+    const bool found = index < module.kernels.size();
+    p.compiled = sim::make_compiled("test.ptx", text, std::move(module), found ? index : 0, gpu);
+    if (found) p.kernel = &p.compiled.kernel();
     return p;
-  }
-  Program() = default;
-  Program(Program&& o) noexcept : module(std::move(o.module)), memory(std::move(o.memory)), params(std::move(o.params)) {
-    kernel = nullptr;
-    if (o.kernel)
-      for (const auto& k : module.kernels)
-        if (k.name == o.kernel->name) kernel = &k;
   }
 
   template <class T>
@@ -66,7 +69,9 @@ struct Program {
     sim::LaunchConfig cfg{grid, block, dyn_smem};
     if (kernel && params.size() < kernel->param_bytes) params.resize(kernel->param_bytes);
     if (opt.threads == 0) opt.threads = 2;
-    return sim::launch(module, *kernel, cfg, params, memory, opt);
+    // The interpreter directly: ptxas's register count is not asked for
+    // (limits.h checks shape and shared memory), which keeps the tests fast.
+    return sim::launch(compiled.module(), *kernel, cfg, params, memory, opt);
   }
 
  private:

@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <fstream>
 
-#include "lab/bench/gemm_problem.h"
-#include "lab/bench/gemm_registry.h"
-#include "lab/bench/gemm_sim.h"
+#include "lab/gemm/gemm_problem.h"
+#include "lab/gemm/gemm_registry.h"
+#include "lab/gemm/gemm_sim.h"
 
-using namespace lab::bench;
+using namespace lab::gemm;
 
 TEST_CASE("the manifest lists the nine versions with covering grids") {
   auto versions = load_gemm_versions();

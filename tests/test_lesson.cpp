@@ -286,3 +286,32 @@ TEST_CASE("an uncoalesced kernel fails on sectors per request at the line that r
   CHECK(c.measured >= 16);  // 32 rows of A per request, 32 sectors
   CHECK(c.source_line.find("A[row * K + k]") != std::string::npos);
 }
+
+TEST_CASE("a block the GPU refuses for its registers fails the check with the GPU's reason") {
+  // tests/kernels/many_regs.cu needs more than 64 registers per thread
+  // (ptxas, sm_90): 1024 threads need more than H100's 65536 per block.
+  TempDir t;
+  fs::path d = t.path / "99-regs";
+  write_min_lesson(d, R"TOML(
+[[exercises]]
+id = "e"
+file = "exercise.cu"
+template = "exercise.cu.template"
+solution = "solution.cu"
+kernel = "many_regs"
+grid = [1]
+block = [1024]
+args = ["in f32 a[N]", "out f32 c[N]", "i32 N"]
+reference = "transpose"
+sizes = [{M = 1, N = 1024}]
+)TOML", "many_regs");
+  Lesson lesson = load_lesson(d.string());
+  REQUIRE(lesson.exercises.size() == 1);
+  CheckOptions o;
+  o.source = fs::absolute("tests/kernels/many_regs.cu").string();
+  CheckReport r = check_exercise(lesson, lesson.exercises[0], o);
+  CHECK_FALSE(r.passed);
+  CHECK(r.message.find("too many resources requested for launch") != std::string::npos);
+  CHECK(r.message.find("registers per block") != std::string::npos);
+  CHECK(r.message.find("predicted time") == std::string::npos);
+}

@@ -83,15 +83,10 @@ Predicted run_gemm(const std::string& file, const std::string& kernel, Dim3 bloc
   std::string cnt = std::to_string(n * n);
   req.args = {"i32=" + std::to_string(n), "i32=" + std::to_string(n), "i32=" + std::to_string(n), "f32=1",
               t + "[" + cnt + "]=rand", t + "[" + cnt + "]=rand", "f32=0", "f32[" + cnt + "]"};
-  req.gpu = "H100";
+  req.gpu = &gpu_model("H100");
   RunOutcome out = run_kernel(req);
   REQUIRE(out.result.ok);
-  const GpuModel& g = gpu_model("h100");
-  auto usage = lab::compile::resource_usage(out.ptx, std::string(g.sm_arch));
-  const lab::compile::ResourceUsage* u = nullptr;
-  for (const auto& r : usage)
-    if (r.kernel == out.kernel().name) u = &r;
-  KernelReport rep = build_report(out.module, out.kernel(), req.launch, out.result.metrics, g, u);
+  KernelReport rep = build_report(out.compiled, req.launch, out.result.metrics);
   MESSAGE(file << ": " << rep.predicted.time_ms << " ms, " << rep.predicted.bound << " (" << rep.predicted.limiter
                 << "), regs " << rep.registers_per_thread << ", occ " << rep.occupancy.occupancy << " " << rep.to_predicted_json()["cycles_per_sm"].dump());
   return {rep.predicted.time_ms, rep.predicted.bound};

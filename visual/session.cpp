@@ -21,9 +21,9 @@
 #include <unistd.h>
 #include <sstream>
 
-#include "lab/bench/gemm_problem.h"
-#include "lab/bench/gemm_registry.h"
-#include "lab/bench/gemm_sim.h"
+#include "lab/gemm/gemm_problem.h"
+#include "lab/gemm/gemm_registry.h"
+#include "lab/gemm/gemm_sim.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cpu/gemm.h"
 #include "lab/cuda/backend.h"
@@ -87,12 +87,11 @@ LessonText lesson_from_readme(const std::string& dir) {
 
 struct Session::Impl {
   SessionConfig cfg;
-  std::vector<bench::GemmVersion> versions;
+  std::vector<gemm::GemmVersion> versions;
   int version = 0;
   std::atomic<int> want_version{-1};
   // What the replay points into: kept alive with it.
-  ptx::Module module;
-  std::string ptx;
+  sim::CompiledKernel compiled;  // the run path's value (lab/sim/compiled.h)
   std::unique_ptr<TraceReplay> replay;
   std::unique_ptr<LiveAggregator> live;  // instead of replay for a big run
   const std::atomic<bool>* stop = nullptr;
@@ -153,23 +152,18 @@ void Session::Impl::prepare_user_kernel() {
   req.launch.grid = sim::Dim3{cfg.grid[0], cfg.grid[1], cfg.grid[2]};
   req.launch.block = sim::Dim3{cfg.block[0], cfg.block[1], cfg.block[2]};
   req.args = cfg.args;
-  req.gpu = cfg.gpu;
+  req.gpu = &gpu;
   TraceRecorder rec(cfg.max_events);
   req.options.events = &rec;
   req.options.threads = 2;
   user_run = std::make_unique<sim::RunOutcome>(sim::run_kernel(req));
   const sim::RunOutcome& out = *user_run;
   const ptx::Kernel& k = out.kernel();
-  int regs = 32;
-  try {
-    for (const auto& u : compile::resource_usage(out.ptx, std::string(gpu.sm_arch)))
-      if (u.kernel == k.name) regs = u.registers;
-  } catch (const std::exception&) {
-  }
+  int regs = out.compiled.resources() ? out.compiled.resources()->registers : 32;
   sim::OccupancyInput oin{int(req.launch.block.count()), regs, int(k.static_shared_bytes), 0};
   int bps = std::max(1, sim::occupancy_blocks_per_sm(gpu, oin));
   TraceContext ctx;
-  ctx.module = &out.module;
+  ctx.module = &out.compiled.module();
   ctx.kernel = &k;
   ctx.sm_count = uint32_t(gpu.sm_count);
   ctx.max_warps_per_sm = uint32_t(gpu.max_warps_per_sm);
@@ -186,7 +180,7 @@ void Session::Impl::prepare_user_kernel() {
   }
   ctx.source_lines = split_lines(read_file(cfg.file));
   ctx.source_name = cfg.file;
-  ctx.ptx_lines = split_lines(out.ptx);
+  ctx.ptx_lines = split_lines(out.compiled.ptx);
   std::vector<TraceEvent> events;
   std::vector<std::array<uint64_t, 32>> lanes;
   bool truncated = rec.truncated();
@@ -217,30 +211,23 @@ void Session::Impl::prepare() {
   live.reset();
   const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
   const int n = cfg.size;
-  const bench::GemmVersion& v = versions.at(version);
+  const gemm::GemmVersion& v = versions.at(version);
   const bool big = n > cfg.trace_max_size;
   base.playback = Playback{};
   base.playback.status = big ? fmt::format("simulating {} at {}^3 live...", v.name, n)
                              : fmt::format("simulating {} at {}^3 on the CPU and recording its events...", v.name, n);
   publish(base);
-  ptx = sim::load_ptx(v.file, cfg.gpu, {});
-  module = ptx::parse(ptx, v.file);
-  size_t ki = sim::resolve_kernel(module, v.kernel, v.file);
-  const ptx::Kernel& k = module.kernels[ki];
+  compiled = sim::compile_kernel({v.file, v.kernel, {}, {}}, gpu);
+  const ptx::Kernel& k = compiled.kernel();
   sim::LaunchConfig lc = v.launch_config(n, n, n);
-  sim::check_launch_limits(k, lc, cfg.gpu);
-  int regs = 32;
-  try {
-    for (const auto& u : compile::resource_usage(ptx, std::string(gpu.sm_arch)))
-      if (u.kernel == k.name) regs = u.registers;
-  } catch (const std::exception&) {
-  }
+  sim::check_launch_limits(k, lc, gpu, compiled.resources());
+  int regs = compiled.resources() ? compiled.resources()->registers : 32;
   sim::OccupancyInput oin{int(lc.block.count()), regs, int(k.static_shared_bytes), int(lc.dynamic_shared_bytes)};
   int bps = std::max(1, sim::occupancy_blocks_per_sm(gpu, oin));
   fill_static(gpu, lc, regs, bps);
 
-  bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
-  const bool half = v.precision == bench::Precision::Fp16;
+  gemm::GemmProblem p = gemm::make_gemm_problem(n, n, n);
+  const bool half = v.precision == gemm::Precision::Fp16;
   const uint64_t elem = half ? 2 : 4;
   sim::GlobalMemory mem;
   uint64_t a = mem.allocate(uint64_t(n) * n * elem, "A"), b = mem.allocate(uint64_t(n) * n * elem, "B"),
@@ -253,11 +240,11 @@ void Session::Impl::prepare() {
     mem.write(b, p.B.data(), p.B.size() * 4);
   }
   mem.write(c, p.C0.data(), p.C0.size() * 4);
-  auto params = bench::pack_gemm_params(k, n, n, n, p.alpha, a, b, p.beta, c);
+  auto params = gemm::pack_gemm_params(k, n, n, n, p.alpha, a, b, p.beta, c);
 
   TraceContext ctx;
-  ctx.module = &module;
-  ctx.kernel = &module.kernels[ki];
+  ctx.module = &compiled.module();
+  ctx.kernel = &k;
   ctx.sm_count = uint32_t(gpu.sm_count);
   ctx.max_warps_per_sm = uint32_t(gpu.max_warps_per_sm);
   ctx.blocks_per_sm = uint32_t(bps);
@@ -268,10 +255,10 @@ void Session::Impl::prepare() {
                   {"C", c, uint64_t(n) * n * 4, uint32_t(n), uint32_t(n), 4}};
   ctx.source_lines = split_lines(read_file(v.file));
   ctx.source_name = "kernels/gemm/" + v.file.substr(v.file.find_last_of('/') + 1);
-  ctx.ptx_lines = split_lines(ptx);
+  ctx.ptx_lines = split_lines(compiled.ptx);
 
   sim::SimOptions opt;
-  opt.gpu = cfg.gpu;
+  opt.gpu = &gpu;
   sim::LaunchResult result;
   bool truncated = false;
   if (!big) {
@@ -279,7 +266,7 @@ void Session::Impl::prepare() {
     TraceRecorder rec(cfg.max_events);
     opt.events = &rec;
     opt.threads = 2;
-    result = sim::launch(module, k, lc, params, mem, opt);
+    result = sim::launch(compiled, lc, params, mem, opt);
     std::vector<TraceEvent> events;
     std::vector<std::array<uint64_t, 32>> lanes;
     truncated = rec.truncated();
@@ -297,7 +284,7 @@ void Session::Impl::prepare() {
     std::string error;
     std::thread sim_thread([&] {
       try {
-        result = sim::launch(module, k, lc, params, mem, opt);
+        result = sim::launch(compiled, lc, params, mem, opt);
       } catch (const std::exception& e) {
         error = e.what();
       }
@@ -341,7 +328,7 @@ void Session::Impl::prepare() {
 // [PERF] -----------------------------------------------------------------------
 void Session::Impl::measure_cpu(int n) {
   if (!cpu_points.empty()) return;
-  bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
+  gemm::GemmProblem p = gemm::make_gemm_problem(n, n, n);
   std::vector<float> C(size_t(n) * n);
   cpu::TimingOptions to;
   to.min_repeats = 2, to.max_repeats = 5, to.min_total_seconds = 0.05;
@@ -360,29 +347,20 @@ void Session::Impl::measure_cpu(int n) {
 
 // One version's point: simulated at size n (no events), then the machine
 // model's prediction (lab/sim/report.h), as `gpulab bench` makes it.
-PerfPoint predict_point(const bench::GemmVersion& v, const std::string& gpu_name, int n, unsigned threads,
+PerfPoint predict_point(const gemm::GemmVersion& v, const std::string& gpu_name, int n, unsigned threads,
                         const std::atomic<bool>* cancel) {
   PerfPoint pt;
   pt.label = v.name;
   try {
     const sim::GpuModel& gpu = sim::gpu_model(gpu_name);
-    bench::GemmProblem p = bench::make_gemm_problem(n, n, n);
+    gemm::GemmProblem p = gemm::make_gemm_problem(n, n, n);
     sim::SimOptions o;
-    o.gpu = gpu_name;
+    o.gpu = &gpu;
     o.threads = threads;
     o.cancel = cancel;
-    bench::SimGemmRun run = bench::simulate_gemm(v, p, o);
+    gemm::SimGemmRun run = gemm::simulate_gemm(v, p, o);
     if (run.unsupported) throw std::runtime_error(run.unsupported_reason);
-    std::vector<compile::ResourceUsage> usage;
-    try {
-      usage = compile::resource_usage(run.ptx, std::string(gpu.sm_arch));
-    } catch (const std::exception&) {
-      usage.clear();  // the report estimates resources from the PTX instead
-    }
-    const compile::ResourceUsage* mine = nullptr;
-    for (const auto& u : usage)
-      if (u.kernel == run.kernel().name) mine = &u;
-    sim::KernelReport rep = sim::build_report(run.module, run.kernel(), run.launch, run.result.metrics, gpu, mine);
+    sim::KernelReport rep = sim::build_report(run.compiled, run.launch, run.result.metrics);
     pt.intensity = rep.predicted.arithmetic_intensity;
     pt.seconds = rep.predicted.time_s;
     pt.gflops = rep.predicted.predicted_flops / 1e9;
@@ -480,19 +458,19 @@ void Session::Impl::perf_charts() {
 
 // [STATIC] ---------------------------------------------------------------------
 void Session::Impl::fill_static(const sim::GpuModel& gpu, const sim::LaunchConfig& lc, int regs, int bps) {
-  const bench::GemmVersion& v = versions.at(version);
+  const gemm::GemmVersion& v = versions.at(version);
   const int n = cfg.size;
   LaunchInfo& L = base.launch;
   L = LaunchInfo{};
   L.kernel = v.kernel;
   L.file = "kernels/gemm/" + v.file.substr(v.file.find_last_of('/') + 1);
   L.gpu = std::string(gpu.name);
-  L.problem = fmt::format("M=N=K={} ({})", n, bench::precision_name(v.precision));
+  L.problem = fmt::format("M=N=K={} ({})", n, gemm::precision_name(v.precision));
   L.grid[0] = lc.grid.x, L.grid[1] = lc.grid.y, L.grid[2] = lc.grid.z;
   L.block[0] = lc.block.x, L.block[1] = lc.block.y, L.block[2] = lc.block.z;
   L.registers = uint32_t(regs);
   L.shared_bytes = 0;
-  for (const auto& k : module.kernels)
+  for (const auto& k : compiled.module().kernels)
     if (k.name == v.kernel) L.shared_bytes = k.static_shared_bytes + lc.dynamic_shared_bytes;
   for (const auto& vv : versions) L.kernels.push_back(vv.name);
   for (const auto& g : sim::all_gpu_models()) L.gpus.push_back(std::string(g.name));
@@ -677,7 +655,7 @@ void Session::run() {
     return;
   }
   try {
-    I.versions = bench::load_gemm_versions();
+    I.versions = gemm::load_gemm_versions();
   } catch (const std::exception& e) {
     I.base.playback.status = std::string("cannot load the GEMM progression: ") + e.what();
     I.publish(I.base);

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "lab/bench/gemm_problem.h"
-#include "lab/bench/gemm_registry.h"
-#include "lab/bench/gemm_sim.h"
+#include "lab/gemm/gemm_problem.h"
+#include "lab/gemm/gemm_registry.h"
+#include "lab/gemm/gemm_sim.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cpu/gemm.h"
 #include "lab/cpu/timer.h"
@@ -17,6 +17,7 @@
 #include "lab/sim/report.h"
 
 namespace lab::bench {
+using namespace lab::gemm;  // the GEMM versions and problem (lab/gemm)
 
 namespace {
 
@@ -63,26 +64,17 @@ void cpu_rows(const BenchOptions& o, GemmProblem& p, unsigned threads, std::vect
 
 // [SIM] the simulation checks correctness; the time is the machine model's
 // prediction from the counted work.
-std::optional<double> predicted_ms(const SimGemmRun& run, const sim::GpuModel& model) {
+std::optional<double> predicted_ms(const SimGemmRun& run) {
   // Registers and shared memory from ptxas for the model's architecture
-  // (occupancy depends on them), then the machine model's prediction.
-  std::vector<compile::ResourceUsage> usage;
-  try {
-    usage = compile::resource_usage(run.ptx, std::string(model.sm_arch));
-  } catch (const std::exception&) {
-    usage.clear();  // the report estimates resources from the PTX instead
-  }
-  const compile::ResourceUsage* mine = nullptr;
-  for (const auto& u : usage)
-    if (u.kernel == run.kernel().name) mine = &u;
-  sim::KernelReport rep = sim::build_report(run.module, run.kernel(), run.launch, run.result.metrics, model, mine);
+  // (carried by the compiled kernel), then the machine model's prediction.
+  sim::KernelReport rep = sim::build_report(run.compiled, run.launch, run.result.metrics);
   if (!(rep.predicted.time_ms > 0)) return std::nullopt;
   return rep.predicted.time_ms;
 }
 
 void sim_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVersion>& versions,
               std::vector<BenchRow>& rows) {
-  const sim::GpuModel& model = sim::gpu_model(o.gpu);
+  const sim::GpuModel& model = *o.gpu;
   const int cc = model.cc_major * 10 + model.cc_minor;
   for (const auto& v : versions) {
     if (!selected(o, v.name)) continue;
@@ -97,7 +89,7 @@ void sim_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVersi
     }
     sim::SimOptions so;
     so.threads = o.threads;
-    so.gpu = std::string(model.name);
+    so.gpu = &model;
     const std::string label = fmt::format("sim   {:<22} {}x{}x{}", v.name, p.M, p.N, p.K);
     say(o, label + " ...");
     if (o.progress)
@@ -119,7 +111,7 @@ void sim_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVersi
     r.max_rel_error = c.max_rel_error;
     if (!run.result.ok && !run.result.errors.empty())
       r.note = fmt::format("{}: {}", run.result.errors[0].kind, run.result.errors[0].message);
-    r.ms = predicted_ms(run, model);
+    r.ms = predicted_ms(run);
     if (r.ms) r.gflops = gemm_flops(p.M, p.N, p.K) / (*r.ms * 1e-3) / 1e9;
     else if (r.note.empty()) r.note = "the timing model gave no prediction";
     say(o, fmt::format("{}  simulated in {:.1f} s", label, run.result.metrics.sim_seconds));
@@ -230,7 +222,7 @@ BenchReport run_gemm_bench(const BenchOptions& o) {
   } else {
     throw BenchError(fmt::format("--backend must be sim, cuda or auto (got '{}')", o.backend));
   }
-  const sim::GpuModel& model = sim::gpu_model(o.gpu);  // throws UnknownGpu listing the names
+  const sim::GpuModel& model = *o.gpu;
   GemmProblem p = make_gemm_problem(o.m, o.n, o.k);
   if (o.cpu_rows) cpu_rows(o, p, rep.cpu_threads, rep.rows);
   if (o.gpu_rows) {

@@ -14,12 +14,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/sim/device.h"
+
 namespace lab::bench {
 
 struct BenchOptions {
   int m = 256, n = 256, k = 256;
   std::string backend = "auto";  // sim | cuda | auto
-  std::string gpu = "H100";      // model for simulator predictions
+  const sim::GpuModel* gpu = &sim::default_gpu();  // model for simulator predictions (resolved by the caller)
   unsigned threads = 0;          // CPU threads for cpu_04 and OpenBLAS; 0 = all hardware threads
   bool cpu_rows = true, gpu_rows = true;
   std::vector<std::string> only;  // version names to run (empty: all)

@@ -5,11 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "lab/bench/gemm_problem.h"
-#include "lab/bench/gemm_registry.h"
-#include "lab/bench/gemm_sim.h"
+#include "lab/gemm/gemm_problem.h"
+#include "lab/gemm/gemm_registry.h"
+#include "lab/gemm/gemm_sim.h"
 
 namespace lab::bench {
+using namespace lab::gemm;  // the GEMM versions and problem (lab/gemm)
 
 SimSpeed measure_sim_speed(const SimSpeedOptions& o) {
   const std::string name = "03_smem_tiled";
@@ -23,7 +24,7 @@ SimSpeed measure_sim_speed(const SimSpeedOptions& o) {
   s.kernel = v.kernel;
   s.speed_size = o.speed_size;
   sim::SimOptions so;
-  so.gpu = o.gpu;
+  so.gpu = o.gpu;  // resolved by the caller
   so.threads = 1;  // per-core speed: one worker
   if (o.progress) o.progress(fmt::format("sim speed: {} at {}^3 on 1 worker ...", name, o.speed_size));
   GemmProblem p = make_gemm_problem(o.speed_size, o.speed_size, o.speed_size);

@@ -9,13 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/sim/device.h"
+
 namespace lab::bench {
 
 struct SimSpeedOptions {
   int speed_size = 256;      // problem for the per-core speed (1 worker thread)
   int end_to_end_size = 512; // problem for the end-to-end time (all worker threads)
   unsigned threads = 0;      // workers for the end-to-end run; 0 = all
-  std::string gpu = "H100";
+  const sim::GpuModel* gpu = &sim::default_gpu();
   std::function<void(const std::string&)> progress;
 };
 

@@ -13,15 +13,16 @@
 #include <fmt/format.h>
 
 #include "lab/bench/gemm_bench.h"
-#include "lab/bench/gemm_problem.h"
-#include "lab/bench/gemm_registry.h"
-#include "lab/bench/gemm_sim.h"
+#include "lab/gemm/gemm_problem.h"
+#include "lab/gemm/gemm_registry.h"
+#include "lab/gemm/gemm_sim.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cuda/backend.h"
 #include "lab/sim/device.h"
 #include "lab/sim/report.h"
 
 namespace lab::bench {
+using namespace lab::gemm;  // the GEMM versions and problem (lab/gemm)
 
 const std::vector<NcuMetric>& ncu_metrics() {
   // Nsight Compute Kernel Profiling Guide: requests and sectors of the L1TEX
@@ -57,7 +58,7 @@ bool selected(const ValidateOptions& o, const std::string& name) {
 
 // [SIM] every version in the simulator, with the machine model's report.
 void simulate_all(const ValidateOptions& o, const std::vector<GemmVersion>& versions, std::vector<ValidateRow>& rows) {
-  const sim::GpuModel& model = sim::gpu_model(o.gpu);
+  const sim::GpuModel& model = *o.gpu;
   GemmProblem p = make_gemm_problem(o.size, o.size, o.size);
   for (const auto& v : versions) {
     if (!selected(o, v.name)) continue;
@@ -72,7 +73,7 @@ void simulate_all(const ValidateOptions& o, const std::vector<GemmVersion>& vers
     say(o, fmt::format("sim   {:<22} {}^3 ...", v.name, o.size));
     sim::SimOptions so;
     so.threads = o.threads;
-    so.gpu = std::string(model.name);
+    so.gpu = &model;
     SimGemmRun run = simulate_gemm(v, p, so);
     if (run.unsupported) {
       s.note = "simulator: " + run.unsupported_reason.substr(0, run.unsupported_reason.find('\n'));
@@ -83,14 +84,7 @@ void simulate_all(const ValidateOptions& o, const std::vector<GemmVersion>& vers
     GemmCheck c = check_gemm(p, v.precision, run.C.data());
     s.correct = c.correct && run.result.ok;
     s.max_rel_error = c.max_rel_error;
-    std::optional<compile::ResourceUsage> usage;
-    try {
-      for (const auto& u : compile::resource_usage(run.ptx, std::string(model.sm_arch)))
-        if (u.kernel == run.kernel().name) usage = u;
-    } catch (const std::exception&) {
-    }
-    sim::KernelReport kr =
-        sim::build_report(run.module, run.kernel(), run.launch, run.result.metrics, model, usage ? &*usage : nullptr);
+    sim::KernelReport kr = sim::build_report(run.compiled, run.launch, run.result.metrics);
     nlohmann::json mj = kr.to_metrics_json();
     for (const auto& m : ncu_metrics())
       if (mj.contains(m.key)) s.counters[m.key] = mj[m.key];
@@ -235,9 +229,9 @@ ValidateReport run_validate(const ValidateOptions& o) {
     cuda::Gpu gpu;
     std::string name = gpu.name();
     for (const auto& m : sim::all_gpu_models())
-      if (name.find(std::string(m.name)) != std::string::npos) so.gpu = std::string(m.name);
+      if (name.find(std::string(m.name)) != std::string::npos) so.gpu = &m;
   }
-  rep.gpu_model = std::string(sim::gpu_model(so.gpu).name);
+  rep.gpu_model = std::string(so.gpu->name);
   simulate_all(so, versions, rep.rows);
   if (live) rep.gpu_source = measure_live(so, versions, rep.rows);
   else if (!o.against.empty()) rep.gpu_source = load_recorded(o.against, rep.rows, o.size);

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/sim/device.h"
+
 namespace lab::bench {
 
 // Nsight Compute metric names the comparison uses (Nsight Compute Kernel
@@ -45,7 +47,7 @@ struct ValidateRow {
 
 struct ValidateOptions {
   int size = 256;
-  std::string gpu = "H100";          // model the simulator uses (a live GPU overrides it)
+  const sim::GpuModel* gpu = &sim::default_gpu();  // model the simulator uses (a live GPU overrides it)
   std::string gpu_backend = "auto";  // cuda | none | auto
   std::string against;               // recorded GPU results to compare with
   std::string record;                // write the GPU side here

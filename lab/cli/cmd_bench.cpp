@@ -17,10 +17,11 @@
 #include <fmt/format.h>
 
 #include "lab/bench/gemm_bench.h"
-#include "lab/bench/gemm_registry.h"
+#include "lab/gemm/gemm_registry.h"
 #include "lab/bench/sim_speed.h"
 #include "lab/cli/command.h"
 #include "lab/cli/version_names.h"
+#include "lab/cli/gpu_option.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cuda/backend.h"
 #include "lab/ptx/parser.h"
@@ -46,7 +47,7 @@ int run_bench_gemm(const GemmArgs& a) {
   o.n = a.n ? a.n : a.size;
   o.k = a.k ? a.k : a.size;
   o.backend = a.backend;
-  o.gpu = a.gpu;
+  o.gpu = &lab::cli::resolved_gpu(a.gpu);
   o.threads = a.threads;
   o.only = a.only;
   if (!a.quiet) o.progress = progress_line;
@@ -65,13 +66,13 @@ int run_bench_gemm(const GemmArgs& a) {
     return lab::cli::kExitOk;
   } catch (const lab::bench::BenchError& e) {
     std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
-  } catch (const lab::sim::UnknownGpu& e) {
+  } catch (const lab::sim::LaunchError& e) {
     std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
   } catch (const lab::compile::CompileError& e) {
     std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
   } catch (const lab::ptx::ParseError& e) {
     std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
-  } catch (const lab::bench::ManifestError& e) {
+  } catch (const lab::gemm::ManifestError& e) {
     std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
   } catch (const lab::sim::RunError& e) {
     std::fprintf(stderr, "gpulab bench gemm: %s\n", e.what());
@@ -93,7 +94,7 @@ int run_bench_sim(const SimArgs& a) {
   o.speed_size = a.size;
   o.end_to_end_size = a.e2e;
   o.threads = a.threads;
-  o.gpu = a.gpu;
+  o.gpu = &lab::cli::resolved_gpu(a.gpu);
   o.progress = progress_line;
   try {
     lab::bench::SimSpeed s = lab::bench::measure_sim_speed(o);
@@ -120,7 +121,7 @@ const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
   gemm->add_option("--k", g.k, "columns of A, rows of B")->check(CLI::PositiveNumber)->excludes(size);
   gemm->add_option("--backend", g.backend, "sim | cuda | auto (GPU when present)")
       ->check(CLI::IsMember({"sim", "cuda", "auto"}));
-  gemm->add_option("--gpu", g.gpu, "GPU model for predictions: " + lab::sim::gpu_model_names());
+  lab::cli::add_gpu_option(gemm, g.gpu, "GPU model for predictions");
   gemm->add_option("--threads", g.threads, "CPU threads for cpu_04 and OpenBLAS, and simulator workers (0 = all)");
   gemm->add_option("--only", g.only, "run only these versions (e.g. 03_smem_tiled cpu_04_simd_threads)");
   gemm->add_flag("--json", g.json, "JSON instead of the table");
@@ -135,7 +136,7 @@ const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
   simc->add_option("--size", s.size, "problem for the per-core speed (default 256)")->check(CLI::PositiveNumber);
   simc->add_option("--e2e-size", s.e2e, "problem for the end-to-end time (default 512)")->check(CLI::PositiveNumber);
   simc->add_option("--threads", s.threads, "simulator workers for the end-to-end run (0 = all)");
-  simc->add_option("--gpu", s.gpu, "GPU model");
+  lab::cli::add_gpu_option(simc, s.gpu, "GPU model");
   simc->add_flag("--json", s.json, "JSON instead of text");
   simc->callback([&rc] { rc = run_bench_sim(s); });
 });

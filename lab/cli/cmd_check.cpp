@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/cli/command.h"
+#include "lab/cli/gpu_option.h"
 #include "lab/lesson/check.h"
 #include "lab/lesson/workspace.h"
 
@@ -34,7 +35,7 @@ int run_check(const CheckArgs& a) {
   }
   lesson::CheckOptions o;
   o.solution = a.solution;
-  o.gpu = a.gpu;
+  o.gpu = &resolved_gpu(a.gpu);
   o.seed = a.seed;
   bool all = true;
   nlohmann::json results = nlohmann::json::array();
@@ -61,7 +62,7 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_flag("--solution", a->solution, "Check the reference solution instead of your file");
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
-  cmd->add_option("--gpu", a->gpu, "GPU model for the metrics (default H100)");
+  add_gpu_option(cmd, a->gpu, "GPU model for the metrics (default H100)");
   cmd->add_option("--seed", a->seed, "Seed for the random inputs");
   cmd->callback([a, &rc] { rc = run_check(*a); });
 });

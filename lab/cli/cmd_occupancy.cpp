@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/cli/command.h"
+#include "lab/cli/gpu_option.h"
 #include "lab/sim/device.h"
 #include "lab/sim/occupancy.h"
 
@@ -36,13 +37,7 @@ nlohmann::json curve_json(const std::vector<lab::sim::OccupancyPoint>& pts) {
 
 int run_occupancy(const OccupancyArgs& a) {
   using namespace lab::sim;
-  const GpuModel* g = nullptr;
-  try {
-    g = &gpu_model(a.gpu);
-  } catch (const UnknownGpu& e) {
-    std::fprintf(stderr, "gpulab occupancy: %s\n", e.what());
-    return lab::cli::kExitUsage;
-  }
+  const GpuModel* g = &lab::cli::resolved_gpu(a.gpu);  // --gpu was validated while parsing
   OccupancyInput in{a.block, a.regs, a.static_smem, a.smem};
   Occupancy o;
   try {
@@ -119,7 +114,7 @@ int run_occupancy(const OccupancyArgs& a) {
 const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
   auto args = std::make_shared<OccupancyArgs>();
   auto* cmd = app.add_subcommand("occupancy", "Occupancy of a kernel shape on a GPU model, and what limits it");
-  cmd->add_option("--gpu", args->gpu, "GPU model: " + lab::sim::gpu_model_names() + " (default H100)");
+  lab::cli::add_gpu_option(cmd, args->gpu, "GPU model (default H100)");
   cmd->add_option("--block", args->block, "threads per block")->required();
   cmd->add_option("--regs", args->regs, "registers per thread (default 32)");
   cmd->add_option("--smem", args->smem, "dynamic shared memory per block, bytes (opts in above 48 KB)");

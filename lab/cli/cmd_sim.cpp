@@ -14,8 +14,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "lab/bench/gpu_run.h"
+#include "lab/cuda/kernel_run.h"
 #include "lab/cli/command.h"
+#include "lab/cli/gpu_option.h"
 #include "lab/cli/sim_output.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cuda/backend.h"
@@ -168,7 +169,7 @@ std::vector<std::vector<uint8_t>> read_back(const sim::RunOutcome& run) {
 // The real GPU: results and a measured time; the simulator's counters are
 // not collected here (use --backend sim, or `gpulab validate` to compare).
 int run_on_gpu(const SimArgs& a, const sim::RunRequest& req) {
-  bench::GpuRunOutcome g = bench::run_kernel_on_gpu(req);
+  cuda::GpuRunOutcome g = cuda::run_kernel_on_gpu(req);
   if (!a.dump_dir.empty()) {
     std::vector<sim::ArgSpec> specs;
     for (const auto& s : req.args) specs.push_back(sim::parse_arg_spec(s));
@@ -193,7 +194,7 @@ int run_sim(const SimArgs& a) {
   req.file = a.file;
   req.kernel = a.kernel;
   req.args = a.args;
-  req.gpu = a.gpu;
+  req.gpu = &resolved_gpu(a.gpu);  // validated while parsing
   req.defines = a.defines;
   req.options.check = a.check;
   req.options.max_steps = a.max_steps ? a.max_steps : kDefaultMaxSteps;
@@ -283,7 +284,7 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
                   "one per kernel parameter, in order: i32=5 u32= i64= u64= f32=1.5 f64= | "
                   "TYPE[COUNT]=zero|iota|fill:V|rand|rand:SEED|uninit|@PATH");
   cmd->add_option("--smem", a->smem, "dynamic shared memory per block, bytes");
-  cmd->add_option("--gpu", a->gpu, "GPU model: T4, A100, RTX4090, H100, H200");
+  add_gpu_option(cmd, a->gpu, "GPU model");
   cmd->add_option("--backend", a->backend, "sim (default) | cuda (the real GPU) | auto (the GPU when present)")
       ->check(CLI::IsMember({"sim", "cuda", "auto"}));
   cmd->add_option("--dump", a->dump_dir, "write each buffer argument after the launch to DIR/argK.bin");

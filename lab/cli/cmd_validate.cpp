@@ -13,12 +13,14 @@
 #include "lab/bench/validate.h"
 #include "lab/cli/command.h"
 #include "lab/cli/version_names.h"
+#include "lab/cli/gpu_option.h"
 
 namespace lab::cli {
 namespace {
 
 struct ValidateArgs {
   bench::ValidateOptions o;
+  std::string gpu = "H100";
   bool json = false, quiet = false;
 };
 
@@ -30,6 +32,7 @@ std::string self_exe() {
 
 int run_validate_cmd(ValidateArgs& a, const std::string& command_line) {
   a.o.self_exe = self_exe();
+  a.o.gpu = &resolved_gpu(a.gpu);
   if (!a.quiet) a.o.progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
   bench::ValidateReport rep;
   try {
@@ -79,7 +82,7 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   auto a = std::make_shared<ValidateArgs>();
   auto* cmd = app.add_subcommand("validate", "Hold the simulator against a real GPU: results, Nsight Compute counters, time");
   cmd->add_option("--size", a->o.size, "M = N = K of the GEMM problem (default 256)")->check(CLI::PositiveNumber);
-  cmd->add_option("--gpu", a->o.gpu, "GPU model to simulate when no GPU is here (default H100)");
+  add_gpu_option(cmd, a->gpu, "GPU model to simulate when no GPU is here (default H100)");
   cmd->add_option("--gpu-backend", a->o.gpu_backend, "cuda | none | auto (default auto)")
       ->check(CLI::IsMember({"cuda", "none", "auto"}));
   cmd->add_option("--against", a->o.against, "compare with GPU results recorded earlier (--record)");

@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <string>
 
-#include "lab/bench/gemm_registry.h"
+#include "lab/gemm/gemm_registry.h"
 #include "lab/cli/command.h"
 #include "lab/sim/launch.h"
+#include "lab/lesson/manifest.h"
+#include "lab/cli/gpu_option.h"
 #ifdef GPULAB_HAVE_VISUAL
 #include "visual/app.h"
 #endif
@@ -30,10 +32,10 @@ struct ViewArgs {
 int print_table(bool built_with_view) {
   std::printf("GPU Lab: the GEMM progression\n\n");
   try {
-    auto versions = bench::load_gemm_versions();
+    auto versions = gemm::load_gemm_versions();
     std::printf("  %-22s %-10s %-12s %-12s\n", "version", "precision", "block", "tile/block");
     for (const auto& v : versions)
-      std::printf("  %-22s %-10s %4ux%-7u %4ux%-7u\n", v.name.c_str(), bench::precision_name(v.precision), v.block[0],
+      std::printf("  %-22s %-10s %4ux%-7u %4ux%-7u\n", v.name.c_str(), gemm::precision_name(v.precision), v.block[0],
                   v.block[1], v.tile[0], v.tile[1]);
   } catch (const std::exception& e) {
     std::printf("  (cannot read the progression: %s)\n", e.what());
@@ -90,7 +92,7 @@ int run_view(const ViewArgs& a, bool demo) {
       // A GEMM version's file selects that version; other kernels are not traced by the view yet.
       bool found = false;
       try {
-        for (const auto& v : bench::load_gemm_versions())
+        for (const auto& v : gemm::load_gemm_versions())
           if (fs::path(v.file).filename() == t.filename()) s.version = v.name, found = true;
       } catch (const std::exception&) {
       }
@@ -117,16 +119,13 @@ int run_view(const ViewArgs& a, bool demo) {
         }
       }
     } else {
-      fs::path dir = fs::is_directory(t) ? t : fs::path();
-      if (dir.empty() && fs::is_directory(GPULAB_SOURCE_DIR "/lessons"))
-        for (const auto& e : fs::directory_iterator(GPULAB_SOURCE_DIR "/lessons"))
-          if (e.is_directory() && e.path().filename().string().rfind(a.target, 0) == 0) dir = e.path();
+      std::string dir = lesson::find_lesson_dir(GPULAB_SOURCE_DIR "/lessons", a.target);
       if (dir.empty()) {
         std::fprintf(stderr, "gpulab view: '%s' is neither a lesson (lessons/NN-topic) nor a .cu file\n",
                      a.target.c_str());
         return kExitUsage;
       }
-      s.lesson_dir = dir.string();
+      s.lesson_dir = dir;
     }
   }
   int rc = visual::run_app(o);
@@ -153,7 +152,7 @@ void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
   cmd->add_option("--block", a.block, "block dimensions for FILE.cu: X [Y [Z]]")->expected(1, 3);
   cmd->add_option("--arg", a.args, "kernel argument spec, as for `gpulab sim` (repeat per parameter)");
   cmd->add_option("--version", a.version, "GEMM version to open (e.g. 03_smem_tiled)");
-  cmd->add_option("--gpu", a.gpu, "GPU model: T4, A100, RTX4090, H100, H200")->capture_default_str();
+  add_gpu_option(cmd, a.gpu, "GPU model")->capture_default_str();
   cmd->add_option("--n", a.n, "M = N = K of the GEMM; above 128 it is watched live (no stepping)")->capture_default_str()->check(CLI::Range(16, 1024));
   cmd->add_option("--screenshot", a.screenshot, "render, write this PNG and exit");
   cmd->add_option("--frames", a.frames, "frames to render before the screenshot")->capture_default_str();

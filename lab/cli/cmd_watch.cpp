@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "lab/cli/command.h"
+#include "lab/cli/gpu_option.h"
 #include "lab/lesson/workspace.h"
 
 namespace lab::cli {
@@ -120,7 +121,7 @@ int run_watch(const WatchArgs& a) {
   const lesson::Lesson* L = s.lesson;
   const lesson::Exercise* E = s.exercises.front();
   lesson::CheckOptions o;
-  o.gpu = a.gpu;
+  o.gpu = &resolved_gpu(a.gpu);
   auto mtime = [&] {
     std::error_code ec;
     auto t = fs::last_write_time(L->path(E->file), ec);
@@ -187,7 +188,7 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   auto* cmd = app.add_subcommand("watch", "Re-check the current exercise every time you save it");
   cmd->add_option("id", a->id, "Lesson or lesson/exercise id (default: the next unfinished exercise)");
   cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
-  cmd->add_option("--gpu", a->gpu, "GPU model for the metrics (default H100)");
+  add_gpu_option(cmd, a->gpu, "GPU model for the metrics (default H100)");
   cmd->add_flag("--once", a->once, "Check once and exit");
   cmd->callback([a, &rc] { rc = run_watch(*a); });
 });

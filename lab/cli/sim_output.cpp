@@ -39,26 +39,18 @@ SimReport build_sim_report(const sim::RunOutcome& run, const sim::RunRequest& re
       {"threads", m.threads},
       {"sim_seconds", m.sim_seconds},
   };
-  r.json = {{"kernel", run.kernel().name}, {"backend", "sim"}, {"gpu", req.gpu},
+  r.json = {{"kernel", run.kernel().name}, {"backend", "sim"}, {"gpu", std::string(req.gpu->name)},
             {"grid", dim_json(req.launch.grid)}, {"block", dim_json(req.launch.block)},
             {"ok", res.ok}, {"errors", errors}, {"metrics", metrics}};
 
   // The machine model's view: registers and static shared memory from ptxas
   // for the model's architecture, then memory metrics, occupancy, the
   // predicted time and per-line metrics.
-  const sim::GpuModel& gpu = sim::gpu_model(req.gpu);
+  const sim::GpuModel& gpu = *req.gpu;
   r.json["gpu"] = std::string(gpu.name);
-  std::optional<compile::ResourceUsage> usage;
-  try {
-    for (const auto& u : compile::resource_usage(run.ptx, std::string(gpu.sm_arch)))
-      if (u.kernel == run.kernel().name) usage = u;
-  } catch (const std::exception&) {
-    // ptxas cannot assemble this PTX for the model (e.g. sm_90 PTX for a T4):
-    // the report falls back to declared shared memory and says so.
-  }
   std::string model_text;
   try {
-    sim::KernelReport kr = sim::build_report(run.module, run.kernel(), req.launch, m, gpu, usage ? &*usage : nullptr);
+    sim::KernelReport kr = sim::build_report(run.compiled, req.launch, m);
     const nlohmann::json model_metrics = kr.to_metrics_json();
     for (const auto& [key, value] : model_metrics.items()) r.json["metrics"][key] = value;
     r.json["predicted"] = kr.to_predicted_json();
@@ -72,7 +64,7 @@ SimReport build_sim_report(const sim::RunOutcome& run, const sim::RunRequest& re
   std::string& t = r.text;
   t += fmt::format("kernel {}  grid {}x{}x{}  block {}x{}x{}  simulated as {}\n", run.kernel().name,
                    req.launch.grid.x, req.launch.grid.y, req.launch.grid.z, req.launch.block.x,
-                   req.launch.block.y, req.launch.block.z, req.gpu);
+                   req.launch.block.y, req.launch.block.z, req.gpu->name);
   t += fmt::format("  {} thread instructions, {} warp instructions, simulated in {:.3f} s\n",
                    m.total_thread_insts(), m.total_warp_insts(), m.sim_seconds);
   t += model_text;

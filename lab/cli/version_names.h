@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/bench/gemm_registry.h"
+#include "lab/gemm/gemm_registry.h"
 #include "lab/cpu/gemm.h"
 
 namespace lab::cli {
@@ -13,7 +13,7 @@ namespace lab::cli {
 // "" when every name in `only` is known, else the error to print.
 inline std::string unknown_only_names(const std::vector<std::string>& only, bool with_cpu) {
   std::vector<std::string> known;
-  for (const auto& v : bench::load_gemm_versions()) known.push_back(v.name);
+  for (const auto& v : gemm::load_gemm_versions()) known.push_back(v.name);
   if (with_cpu)
     for (const auto& v : cpu::cpu_gemm_versions()) known.push_back(v.name);
   std::string bad;

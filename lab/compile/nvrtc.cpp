@@ -117,7 +117,16 @@ std::string compile_file_to_ptx(const std::string& path, const CompileOptions& o
   return compile_to_ptx(read_text(path), path, opts);
 }
 
-std::vector<ResourceUsage> resource_usage(const std::string& ptx, const std::string& sm_arch) {
+namespace {
+// ptxas's verbose log for `ptx` on `sm_arch` (through nvJitLink), kept in the
+// cache beside the PTX so that a kernel is assembled once, not once per run.
+std::string ptxas_info(const std::string& ptx, const std::string& sm_arch) {
+  unsigned major = 0, minor = 0;
+  nvJitLinkVersion(&major, &minor);
+  fs::path cached = fs::path(cache_dir()) /
+                    fmt::format("{:016x}.ptxas", fnv1a(fmt::format("{}.{}\n{}\n", major, minor, sm_arch) + ptx));
+  std::error_code ec;
+  if (fs::exists(cached, ec)) return read_text(cached.string());
   nvJitLinkHandle handle;
   std::string arch_opt = "-arch=" + sm_arch;
   const char* opts[] = {arch_opt.c_str(), "-verbose"};
@@ -139,7 +148,14 @@ std::vector<ResourceUsage> resource_usage(const std::string& ptx, const std::str
     throw std::runtime_error("ptxas (through nvJitLink) rejected the PTX for " + sm_arch + ":\n" + err);
   }
   nvJitLinkDestroy(&handle);
+  fs::create_directories(cached.parent_path(), ec);
+  if (!ec) write_atomically(cached, info);
+  return info;
+}
+}  // namespace
 
+std::vector<ResourceUsage> resource_usage(const std::string& ptx, const std::string& sm_arch) {
+  const std::string info = ptxas_info(ptx, sm_arch);
   // ptxas's verbose lines, one group per kernel:
   //   ptxas info    : Compiling entry function 'k' for 'sm_90'
   //   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -44,6 +44,10 @@ void gemm_openblas(int M, int N, int K, float alpha, const float* A, const float
 // after rounding to half). Used by tests and the bench to judge every version.
 std::vector<double> gemm_reference_f64(int M, int N, int K, double alpha, const float* A, const float* B,
                                        double beta, const float* C_in);
+// The same for inputs held as double (the lessons' references); C_in may be
+// nullptr when beta == 0.
+std::vector<double> gemm_reference_f64(int M, int N, int K, double alpha, const double* A, const double* B,
+                                       double beta, const double* C_in);
 
 // Largest |got - want| / max(|want|, floor) over all elements; NaN or Inf in
 // `got` returns +infinity so that it can never pass a tolerance.

@@ -10,15 +10,17 @@
 
 namespace lab::cpu {
 
-std::vector<double> gemm_reference_f64(int M, int N, int K, double alpha, const float* A, const float* B,
-                                       double beta, const float* C_in) {
+namespace {
+// One reference for float and double inputs (the lessons hold theirs as double).
+template <class T>
+std::vector<double> reference(int M, int N, int K, double alpha, const T* A, const T* B, double beta, const T* C_in) {
   std::vector<double> out(size_t(M) * N);
   std::vector<double> row(N);
   for (int i = 0; i < M; ++i) {
     std::fill(row.begin(), row.end(), 0.0);
     for (int k = 0; k < K; ++k) {  // i-k-j: contiguous, and still exact-ish in double
       double a = A[size_t(i) * K + k];
-      const float* b = B + size_t(k) * N;
+      const T* b = B + size_t(k) * N;
       for (int j = 0; j < N; ++j) row[j] += a * double(b[j]);
     }
     for (int j = 0; j < N; ++j) {
@@ -27,6 +29,17 @@ std::vector<double> gemm_reference_f64(int M, int N, int K, double alpha, const 
     }
   }
   return out;
+}
+}  // namespace
+
+std::vector<double> gemm_reference_f64(int M, int N, int K, double alpha, const float* A, const float* B,
+                                       double beta, const float* C_in) {
+  return reference(M, N, K, alpha, A, B, beta, C_in);
+}
+
+std::vector<double> gemm_reference_f64(int M, int N, int K, double alpha, const double* A, const double* B,
+                                       double beta, const double* C_in) {
+  return reference(M, N, K, alpha, A, B, beta, C_in);
 }
 
 double max_rel_error(const float* got, const std::vector<double>& want, double floor) {

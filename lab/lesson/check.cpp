@@ -42,37 +42,12 @@ std::string sizes_text(const SizeVars& s) {
   return out;
 }
 
-// ---- element encoding ----------------------------------------------------------
-// Values travel as double on the host side; the device holds the buffer's type.
-double decode(const std::string& type, const uint8_t* p) {
-  if (type == "f32") return std::bit_cast<float>(*reinterpret_cast<const uint32_t*>(p));
-  if (type == "f64") return std::bit_cast<double>(*reinterpret_cast<const uint64_t*>(p));
-  if (type == "f16") return sim::half_to_float(*reinterpret_cast<const uint16_t*>(p));
-  if (type == "bf16") return sim::bf16_to_float(*reinterpret_cast<const uint16_t*>(p));
-  if (type == "i32") return *reinterpret_cast<const int32_t*>(p);
-  if (type == "u32") return *reinterpret_cast<const uint32_t*>(p);
-  if (type == "i64") return double(*reinterpret_cast<const int64_t*>(p));
-  return double(*reinterpret_cast<const uint64_t*>(p));
-}
-// Stores v rounded to the type and returns the value actually stored.
-double encode(const std::string& type, double v, uint8_t* p) {
-  if (type == "f32") { float f = float(v); std::memcpy(p, &f, 4); return f; }
-  if (type == "f64") { std::memcpy(p, &v, 8); return v; }
-  if (type == "f16") { uint16_t h = sim::float_to_half(float(v)); std::memcpy(p, &h, 2); return sim::half_to_float(h); }
-  if (type == "bf16") { uint16_t h = sim::float_to_bf16(float(v)); std::memcpy(p, &h, 2); return sim::bf16_to_float(h); }
-  if (type == "i32") { int32_t i = int32_t(v); std::memcpy(p, &i, 4); return i; }
-  if (type == "u32") { uint32_t i = uint32_t(v); std::memcpy(p, &i, 4); return i; }
-  if (type == "i64") { int64_t i = int64_t(v); std::memcpy(p, &i, 8); return double(i); }
-  uint64_t i = uint64_t(v); std::memcpy(p, &i, 8); return double(i);
-}
-bool is_float_type(const std::string& t) { return t == "f32" || t == "f64" || t == "f16" || t == "bf16"; }
-
 // Default tolerance: a few units in the last place of the output type,
 // relative to max(1, |reference|) (fp16 eps 2^-10, bf16 2^-7, f32 2^-23).
-double default_tolerance(const std::string& type) {
-  if (type == "f16") return 4e-3;
-  if (type == "bf16") return 3e-2;
-  if (type == "f64") return 1e-10;
+double default_tolerance(sim::ElemType type) {
+  if (type == sim::ElemType::F16) return 4e-3;
+  if (type == sim::ElemType::BF16) return 3e-2;
+  if (type == sim::ElemType::F64) return 1e-10;
   return 1e-4;
 }
 
@@ -94,22 +69,13 @@ sim::Dim3 dim3_of(const std::vector<std::string>& e, const SizeVars& s) {
   return d;
 }
 
-// A compiled, parsed kernel ready to launch.
-struct Loaded {
-  std::string path, ptx;
-  ptx::Module module;
-  size_t kernel = 0;
-  const ptx::Kernel& k() const { return module.kernels[kernel]; }
-};
+// The run path's compiled kernel (lab/sim/compiled.h): PTX, module, kernel
+// and ptxas's resources for the model, computed once.
+using Loaded = sim::CompiledKernel;
 
-Loaded load_kernel(const std::string& path, const std::string& kernel, const std::string& gpu,
+Loaded load_kernel(const std::string& path, const std::string& kernel, const sim::GpuModel& gpu,
                    const std::vector<std::string>& defines) {
-  Loaded L;
-  L.path = path;
-  L.ptx = sim::load_ptx(path, gpu, defines);
-  L.module = ptx::parse(L.ptx, path);
-  L.kernel = sim::resolve_kernel(L.module, kernel, path);
-  return L;
+  return sim::compile_kernel({path, kernel, defines, {}}, gpu);
 }
 
 // One launch on one size: the buffers it used and what the simulator said.
@@ -118,16 +84,17 @@ struct SizeRun {
   std::vector<std::vector<double>> host;   // per arg: input values as stored (scalars: one value)
   std::vector<std::vector<double>> got;    // per arg: output values read back (empty for inputs)
   std::string problem;                     // a setup problem (param mismatch, launch limits)
+  bool refused = false;                    // the GPU would refuse this launch (limits.h)
 };
 
 SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const SizeVars& sizes, uint64_t seed,
                  const CheckOptions& opts, const std::string& lesson_file) {
   SizeRun out;
-  const ptx::Kernel& k = L.k();
+  const ptx::Kernel& k = L.kernel();
   if (k.params.size() != ex.args.size()) {
     out.problem = fmt::format("{}: kernel '{}' takes {} parameters but the lesson passes {} ({}); keep the kernel's "
                               "signature as the template has it",
-                              L.path, ex.kernel, k.params.size(), ex.args.size(), lesson_file);
+                              L.file, ex.kernel, k.params.size(), ex.args.size(), lesson_file);
     return out;
   }
   sim::LaunchConfig cfg;
@@ -135,14 +102,18 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
   cfg.block = dim3_of(geo.block, sizes);
   cfg.dynamic_shared_bytes = uint32_t(eval_size(geo.shared_bytes, sizes));
   try {
-    sim::check_launch_limits(k, cfg, opts.gpu);
+    // The GPU's own refusal (registers per block from ptxas, shared memory,
+    // threads), named as the CUDA runtime would, before anything runs.
+    sim::check_launch_limits(k, cfg, *L.gpu, L.resources());
   } catch (const std::exception& e) {
     out.problem = e.what();
+    out.refused = true;
     return out;
   }
-  sim::GlobalMemory mem;
-  std::vector<uint8_t> params(k.param_bytes, 0);
-  std::vector<uint64_t> addr(ex.args.size(), 0);
+  // The lesson's arguments as the simulator's specs: prepare_args (the one
+  // place parameters are checked, packed and buffers placed) does the rest;
+  // outputs start as poison (NaN), inputs get the lesson's random values.
+  std::vector<sim::ArgSpec> specs(ex.args.size());
   std::vector<uint64_t> count(ex.args.size(), 0);
   out.host.resize(ex.args.size());
   out.got.resize(ex.args.size());
@@ -150,50 +121,55 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
   std::uniform_real_distribution<double> uni(-1.0, 1.0);
   for (size_t i = 0; i < ex.args.size(); ++i) {
     const ArgSpec& a = ex.args[i];
-    const ptx::Param& p = k.params[i];
+    sim::ArgSpec& sp = specs[i];
+    sp.text = a.text;
+    sp.type = a.type;
+    sp.name = a.name;
     if (a.role == ArgSpec::Role::Scalar) {
       bool literal = std::isdigit(static_cast<unsigned char>(a.value[0])) || a.value[0] == '-' || a.value[0] == '.';
       double v = literal ? std::stod(a.value) : double(eval_size(a.value, sizes));
       uint8_t bytes[8] = {};
-      double stored = encode(a.type, v, bytes);
-      if (p.size != uint32_t(a.elem_bytes())) {
-        out.problem = fmt::format("{}: parameter {} ('{}') of '{}' is {} bytes but the lesson passes {} ({})", L.path,
-                                  i + 1, p.name, ex.kernel, p.size, a.text, lesson_file);
-        return out;
-      }
-      std::memcpy(params.data() + p.offset, bytes, p.size);
-      out.host[i] = {stored};
+      sim::store_element(a.type, bytes, v);
+      std::memcpy(&sp.scalar_bits, bytes, sizeof bytes);
+      out.host[i] = {sim::load_element(a.type, bytes)};
       continue;
-    }
-    if (p.size != 8) {
-      out.problem = fmt::format("{}: parameter {} ('{}') of '{}' should be a pointer for \"{}\"", L.path, i + 1, p.name,
-                                ex.kernel, a.text);
-      return out;
     }
     uint64_t n = 1;
     for (auto& d : a.dims) n *= uint64_t(eval_size(d, sizes));
     count[i] = n;
-    uint64_t bytes = n * uint64_t(a.elem_bytes());
-    bool poison = a.role == ArgSpec::Role::Out;
-    addr[i] = mem.allocate(bytes, a.name, /*initialized=*/!poison);
-    std::memcpy(params.data() + p.offset, &addr[i], 8);
-    if (poison) continue;
-    std::vector<uint8_t> raw(bytes);
+    sp.is_buffer = true;
+    sp.count = n;
+    sp.init = a.role == ArgSpec::Role::Out ? sim::ArgSpec::Init::Uninit : sim::ArgSpec::Init::Zero;
+  }
+  sim::GlobalMemory mem;
+  sim::PreparedArgs prepared;
+  try {
+    prepared = sim::prepare_args(k, specs, mem);
+  } catch (const sim::ArgSpecError& e) {
+    out.problem = fmt::format("{}: {} ({}); keep the kernel's signature as the template has it", L.file, e.what(),
+                              lesson_file);
+    return out;
+  }
+  for (size_t i = 0; i < ex.args.size(); ++i) {
+    const ArgSpec& a = ex.args[i];
+    if (a.role != ArgSpec::Role::In && a.role != ArgSpec::Role::InOut) continue;
+    const uint64_t n = count[i], eb = uint64_t(a.elem_bytes());
+    uint8_t* raw = mem.host(prepared.buffer_address[i], n * eb);
     auto& vals = out.host[i];
     vals.resize(n);
     for (uint64_t j = 0; j < n; ++j) {
       // Floats uniform in [-1, 1); integers in [0, 16) (counts, degrees, indices).
-      double v = is_float_type(a.type) ? uni(rng) : double(rng() % 16);
-      vals[j] = encode(a.type, v, raw.data() + j * a.elem_bytes());
+      double v = sim::elem_is_float(a.type) ? uni(rng) : double(rng() % 16);
+      sim::store_element(a.type, raw + j * eb, v);
+      vals[j] = sim::load_element(a.type, raw + j * eb);
     }
-    mem.write(addr[i], raw.data(), bytes);
   }
+  const std::vector<uint8_t>& params = prepared.params;
   sim::SimOptions so;
   so.check = true;
-  so.gpu = opts.gpu;
   so.threads = opts.threads;
   try {
-    out.result = sim::launch(L.module, k, cfg, params, mem, so);
+    out.result = sim::launch(L, cfg, params, mem, so);
   } catch (const std::exception& e) {
     out.problem = e.what();
     return out;
@@ -203,10 +179,10 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
     if (a.role != ArgSpec::Role::Out && a.role != ArgSpec::Role::InOut) continue;
     uint64_t bytes = count[i] * uint64_t(a.elem_bytes());
     std::vector<uint8_t> raw(bytes);
-    mem.read(addr[i], raw.data(), bytes);
+    mem.read(prepared.buffer_address[i], raw.data(), bytes);
     auto& got = out.got[i];
     got.resize(count[i]);
-    for (uint64_t j = 0; j < count[i]; ++j) got[j] = decode(a.type, raw.data() + j * a.elem_bytes());
+    for (uint64_t j = 0; j < count[i]; ++j) got[j] = sim::load_element(a.type, raw.data() + j * a.elem_bytes());
   }
   return out;
 }
@@ -238,7 +214,7 @@ std::string compare(const Exercise& ex, const SizeRun& run, const SizeVars& size
   for (size_t i = 0; i < ex.args.size(); ++i) {
     const ArgSpec& a = ex.args[i];
     if (a.role == ArgSpec::Role::In || a.role == ArgSpec::Role::InOut) ra.in.push_back(&run.host[i]);
-    if (a.role == ArgSpec::Role::Scalar && is_float_type(a.type)) ra.scalars.push_back(run.host[i][0]);
+    if (a.role == ArgSpec::Role::Scalar && sim::elem_is_float(a.type)) ra.scalars.push_back(run.host[i][0]);
   }
   for (size_t i = 0; i < ex.args.size(); ++i) {
     const ArgSpec& a = ex.args[i];
@@ -294,18 +270,14 @@ std::string compare(const Exercise& ex, const SizeRun& run, const SizeVars& size
 // Occupancy and the predicted time come from the machine model's report
 // (ptxas resources for the model's architecture, occupancy, schedule,
 // timing), the same figures `gpulab sim` shows.
-void fill_model(const Loaded& L, const Geometry& geo, const SizeVars& sizes, const std::string& gpu,
-                const sim::KernelMetrics& metrics, KernelFigures& f, CheckReport* rep) {
+void fill_model(const Loaded& L, const Geometry& geo, const SizeVars& sizes, const sim::KernelMetrics& metrics,
+                KernelFigures& f, CheckReport* rep) {
   try {
-    const sim::GpuModel& g = sim::gpu_model(gpu);
-    std::optional<compile::ResourceUsage> usage;
-    for (auto& u : compile::resource_usage(L.ptx, std::string(g.sm_arch)))
-      if (u.kernel == L.k().name) usage = u;
     sim::LaunchConfig cfg;
     cfg.block = dim3_of(geo.block, sizes);
     cfg.grid = dim3_of(geo.grid, sizes);
     cfg.dynamic_shared_bytes = uint32_t(eval_size(geo.shared_bytes, sizes));
-    sim::KernelReport kr = sim::build_report(L.module, L.k(), cfg, metrics, g, usage ? &*usage : nullptr);
+    sim::KernelReport kr = sim::build_report(L, cfg, metrics);
     f.occupancy = kr.occupancy.occupancy;
     f.predicted_seconds = kr.predicted.time_s;
     if (rep) rep->registers = kr.registers_per_thread, rep->occupancy = f.occupancy;
@@ -337,7 +309,7 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
   // 1. compile and parse
   Loaded L;
   try {
-    L = load_kernel(path, ex.kernel, opts.gpu, ex.defines);
+    L = load_kernel(path, ex.kernel, *opts.gpu, ex.defines);
   } catch (const compile::CompileError& e) {
     return fail("compile", fmt::format("{} does not compile:\n{}", path, e.log));
   } catch (const std::exception& e) {
@@ -355,6 +327,8 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
     sr.sizes = sz;
     SizeRun run = run_size(L, ex, ex.geometry, sz, opts.seed + si, opts, lesson.manifest_path);
     sr.sim_seconds = run.result.metrics.sim_seconds;
+    if (run.refused)
+      return fail("correctness", fmt::format("cannot launch at size {}: {}", sizes_text(sz), run.problem));
     if (!run.problem.empty()) {
       sr.message = run.problem;
     } else if (!run.result.errors.empty()) {
@@ -366,7 +340,7 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
     sr.ok = sr.message.empty();
     all_ok = all_ok && sr.ok;
     if (si == ex.metric_size && sr.ok) {
-      figures = fold_metrics(L.module, L.k(), run.result.metrics);
+      figures = fold_metrics(L.module(), L.kernel(), run.result.metrics);
       metric_run = run.result.metrics;
     }
     rep.sizes.push_back(std::move(sr));
@@ -378,7 +352,7 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
   }
 
   // 4. efficiency criteria at the metric size
-  fill_model(L, ex.geometry, metric_sizes, opts.gpu, metric_run, figures, &rep);
+  fill_model(L, ex.geometry, metric_sizes, metric_run, figures, &rep);
   std::map<std::string, KernelFigures> baselines;
   for (const auto& c : ex.criteria) {
     const KernelFigures* base = nullptr;
@@ -387,10 +361,10 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
         for (auto& [name, b] : ex.baselines) {
           if (name != c.baseline) continue;
           try {
-            Loaded BL = load_kernel(lesson.path(b.file), b.kernel, opts.gpu, ex.defines);
+            Loaded BL = load_kernel(lesson.path(b.file), b.kernel, *opts.gpu, ex.defines);
             SizeRun br = run_size(BL, ex, b.geometry, metric_sizes, opts.seed, opts, lesson.manifest_path);
-            baselines[name] = fold_metrics(BL.module, BL.k(), br.result.metrics);
-            fill_model(BL, b.geometry, metric_sizes, opts.gpu, br.result.metrics, baselines[name], nullptr);
+            baselines[name] = fold_metrics(BL.module(), BL.kernel(), br.result.metrics);
+            fill_model(BL, b.geometry, metric_sizes, br.result.metrics, baselines[name], nullptr);
           } catch (const std::exception& e) {
             throw ManifestError(lesson.manifest_path, "baselines." + name, e.what());
           }
@@ -421,18 +395,19 @@ std::string measure_table(const Lesson& lesson, const Exercise& ex_in, const std
   if (!kernel.empty()) ex.kernel = kernel;
   std::string path = lesson.path(source);
   std::vector<std::string> src = read_lines(path);
-  Loaded L = load_kernel(path, ex.kernel, opts.gpu, ex.defines);
+  Loaded L = load_kernel(path, ex.kernel, *opts.gpu, ex.defines);
   const SizeVars& sz = ex.sizes[ex.metric_size];
   SizeRun run = run_size(L, ex, ex.geometry, sz, opts.seed, opts, lesson.manifest_path);
   if (!run.problem.empty()) return run.problem + "\n";
-  KernelFigures f = fold_metrics(L.module, L.k(), run.result.metrics);
-  std::string s = fmt::format("{} ({}), size {}, simulated as {}:\n", source, ex.kernel, sizes_text(sz), opts.gpu);
+  KernelFigures f = fold_metrics(L.module(), L.kernel(), run.result.metrics);
+  std::string s = fmt::format("{} ({}), size {}, simulated as {}:\n", source, ex.kernel, sizes_text(sz), opts.gpu->name);
   s += fmt::format("  {:>5}  {:>9} {:>9} {:>8}  {:>9} {:>9} {:>8}  {}\n", "line", "ld req", "ld sect", "sect/req",
                    "shd req", "wavefr", "conflict", "source");
   for (auto& [key, c] : f.lines) {
     uint64_t shd = c.shared_load_requests + c.shared_store_requests;
     uint64_t req = c.global_load_requests + c.global_store_requests;
     uint64_t sec = c.global_load_sectors + c.global_store_sectors;
+    if (req == 0 && shd == 0) continue;  // the fold has every executed line; the table shows memory lines
     std::string text = key.second && key.second <= src.size() ? src[key.second - 1] : "";
     size_t b = text.find_first_not_of(" \t");
     text = b == std::string::npos ? "" : text.substr(b, 60);

@@ -15,13 +15,14 @@
 #include <vector>
 
 #include "lab/lesson/manifest.h"
+#include "lab/sim/device.h"
 
 namespace lab::lesson {
 
 struct CheckOptions {
   bool solution = false;       // check the reference solution instead of the student's file
   std::string source;          // if set: check this file instead (tests submit other kernels)
-  std::string gpu = "H100";
+  const sim::GpuModel* gpu = &sim::default_gpu();  // resolved by the caller (CLI --gpu)
   uint64_t seed = 20240611;    // inputs are random but reproducible
   unsigned threads = 0;        // simulator worker threads; 0 = all cores
 };

@@ -4,56 +4,38 @@
 
 #include <fmt/format.h>
 
-#include "lab/sim/report.h"
+#include "lab/sim/line_fold.h"
 
 namespace lab::lesson {
 
-using ptx::Op;
-using ptx::Space;
-
+// The simulator's one per-line fold (lab/sim/line_fold.h), read the
+// criteria's way: global loads apart from global stores (atomics count as
+// stores: read-modify-write traffic the criteria limit like writes), shared
+// loads apart from shared stores, local memory not counted.
 KernelFigures fold_metrics(const ptx::Module& module, const ptx::Kernel& kernel, const sim::KernelMetrics& m) {
+  auto counters = [](const sim::AccessCounts& a) {
+    LineCounters L;
+    L.global_load_requests = a.global_load.requests;
+    L.global_load_sectors = a.global_load.sectors;
+    L.global_store_requests = a.global_store.requests + a.global_atomic.requests;
+    L.global_store_sectors = a.global_store.sectors + a.global_atomic.sectors;
+    L.shared_load_requests = a.shared_load.requests;
+    L.shared_store_requests = a.shared_store.requests + a.shared_atomic.requests;
+    for (const sim::MemoryCounts* s : {&a.shared_load, &a.shared_store, &a.shared_atomic}) {
+      L.shared_wavefronts += s->wavefronts;
+      L.shared_ideal_wavefronts += s->ideal_wavefronts;
+    }
+    return L;
+  };
+  const sim::LineFold fold = sim::fold_lines(module, kernel, m);
   KernelFigures f;
-  size_t n = std::min(kernel.code.size(), m.per_pc.size());
-  for (size_t pc = 0; pc < n; ++pc) {
-    const ptx::Instr& in = kernel.code[pc];
-    const sim::PcCounters& c = m.per_pc[pc];
-    f.warp_insts += c.warp_insts;
-    f.active_lanes += c.active_lanes;
-    f.dram_bytes += c.dram_read_bytes + c.dram_write_bytes;
-    if ((in.op == Op::Fma || in.op == Op::Mad) && ptx::type_is_float(in.type)) f.fma_warp_insts += c.warp_insts;
-    if (in.op == Op::WmmaMma || in.op == Op::Mma) f.mma_warp_insts += c.warp_insts;
-    if (c.requests == 0) continue;
-    std::pair<std::string, uint32_t> key{"", 0};
-    if (in.loc < kernel.locs.size()) {
-      const ptx::SourceLoc& loc = kernel.locs[in.loc];
-      key = {loc.file < module.files.size() ? module.files[loc.file] : "", loc.line};
-    }
-    LineCounters& L = f.lines[key];
-    // Classified as the machine model's report classifies it; atomics count
-    // as stores here (read-modify-write traffic the criteria limit like writes).
-    const sim::AccessDir dir = sim::access_direction(in);
-    if (dir == sim::AccessDir::None) continue;
-    const sim::AccessWhere where = sim::access_where(in, c);
-    const bool load = dir == sim::AccessDir::Load;
-    const bool store = dir == sim::AccessDir::Store || dir == sim::AccessDir::Atomic;
-    if (where == sim::AccessWhere::Global && load) L.global_load_requests += c.requests, L.global_load_sectors += c.sectors;
-    if (where == sim::AccessWhere::Global && store) L.global_store_requests += c.requests, L.global_store_sectors += c.sectors;
-    if (where == sim::AccessWhere::Shared) {
-      (load ? L.shared_load_requests : L.shared_store_requests) += c.requests;
-      L.shared_wavefronts += c.wavefronts;
-      L.shared_ideal_wavefronts += c.ideal_wavefronts;
-    }
-  }
-  for (auto& [k, L] : f.lines) {
-    f.total.global_load_requests += L.global_load_requests;
-    f.total.global_load_sectors += L.global_load_sectors;
-    f.total.global_store_requests += L.global_store_requests;
-    f.total.global_store_sectors += L.global_store_sectors;
-    f.total.shared_load_requests += L.shared_load_requests;
-    f.total.shared_store_requests += L.shared_store_requests;
-    f.total.shared_wavefronts += L.shared_wavefronts;
-    f.total.shared_ideal_wavefronts += L.shared_ideal_wavefronts;
-  }
+  for (const sim::LineCounts& l : fold.lines) f.lines[{l.file, l.line}] = counters(l.access);
+  f.total = counters(fold.total.access);
+  f.warp_insts = fold.total.warp_insts;
+  f.active_lanes = fold.total.active_lanes;
+  f.dram_bytes = fold.total.dram_read_bytes + fold.total.dram_write_bytes;
+  f.fma_warp_insts = fold.total.fma_warp_insts;
+  f.mma_warp_insts = fold.total.mma_warp_insts;
   return f;
 }
 

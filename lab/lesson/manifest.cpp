@@ -50,17 +50,9 @@ std::string known_metrics() {
 }
 
 // ---- argument specs ----------------------------------------------------------
-int ArgSpec::elem_bytes() const {
-  if (type == "f16" || type == "bf16") return 2;
-  if (type == "f64" || type == "i64" || type == "u64") return 8;
-  return 4;
-}
+int ArgSpec::elem_bytes() const { return sim::elem_bytes(type); }
 
 namespace {
-bool known_type(const std::string& t) {
-  static const char* k[] = {"f32", "f16", "bf16", "f64", "i32", "u32", "i64", "u64"};
-  return std::find_if(std::begin(k), std::end(k), [&](const char* s) { return t == s; }) != std::end(k);
-}
 std::string trim(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   size_t b = 0;
@@ -83,13 +75,12 @@ ArgSpec parse_arg_spec(const std::string& text) {
   std::string first = word();
   if (first == "in" || first == "out" || first == "inout") {
     a.role = first == "in" ? ArgSpec::Role::In : first == "out" ? ArgSpec::Role::Out : ArgSpec::Role::InOut;
-    a.type = word();
+    first = word();
   } else {
     a.role = ArgSpec::Role::Scalar;
-    a.type = first;
   }
-  if (!known_type(a.type))
-    throw std::invalid_argument("unknown type '" + a.type + "' in \"" + text +
+  if (!sim::elem_from_name(first, a.type))
+    throw std::invalid_argument("unknown type '" + first + "' in \"" + text +
                                 "\" (use f32, f16, bf16, f64, i32, u32, i64, u64)");
   size_t br = s.find('[');
   size_t eq = s.find('=');
@@ -300,7 +291,7 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
     std::string fa = f + "args[" + std::to_string(i) + "]";
     for (auto& d : a.dims) check_expr(d, fa);
     if (a.role == ArgSpec::Role::Scalar) {
-      if (a.type == "f32" || a.type == "f64" || a.type == "f16" || a.type == "bf16") ++n_scalar;
+      if (sim::elem_is_float(a.type)) ++n_scalar;
       bool is_number = !a.value.empty() && (std::isdigit(static_cast<unsigned char>(a.value[0])) || a.value[0] == '-' || a.value[0] == '.');
       if (!is_number) check_expr(a.value, fa);
     }
@@ -491,6 +482,17 @@ std::string markdown_section(const std::string& md, const std::string& heading) 
     p = e + 1;
   }
   return "";
+}
+
+std::string find_lesson_dir(const std::string& root, const std::string& target) {
+  std::error_code ec;
+  if (fs::is_directory(target, ec)) return target;
+  if (target.empty() || !fs::is_directory(root, ec)) return "";
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(root, ec))
+    if (e.is_directory() && e.path().filename().string().rfind(target, 0) == 0) names.push_back(e.path().string());
+  std::sort(names.begin(), names.end());
+  return names.empty() ? "" : names.front();
 }
 
 std::vector<Lesson> load_lessons(const std::string& root) {

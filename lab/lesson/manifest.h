@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lab/lesson/size_expr.h"
+#include "lab/sim/arg_spec.h"
 
 namespace lab::lesson {
 
@@ -42,7 +43,7 @@ struct Step {
 struct ArgSpec {
   enum class Role { In, Out, InOut, Scalar };
   Role role = Role::Scalar;
-  std::string type;                // f32 f16 bf16 f64 i32 u32 i64 u64
+  sim::ElemType type = sim::ElemType::F32;  // lab/sim/arg_spec.h's types: f32 f16 bf16 f64 i32 u32 ...
   std::string name;
   std::vector<std::string> dims;   // size expressions; product = element count
   std::string value;               // scalar: size expression or a float literal
@@ -130,6 +131,11 @@ std::string markdown_section(const std::string& markdown, const std::string& hea
 
 // Every lesson folder under `root` (folders with a lesson.toml), sorted by name.
 std::vector<Lesson> load_lessons(const std::string& root);
+
+// The folder of the lesson `target` names: a lesson folder itself, or the
+// first folder under `root` (in order) whose name starts with it ("01",
+// "01-why-gpus"). "" when none does. Only the lessons part scans the folder.
+std::string find_lesson_dir(const std::string& root, const std::string& target);
 
 // Parses one argument spec; throws std::invalid_argument with what is wrong.
 ArgSpec parse_arg_spec(const std::string& text);

@@ -25,12 +25,16 @@ struct ElemInfo {
 constexpr ElemInfo kElems[] = {
     {"f32", ElemType::F32, 4, true, true},   {"f64", ElemType::F64, 8, true, true},
     {"f16", ElemType::F16, 2, true, true},   {"bf16", ElemType::BF16, 2, true, true},
-    {"i8", ElemType::I8, 1, false, true},    {"u8", ElemType::U8, 1, false, false},
-    {"i16", ElemType::I16, 2, false, true},  {"u16", ElemType::U16, 2, false, false},
-    {"i32", ElemType::I32, 4, false, true},  {"u32", ElemType::U32, 4, false, false},
-    {"i64", ElemType::I64, 8, false, true},  {"u64", ElemType::U64, 8, false, false},
+    {"i8", ElemType::S8, 1, false, true},    {"u8", ElemType::U8, 1, false, false},
+    {"i16", ElemType::S16, 2, false, true},  {"u16", ElemType::U16, 2, false, false},
+    {"i32", ElemType::S32, 4, false, true},  {"u32", ElemType::U32, 4, false, false},
+    {"i64", ElemType::S64, 8, false, true},  {"u64", ElemType::U64, 8, false, false},
 };
-const ElemInfo& info(ElemType t) { return kElems[int(t)]; }
+const ElemInfo& info(ElemType t) {
+  for (const auto& e : kElems)
+    if (e.type == t) return e;
+  return kElems[0];  // not an argument type: callers only pass types a spec made
+}
 
 [[noreturn]] void fail(std::string_view spec, const std::string& why) {
   throw ArgSpecError(fmt::format("--arg '{}': {}", spec, why));
@@ -107,9 +111,33 @@ void store_elem(ElemType t, uint8_t* dst, double v) {
 
 }  // namespace
 
-int elem_bytes(ElemType t) { return info(t).bytes; }
+int elem_bytes(ElemType t) { return ptx::type_bytes(t); }
+bool elem_from_name(std::string_view name, ElemType& out) {
+  const ElemInfo* e = find_elem(name);
+  if (e) out = e->type;
+  return e != nullptr;
+}
+void store_element(ElemType t, uint8_t* dst, double v) { store_elem(t, dst, v); }
+double load_element(ElemType t, const uint8_t* p) {
+  auto get = [p](auto v) { std::memcpy(&v, p, sizeof v); return v; };
+  switch (t) {
+    case ElemType::F32: return get(float(0));
+    case ElemType::F64: return get(double(0));
+    case ElemType::F16: return half_to_float(get(uint16_t(0)));
+    case ElemType::BF16: return bf16_to_float(get(uint16_t(0)));
+    case ElemType::S8: return get(int8_t(0));
+    case ElemType::U8: return get(uint8_t(0));
+    case ElemType::S16: return get(int16_t(0));
+    case ElemType::U16: return get(uint16_t(0));
+    case ElemType::S32: return get(int32_t(0));
+    case ElemType::U32: return get(uint32_t(0));
+    case ElemType::S64: return double(get(int64_t(0)));
+    case ElemType::U64: return double(get(uint64_t(0)));
+    default: return 0;  // not an argument type
+  }
+}
 const char* elem_name(ElemType t) { return info(t).name; }
-bool elem_is_float(ElemType t) { return info(t).is_float; }
+bool elem_is_float(ElemType t) { return ptx::type_is_float(t); }
 
 ArgSpec parse_arg_spec(std::string_view text) {
   ArgSpec spec;
@@ -178,7 +206,7 @@ ArgSpec parse_arg_spec(std::string_view text) {
     fail(text, "expected TYPE=VALUE for a scalar (i32=5, f32=1.5) or TYPE[COUNT]=INIT for a buffer (f32[1024]=rand)");
   std::string_view tname = text.substr(0, eq), value = text.substr(eq + 1);
   const ElemInfo* e = find_elem(tname);
-  if (!e || (e->type != ElemType::I32 && e->type != ElemType::U32 && e->type != ElemType::I64 &&
+  if (!e || (e->type != ElemType::S32 && e->type != ElemType::U32 && e->type != ElemType::S64 &&
              e->type != ElemType::U64 && e->type != ElemType::F32 && e->type != ElemType::F64))
     fail(text, fmt::format("unknown scalar type '{}' (use i32 u32 i64 u64 f32 f64)", tname));
   spec.type = e->type;
@@ -277,7 +305,8 @@ PreparedArgs prepare_args(const ptx::Kernel& kernel, const std::vector<ArgSpec>&
         count = size / elem_bytes(s.type);
       }
       uint64_t bytes = count * uint64_t(elem_bytes(s.type));
-      uint64_t addr = memory.allocate(bytes, fmt::format("arg{}", i), s.init != ArgSpec::Init::Uninit);
+      uint64_t addr = memory.allocate(bytes, s.name.empty() ? fmt::format("arg{}", i) : s.name,
+                                      s.init != ArgSpec::Init::Uninit);
       if (s.init != ArgSpec::Init::Uninit) {
         uint8_t* host = memory.host(addr, bytes);
         fill_elements(s, host, count, 0x9e3779b97f4a7c15ull * (i + 1));

@@ -23,15 +23,24 @@ struct ArgSpecError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class ElemType : uint8_t { F32, F64, F16, BF16, I8, U8, I16, U16, I32, U32, I64, U64 };
+// The element type of a buffer or scalar argument is a ptx::Type (the one
+// representation of an element type; specs and lesson manifests spell it
+// f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32 i64 u64: iN is ptx::Type::SN).
+using ElemType = ptx::Type;
 int elem_bytes(ElemType t);
-const char* elem_name(ElemType t);
+const char* elem_name(ElemType t);  // "f32", "bf16", "u8", ...
 bool elem_is_float(ElemType t);
+// The type `name` spells; false when it spells none.
+bool elem_from_name(std::string_view name, ElemType& out);
+// One element as its bytes and back: stores v rounded to the type (floats
+// to nearest even; integers wrap) and reads one as double.
+void store_element(ElemType t, uint8_t* dst, double v);
+double load_element(ElemType t, const uint8_t* src);
 
 struct ArgSpec {
   std::string text;          // as written, for messages
   bool is_buffer = false;
-  ElemType type = ElemType::I32;
+  ElemType type = ElemType::S32;
   // scalar: the value's bits (ints sign-extended, floats as their own bits)
   uint64_t scalar_bits = 0;
   // buffer
@@ -42,6 +51,7 @@ struct ArgSpec {
   uint64_t seed = 0;
   bool seed_given = false;
   std::string path;
+  std::string name;          // buffer name in messages ("" -> "argK")
 };
 
 // Parses one spec. Throws ArgSpecError naming the spec and what is wrong.

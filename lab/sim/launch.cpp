@@ -13,6 +13,7 @@
 #include "lab/sim/device.h"
 #include "lab/sim/exec.h"
 #include "lab/sim/sanitize.h"
+#include "lab/sim/limits.h"
 
 namespace lab::sim {
 
@@ -69,14 +70,6 @@ constexpr uint64_t kQuantum = 1 << 16;
 // Stop handing out blocks after this many faults: the errors are deduplicated
 // anyway and a faulting grid of a million blocks should end quickly.
 constexpr uint64_t kMaxFaults = 256;
-
-const GpuModel& model_for(const std::string& name) {
-  try {
-    return gpu_model(name);
-  } catch (const UnknownGpu&) {
-    return default_gpu();
-  }
-}
 
 void emit_block_event(const LaunchState& L, WorkerState& W, const BlockState& B, WarpEvent::Kind kind) {
   WarpEvent ev{};
@@ -273,31 +266,10 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
 LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const LaunchConfig& cfg,
                     const std::vector<uint8_t>& params, GlobalMemory& memory, const SimOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
-  const GpuModel& gpu = model_for(options.gpu);
+  const GpuModel& gpu = options.gpu ? *options.gpu : default_gpu();
+  check_launch_limits(kernel, cfg, gpu);  // registers: compiled.h's launch() passes ptxas's count
   const uint64_t block_threads = cfg.block.count();
-  if (block_threads == 0 || cfg.grid.count() == 0)
-    throw LaunchError(fmt::format("kernel '{}': empty launch (grid {}x{}x{}, block {}x{}x{})", kernel.name,
-                                  cfg.grid.x, cfg.grid.y, cfg.grid.z, cfg.block.x, cfg.block.y, cfg.block.z));
-  if (block_threads > 1024)
-    throw LaunchError(fmt::format("kernel '{}': a block of {} threads exceeds the limit of 1024 threads per block",
-                                  kernel.name, block_threads));
-  // .maxntid / .reqntid (PTX ISA 11.4, from __launch_bounds__): they bound the
-  // CTA's thread count (the product of the dimensions); a GPU refuses the launch too.
-  auto product = [](const uint32_t* d) { return uint64_t(d[0]) * std::max(1u, d[1]) * std::max(1u, d[2]); };
-  if (kernel.max_ntid[0] && block_threads > product(kernel.max_ntid))
-    throw LaunchError(fmt::format("kernel '{}': a block of {} threads exceeds the kernel's .maxntid of {} threads "
-                                  "(__launch_bounds__); launch smaller blocks",
-                                  kernel.name, block_threads, product(kernel.max_ntid)));
-  if (kernel.reqntid[0] && block_threads != product(kernel.reqntid))
-    throw LaunchError(fmt::format("kernel '{}': a block of {} threads differs from the kernel's .reqntid of {} threads",
-                                  kernel.name, block_threads, product(kernel.reqntid)));
   const uint64_t shared_total = uint64_t(kernel.static_shared_bytes) + cfg.dynamic_shared_bytes;
-  const uint64_t shared_limit = gpu.shared_per_block_optin ? uint64_t(gpu.shared_per_block_optin) : 227 * 1024;
-  if (shared_total > shared_limit)
-    throw LaunchError(fmt::format("kernel '{}': {} bytes of shared memory per block ({} static + {} dynamic) exceed "
-                                  "the {} limit of {} bytes",
-                                  kernel.name, shared_total, kernel.static_shared_bytes, cfg.dynamic_shared_bytes,
-                                  gpu.name, shared_limit));
 
   memory.ensure_module_globals(module);
 

@@ -71,16 +71,6 @@ std::string pct(double x) { return fmt::format("{:.0f}%", x * 100); }
 
 int warps_of(int threads, int warp) { return (threads + warp - 1) / warp; }
 
-// The most registers per thread a block of `warps` warps may use: the
-// hardware check rounds the warp count up to the 4 sub-partitions and each
-// warp's registers up to the 256-register allocation unit (cuda_occupancy.h).
-int max_regs_for_block(const GpuModel& g, int warps) {
-  int rounded_warps = (warps + 3) / 4 * 4;
-  int per_warp = g.regs_per_block / rounded_warps;
-  per_warp -= per_warp % g.reg_alloc_unit;
-  return std::min(g.max_regs_per_thread, per_warp / g.warp_size);
-}
-
 }  // namespace
 
 const char* limiter_name(OccupancyLimiter l) {
@@ -91,6 +81,30 @@ const char* limiter_name(OccupancyLimiter l) {
     case OccupancyLimiter::Blocks: return "blocks";
   }
   return "?";
+}
+
+// The hardware's per-block register check (cuda_occupancy.h,
+// cudaOccMaxBlocksPerSMRegsLimit): each warp gets regs x 32 rounded up to the
+// 256-register allocation unit, and the check assumes every sub-partition
+// (one per warp scheduler) holds the same number of the block's warps.
+int registers_per_block(const GpuModel& g, int block_threads, int regs_per_thread) {
+  const int parts = std::max(1, g.warp_schedulers_per_sm);
+  const int warps = warps_of(block_threads, g.warp_size);
+  const int rounded_warps = (warps + parts - 1) / parts * parts;
+  const int unit = std::max(1, g.reg_alloc_unit);
+  const int per_warp = (regs_per_thread * g.warp_size + unit - 1) / unit * unit;
+  return per_warp * rounded_warps;
+}
+
+// The most registers per thread a block of `block_threads` may use under
+// that check.
+int max_registers_per_thread(const GpuModel& g, int block_threads) {
+  const int parts = std::max(1, g.warp_schedulers_per_sm);
+  const int warps = warps_of(block_threads, g.warp_size);
+  const int rounded_warps = (warps + parts - 1) / parts * parts;
+  int per_warp = g.regs_per_block / rounded_warps;
+  per_warp -= per_warp % std::max(1, g.reg_alloc_unit);
+  return std::min(g.max_regs_per_thread, per_warp / g.warp_size);
 }
 
 int occupancy_blocks_per_sm(const GpuModel& gpu, const OccupancyInput& in) {
@@ -149,7 +163,7 @@ Occupancy compute_occupancy(const GpuModel& g, const OccupancyInput& in) {
         "{} threads x {} registers = {} registers per block exceed the {} a block may use on {}; use at most "
         "{} registers per thread (__launch_bounds__({}) or -maxrregcount) or a smaller block",
         in.block_threads, in.regs_per_thread, r.allocatedRegistersPerBlock, g.regs_per_block, g.name,
-        max_regs_for_block(g, o.warps_per_block),
+        max_registers_per_thread(g, in.block_threads),
         in.block_threads));
   }
 

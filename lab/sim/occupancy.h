@@ -59,6 +59,12 @@ Occupancy compute_occupancy(const GpuModel& gpu, const OccupancyInput& in);
 // validation beyond the library's own: impossible configs give 0). Cheap.
 int occupancy_blocks_per_sm(const GpuModel& gpu, const OccupancyInput& in);
 
+// Registers the hardware reserves for one block (the figure a launch is
+// refused on when it exceeds gpu.regs_per_block), and the most registers per
+// thread a block of that size may use.
+int registers_per_block(const GpuModel& gpu, int block_threads, int regs_per_thread);
+int max_registers_per_thread(const GpuModel& gpu, int block_threads);
+
 // The three curves of NVIDIA's occupancy calculator, each varying one input
 // of `in` and holding the others: x -> active warps per SM and occupancy.
 struct OccupancyPoint {

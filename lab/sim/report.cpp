@@ -13,38 +13,6 @@ namespace lab::sim {
 using ptx::Op;
 using ptx::Space;
 
-AccessDir access_direction(const ptx::Instr& in) {
-  switch (in.op) {
-    case Op::Ld: case Op::Ldu: case Op::Ldmatrix: case Op::WmmaLoadA: case Op::WmmaLoadB: case Op::WmmaLoadC:
-    case Op::CpAsync:  // the interpreter counts cp.async's global read (the shared write is not a request)
-      return AccessDir::Load;
-    case Op::St: case Op::Stmatrix: case Op::WmmaStoreD:
-      return AccessDir::Store;
-    case Op::Atom: case Op::Red:
-      return AccessDir::Atomic;
-    default:
-      return AccessDir::None;
-  }
-}
-
-// Explicit spaces are what they say; ldmatrix/stmatrix are shared by
-// definition; a generic access is classified by what the interpreter counted
-// for it (sectors: global or local; wavefronts: shared).
-AccessWhere access_where(const ptx::Instr& in, const PcCounters& c) {
-  if (in.op == Op::Ldmatrix || in.op == Op::Stmatrix) return AccessWhere::Shared;
-  if (in.op == Op::CpAsync) return AccessWhere::Global;
-  switch (in.space) {
-    case Space::Global: return AccessWhere::Global;
-    case Space::Local: return AccessWhere::Local;
-    case Space::Shared: case Space::SharedCluster: return AccessWhere::Shared;
-    case Space::Param: case Space::Const: return AccessWhere::None;  // constant cache: not L1TEX requests
-    case Space::Generic:
-      if (c.wavefronts && !c.sectors) return AccessWhere::Shared;
-      return AccessWhere::Global;
-  }
-  return AccessWhere::None;
-}
-
 namespace {
 
 std::string human_bytes(double b) {
@@ -87,6 +55,10 @@ void add_line_hints(LineMetrics& l) {
 
 }  // namespace
 
+KernelReport build_report(const CompiledKernel& k, const LaunchConfig& config, const KernelMetrics& metrics) {
+  return build_report(k.module(), k.kernel(), config, metrics, *k.gpu, k.resources());
+}
+
 KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, const LaunchConfig& config,
                           const KernelMetrics& metrics, const GpuModel& gpu, const compile::ResourceUsage* usage) {
   KernelReport r;
@@ -94,76 +66,51 @@ KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, 
   r.gpu = &gpu;
   r.config = config;
 
-  // ---- per pc -> totals and lines ------------------------------------------------
-  std::map<std::pair<uint32_t, uint32_t>, LineMetrics> by_line;
-  uint64_t active_lanes = 0;
-  const size_t n = std::min(kernel.code.size(), metrics.per_pc.size());
-  for (size_t pc = 0; pc < n; ++pc) {
-    const ptx::Instr& in = kernel.code[pc];
-    const PcCounters& c = metrics.per_pc[pc];
-    if (!c.warp_insts && !c.requests) continue;
-    r.warp_insts += c.warp_insts;
-    r.thread_insts += c.thread_insts;
-    active_lanes += c.active_lanes;
-    r.dram_read_bytes += c.dram_read_bytes;
-    r.dram_write_bytes += c.dram_write_bytes;
-    double f = flops_per_lane(in) * double(c.thread_insts);
-    r.flops += f;
-
-    AccessDir dir = access_direction(in);
-    AccessWhere where = dir == AccessDir::None ? AccessWhere::None : access_where(in, c);
-    MemoryCounts* mc = nullptr;
-    if (where == AccessWhere::Global) mc = dir == AccessDir::Load ? &r.global_load : dir == AccessDir::Store ? &r.global_store : &r.global_atomic;
-    else if (where == AccessWhere::Local) mc = dir == AccessDir::Store ? &r.local_store : &r.local_load;
-    else if (where == AccessWhere::Shared) mc = dir == AccessDir::Store ? &r.shared_store : &r.shared_load;
-    uint64_t shared_part_requests = 0;
-    if (mc) {
-      if (where == AccessWhere::Global && in.space == Space::Generic && c.wavefronts) {
-        // Generic pc that touched both windows: split the requests.
-        shared_part_requests = c.requests / 2;
-        MemoryCounts& sm = dir == AccessDir::Store ? r.shared_store : r.shared_load;
-        sm.requests += shared_part_requests;
-        sm.wavefronts += c.wavefronts;
-        sm.ideal_wavefronts += c.ideal_wavefronts;
-      }
-      mc->requests += c.requests - shared_part_requests;
-      mc->sectors += c.sectors;
-      mc->bytes += c.bytes;
-      if (where == AccessWhere::Shared) {
-        mc->wavefronts += c.wavefronts;
-        mc->ideal_wavefronts += c.ideal_wavefronts;
-      }
+  // ---- per pc -> totals and lines (line_fold.h, the one fold) -------------------------
+  const LineFold fold = fold_lines(module, kernel, metrics);
+  const LineCounts& t = fold.total;
+  const AccessCounts& a = t.access;
+  r.warp_insts = t.warp_insts;
+  r.thread_insts = t.thread_insts;
+  const uint64_t active_lanes = t.active_lanes;
+  r.dram_read_bytes = t.dram_read_bytes;
+  r.dram_write_bytes = t.dram_write_bytes;
+  r.flops = t.flops;
+  // The report's kinds: atomics on global memory stand alone; on shared and
+  // local memory they are read-modify-writes counted with the loads.
+  auto sum = [](MemoryCounts x, const MemoryCounts& y) { x.add(y); return x; };
+  r.global_load = a.global_load;
+  r.global_store = a.global_store;
+  r.global_atomic = a.global_atomic;
+  r.local_load = sum(a.local_load, a.local_atomic);
+  r.local_store = a.local_store;
+  r.shared_load = sum(a.shared_load, a.shared_atomic);
+  r.shared_store = a.shared_store;
+  for (const LineCounts& lc : fold.lines) {
+    const AccessCounts& la = lc.access;
+    LineMetrics l;
+    l.file = lc.file;
+    l.line = lc.line;
+    l.warp_insts = lc.warp_insts;
+    l.thread_insts = lc.thread_insts;
+    l.active_lanes = lc.active_lanes;
+    l.divergent_branches = lc.divergent_branches;
+    l.dram_bytes = lc.dram_read_bytes + lc.dram_write_bytes;
+    l.flops = lc.flops;
+    for (const MemoryCounts* m : {&la.global_load, &la.global_store, &la.global_atomic, &la.local_load,
+                                  &la.local_store, &la.local_atomic}) {
+      l.global_requests += m->requests;
+      l.global_sectors += m->sectors;
     }
-
-    const ptx::SourceLoc loc = in.loc < kernel.locs.size() ? kernel.locs[in.loc] : ptx::SourceLoc{};
-    LineMetrics& l = by_line[{loc.file, loc.line}];
-    if (l.warp_insts == 0 && l.file.empty() && loc.file < module.files.size()) l.file = module.files[loc.file];
-    l.line = loc.line;
-    l.warp_insts += c.warp_insts;
-    l.thread_insts += c.thread_insts;
-    l.active_lanes += c.active_lanes;
-    l.divergent_branches += c.divergent;
-    l.dram_bytes += c.dram_read_bytes + c.dram_write_bytes;
-    l.flops += f;
-    if (where == AccessWhere::Global || where == AccessWhere::Local) {
-      l.global_requests += c.requests - shared_part_requests;
-      l.global_sectors += c.sectors;
-      if (shared_part_requests) {
-        l.shared_requests += shared_part_requests;
-        l.shared_wavefronts += c.wavefronts;
-        l.shared_ideal_wavefronts += c.ideal_wavefronts;
-      }
-    } else if (where == AccessWhere::Shared) {
-      l.shared_requests += c.requests;
-      l.shared_wavefronts += c.wavefronts;
-      l.shared_ideal_wavefronts += c.ideal_wavefronts;
+    for (const MemoryCounts* m : {&la.shared_load, &la.shared_store, &la.shared_atomic}) {
+      l.shared_requests += m->requests;
+      l.shared_wavefronts += m->wavefronts;
+      l.shared_ideal_wavefronts += m->ideal_wavefronts;
     }
-  }
-  r.warp_execution_efficiency = r.warp_insts ? double(active_lanes) / (32.0 * double(r.warp_insts)) : 0;
-  for (auto& [key, l] : by_line) {
     add_line_hints(l);
     r.lines.push_back(std::move(l));
   }
+  r.warp_execution_efficiency = r.warp_insts ? double(active_lanes) / (32.0 * double(r.warp_insts)) : 0;
   std::stable_sort(r.lines.begin(), r.lines.end(),
                    [](const LineMetrics& a, const LineMetrics& b) { return a.warp_insts > b.warp_insts; });
 

@@ -15,31 +15,18 @@
 
 #include "lab/compile/nvrtc.h"
 #include "lab/ptx/module.h"
+#include "lab/sim/compiled.h"
 #include "lab/sim/device.h"
 #include "lab/sim/launch.h"
+#include "lab/sim/line_fold.h"
 #include "lab/sim/occupancy.h"
 #include "lab/sim/schedule.h"
 #include "lab/sim/timing.h"
 
 namespace lab::sim {
 
-// How one memory instruction's requests are classified: the one place for
-// it (the report, the lessons' criteria and the views all ask here). A
-// generic-space instruction goes where the interpreter's counts say it went
-// (sectors: global; wavefronts only: shared).
-enum class AccessDir { None, Load, Store, Atomic };
-enum class AccessWhere { None, Global, Local, Shared };
-AccessDir access_direction(const ptx::Instr& in);
-AccessWhere access_where(const ptx::Instr& in, const PcCounters& c);
-
-// Per memory kind: requests (warp-level instructions), sectors (global/local)
-// or wavefronts and conflicts (shared).
-struct MemoryCounts {
-  uint64_t requests = 0, sectors = 0, wavefronts = 0, ideal_wavefronts = 0, bytes = 0;
-  uint64_t bank_conflicts() const { return wavefronts > ideal_wavefronts ? wavefronts - ideal_wavefronts : 0; }
-  double sectors_per_request() const { return requests ? double(sectors) / double(requests) : 0; }
-  double wavefronts_per_request() const { return requests ? double(wavefronts) / double(requests) : 0; }
-};
+// How memory requests are classified and folded per line: line_fold.h (the
+// report, the lessons' criteria and the views all read that one fold).
 
 struct LineMetrics {
   std::string file;  // the .cu file (Module::files), "" if unknown
@@ -92,5 +79,9 @@ struct KernelReport {
 KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, const LaunchConfig& config,
                           const KernelMetrics& metrics, const GpuModel& gpu,
                           const compile::ResourceUsage* usage);
+
+// The run path's report: the kernel, GPU model and ptxas resources the
+// compiled value carries (compiled.h).
+KernelReport build_report(const CompiledKernel& kernel, const LaunchConfig& config, const KernelMetrics& metrics);
 
 }  // namespace lab::sim

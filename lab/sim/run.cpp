@@ -18,7 +18,7 @@
 namespace lab::sim {
 namespace fs = std::filesystem;
 
-std::string load_ptx(const std::string& file, const std::string& gpu, const std::vector<std::string>& defines) {
+std::string load_ptx(const std::string& file, const GpuModel& gpu, const std::vector<std::string>& defines) {
   std::error_code ec;
   if (!fs::exists(file, ec))
     throw RunError(fmt::format("{}: no such file (give the path of a .cu or .ptx file)", file));
@@ -29,7 +29,7 @@ std::string load_ptx(const std::string& file, const std::string& gpu, const std:
     return ss.str();
   }
   compile::CompileOptions opts;
-  opts.arch = std::string(gpu_model(gpu).ptx_target);
+  opts.arch = std::string(gpu.ptx_target);
   opts.defines = defines;
   return compile::compile_file_to_ptx(file, opts);
 }
@@ -63,34 +63,6 @@ size_t resolve_kernel(const ptx::Module& module, const std::string& name, const 
   throw RunError(fmt::format("{}: no kernel named '{}'; the file has:{}", file, name, have));
 }
 
-void check_launch_limits(const ptx::Kernel& kernel, const LaunchConfig& cfg, const std::string& gpu) {
-  const GpuModel& g = gpu_model(gpu);
-  const Dim3& b = cfg.block;
-  const Dim3& grid = cfg.grid;
-  auto fail = [&](const std::string& why) {
-    throw RunError(fmt::format("kernel '{}': launch --grid {},{},{} --block {},{},{} is not possible on {}: {}",
-                               kernel.name, grid.x, grid.y, grid.z, b.x, b.y, b.z, g.name, why));
-  };
-  if (b.x == 0 || b.y == 0 || b.z == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0)
-    fail("every grid and block dimension must be at least 1");
-  if (b.count() > uint64_t(g.max_threads_per_block))
-    fail(fmt::format("{} threads per block exceeds the limit of {}", b.count(), g.max_threads_per_block));
-  // Limits per GPU model (device.h cites the CUDA Programming Guide table).
-  if (b.x > uint32_t(g.max_block_dim[0]) || b.y > uint32_t(g.max_block_dim[1]) || b.z > uint32_t(g.max_block_dim[2]))
-    fail(fmt::format("block dimensions are limited to {} x {} x {}", g.max_block_dim[0], g.max_block_dim[1], g.max_block_dim[2]));
-  if (grid.x > g.max_grid_dim[0] || grid.y > g.max_grid_dim[1] || grid.z > g.max_grid_dim[2])
-    fail("grid dimensions are limited to 2147483647 x 65535 x 65535");
-  for (int d = 0; d < 3; ++d) {
-    uint32_t bd = d == 0 ? b.x : d == 1 ? b.y : b.z;
-    if (kernel.reqntid[d] && bd != kernel.reqntid[d])
-      fail(fmt::format("the kernel requires .reqntid {},{},{}", kernel.reqntid[0], kernel.reqntid[1], kernel.reqntid[2]));
-  }
-  uint64_t smem = uint64_t(kernel.static_shared_bytes) + cfg.dynamic_shared_bytes;
-  if (smem > uint64_t(g.shared_per_block_optin))
-    fail(fmt::format("{} bytes of shared memory per block ({} static + {} dynamic) exceeds {}'s limit of {} bytes",
-                     smem, kernel.static_shared_bytes, cfg.dynamic_shared_bytes, g.name, g.shared_per_block_optin));
-}
-
 // An access just past or before a buffer the specs made is often a correct
 // kernel given too small a buffer: say which --arg to enlarge (or which bound
 // check the kernel lacks). exec names buffers "argK" (arg_spec.cpp).
@@ -115,11 +87,10 @@ static void add_buffer_hints(RunOutcome& out) {
 
 RunOutcome run_kernel(const RunRequest& req) {
   RunOutcome out;
-  out.ptx = load_ptx(req.file, req.gpu, req.defines);
-  out.module = ptx::parse(out.ptx, req.file);
-  out.kernel_index = resolve_kernel(out.module, req.kernel, req.file);
+  out.compiled = compile_kernel({req.file, req.kernel, req.defines, {}}, *req.gpu);
   const ptx::Kernel& k = out.kernel();
-  check_launch_limits(k, req.launch, req.gpu);
+  // Refused before any buffer is made, as the GPU refuses it (limits.h).
+  check_launch_limits(k, req.launch, *req.gpu, out.compiled.resources());
   for (const auto& a : req.args) out.specs.push_back(parse_arg_spec(a));
 
   // Refuse launches whose buffers cannot fit in this machine's memory rather
@@ -134,9 +105,7 @@ RunOutcome run_kernel(const RunRequest& req) {
 
   out.memory = std::make_unique<GlobalMemory>();
   out.args = prepare_args(k, out.specs, *out.memory);
-  SimOptions opts = req.options;
-  opts.gpu = req.gpu;
-  out.result = launch(out.module, k, req.launch, out.args.params, *out.memory, opts);
+  out.result = launch(out.compiled, req.launch, out.args.params, *out.memory, req.options);
   add_buffer_hints(out);
   return out;
 }

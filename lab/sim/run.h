@@ -1,5 +1,5 @@
-// lab/sim/run.h: one kernel file, end to end: compile (or read PTX), parse,
-// find the kernel, build arguments from specs, launch in the simulator.
+// lab/sim/run.h: one kernel file, end to end, on the one run path
+// (compiled.h): compile, build arguments from specs, launch in the simulator.
 // `gpulab sim`, `gpulab view FILE.cu` and the lesson runner all go through
 // here, so a kernel behaves the same wherever it is run.
 #pragma once
@@ -11,7 +11,10 @@
 
 #include "lab/ptx/module.h"
 #include "lab/sim/arg_spec.h"
+#include "lab/sim/compiled.h"
+#include "lab/sim/device.h"
 #include "lab/sim/launch.h"
+#include "lab/sim/limits.h"
 
 namespace lab::sim {
 
@@ -27,33 +30,29 @@ struct RunRequest {
   std::string kernel;                // name as written in the source
   LaunchConfig launch;
   std::vector<std::string> args;     // --arg specs, in parameter order
-  std::string gpu = "H100";
+  const GpuModel* gpu = &default_gpu();  // resolved once, by the caller (CLI --gpu)
   std::vector<std::string> defines;  // -D for NVRTC
   SimOptions options;
 };
 
+// One run of a compiled kernel on arguments made from specs.
 struct RunOutcome {
-  std::string ptx;
-  ptx::Module module;
-  size_t kernel_index = 0;
+  CompiledKernel compiled;
   std::vector<ArgSpec> specs;
   PreparedArgs args;
   std::unique_ptr<GlobalMemory> memory;
   LaunchResult result;
-  const ptx::Kernel& kernel() const { return module.kernels[kernel_index]; }
+  const ptx::Kernel& kernel() const { return compiled.kernel(); }
 };
 
 // Throws RunError, compile::CompileError, ptx::ParseError or ArgSpecError for
 // problems with the request; a fault inside the kernel is in result.errors.
 RunOutcome run_kernel(const RunRequest& request);
 
-// Steps of run_kernel, for callers that launch more than once.
-std::string load_ptx(const std::string& file, const std::string& gpu, const std::vector<std::string>& defines);
+// Steps of compile_kernel (compiled.h).
+std::string load_ptx(const std::string& file, const GpuModel& gpu, const std::vector<std::string>& defines);
 // Finds `name` in the module: exactly, or as a C++-mangled name (_Z<len><name>...).
 // Throws RunError listing the kernels the file does have.
 size_t resolve_kernel(const ptx::Module& module, const std::string& name, const std::string& file);
-// Checks a launch against the GPU model's limits (block size, dimensions,
-// shared memory). Throws RunError naming the limit and the GPU.
-void check_launch_limits(const ptx::Kernel& kernel, const LaunchConfig& cfg, const std::string& gpu);
 
 }  // namespace lab::sim

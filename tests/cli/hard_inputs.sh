@@ -75,6 +75,8 @@ expect "zero block" 2 "positive integers" -- $K --kernel vadd --block 0 "${ARGS4
 expect "malformed --grid" 2 "--grid 'x4'" -- $K --kernel vadd --grid x4 "${ARGS4[@]}"
 expect "four dimensions" 2 "at most three" -- $K --kernel vadd --grid 1,1,1,1 "${ARGS4[@]}"
 expect "shared memory over the limit" 2 "shared memory per block.*limit" -- $K --kernel vadd --smem 1000000 "${ARGS4[@]}"
+expect "registers per block over the limit" 2 "too many resources requested for launch.*registers per block" -- \
+  tests/kernels/many_regs.cu --kernel many_regs --block 1024 --arg f32[1024] --arg f32[1024] --arg i32=1024
 expect "unknown GPU model" 2 "V100|unknown GPU|GPU model" -- $K --kernel vadd --gpu V100 "${ARGS4[@]}"
 expect "buffers larger than this machine's memory" 2 "GiB.*this machine has" -- $K --kernel vadd --arg 'f32[10000000000000]' --arg f32[4] --arg f32[4] --arg i32=4
 

@@ -1,4 +1,4 @@
-// lab/bench/gemm_registry.h: the GPU GEMM versions as kernels/gemm/gemm.toml
+// lab/gemm/gemm_registry.h: the GPU GEMM versions as kernels/gemm/gemm.toml
 // lists them, with each one's launch geometry as a function of M, N, K, so
 // the bench, lessons and views can launch any version without knowing it.
 #pragma once
@@ -10,7 +10,7 @@
 
 #include "lab/sim/launch.h"
 
-namespace lab::bench {
+namespace lab::gemm {
 
 enum class Precision { Fp32, Fp16 };  // fp16: __half A and B, fp32 accumulate and C
 const char* precision_name(Precision p);  // "fp32" / "fp16"
@@ -39,4 +39,4 @@ std::string default_gemm_manifest();
 // Parses a manifest; `file` entries are resolved beside it. Throws ManifestError.
 std::vector<GemmVersion> load_gemm_versions(const std::string& manifest_path = default_gemm_manifest());
 
-}  // namespace lab::bench
+}  // namespace lab::gemm

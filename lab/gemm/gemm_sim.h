@@ -1,4 +1,4 @@
-// lab/bench/gemm_sim.h: one GPU GEMM version run in the simulator on a
+// lab/gemm/gemm_sim.h: one GPU GEMM version run in the simulator on a
 // GemmProblem: compile (NVRTC), parse, place A, B, C in simulated global
 // memory (C poisoned with NaN when beta == 0), launch with the manifest's
 // geometry, read C back.
@@ -7,17 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "lab/bench/gemm_problem.h"
-#include "lab/bench/gemm_registry.h"
+#include "lab/gemm/gemm_problem.h"
+#include "lab/gemm/gemm_registry.h"
 #include "lab/ptx/module.h"
-#include "lab/sim/launch.h"
+#include "lab/sim/compiled.h"
 
-namespace lab::bench {
+namespace lab::gemm {
 
 struct SimGemmRun {
-  std::string ptx;
-  ptx::Module module;
-  size_t kernel_index = 0;
+  sim::CompiledKernel compiled;
   sim::LaunchConfig launch;
   sim::LaunchResult result;
   std::vector<float> C;
@@ -25,10 +23,11 @@ struct SimGemmRun {
   // instruction the kernel uses yet: the run says nothing about the kernel.
   bool unsupported = false;
   std::string unsupported_reason;
-  const ptx::Kernel& kernel() const { return module.kernels[kernel_index]; }
+  const ptx::Kernel& kernel() const { return compiled.kernel(); }
 };
 
 // Throws for problems with the request (compile errors, launch limits).
+// The model is options.gpu (nullptr: the default), resolved by the caller.
 SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& problem, const sim::SimOptions& options);
 
 // The param buffer for (M, N, K, alpha, A, B, beta, C) laid out by `kernel`'s
@@ -36,4 +35,4 @@ SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& problem, const sim::
 std::vector<uint8_t> pack_gemm_params(const ptx::Kernel& kernel, int M, int N, int K, float alpha, uint64_t A,
                                       uint64_t B, float beta, uint64_t C);
 
-}  // namespace lab::bench
+}  // namespace lab::gemm

@@ -1,4 +1,4 @@
-#include "lab/bench/gemm_sim.h"
+#include "lab/gemm/gemm_sim.h"
 
 #include <cassert>
 #include <cstring>
@@ -6,9 +6,10 @@
 #include <fmt/format.h>
 
 #include "lab/ptx/parser.h"
+#include "lab/sim/limits.h"
 #include "lab/sim/run.h"
 
-namespace lab::bench {
+namespace lab::gemm {
 
 std::vector<uint8_t> pack_gemm_params(const ptx::Kernel& kernel, int M, int N, int K, float alpha, uint64_t A,
                                       uint64_t B, float beta, uint64_t C) {
@@ -29,9 +30,9 @@ std::vector<uint8_t> pack_gemm_params(const ptx::Kernel& kernel, int M, int N, i
 
 SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& p, const sim::SimOptions& options) {
   SimGemmRun run;
-  run.ptx = sim::load_ptx(v.file, options.gpu, {});
+  const sim::GpuModel& gpu = options.gpu ? *options.gpu : sim::default_gpu();
   try {
-    run.module = ptx::parse(run.ptx, v.file);
+    run.compiled = sim::compile_kernel({v.file, v.kernel, {}, {}}, gpu);
   } catch (const ptx::ParseError& e) {
     // The parser names instructions it does not decode yet; that is the
     // simulator's gap, not the kernel's fault.
@@ -42,9 +43,8 @@ SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& p, const sim::SimOpt
     }
     throw;
   }
-  run.kernel_index = sim::resolve_kernel(run.module, v.kernel, v.file);
   run.launch = v.launch_config(p.M, p.N, p.K);
-  sim::check_launch_limits(run.kernel(), run.launch, options.gpu);
+  sim::check_launch_limits(run.kernel(), run.launch, gpu, run.compiled.resources());
 
   const bool half = v.precision == Precision::Fp16;
   const uint64_t elem = half ? 2 : 4;
@@ -61,7 +61,7 @@ SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& p, const sim::SimOpt
   }
   mem.write(c, p.C0.data(), p.C0.size() * 4);  // NaN poison when beta == 0
   auto params = pack_gemm_params(run.kernel(), p.M, p.N, p.K, p.alpha, a, b, p.beta, c);
-  run.result = sim::launch(run.module, run.kernel(), run.launch, params, mem, options);
+  run.result = sim::launch(run.compiled, run.launch, params, mem, options);
   for (const auto& e : run.result.errors)
     if (e.kind == "unsupported") {
       run.unsupported = true;
@@ -72,4 +72,4 @@ SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& p, const sim::SimOpt
   return run;
 }
 
-}  // namespace lab::bench
+}  // namespace lab::gemm

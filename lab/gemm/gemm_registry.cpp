@@ -1,11 +1,11 @@
-#include "lab/bench/gemm_registry.h"
+#include "lab/gemm/gemm_registry.h"
 
 #include <filesystem>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-namespace lab::bench {
+namespace lab::gemm {
 
 const char* precision_name(Precision p) { return p == Precision::Fp16 ? "fp16" : "fp32"; }
 
@@ -77,4 +77,4 @@ std::vector<GemmVersion> load_gemm_versions(const std::string& manifest_path) {
   return out;
 }
 
-}  // namespace lab::bench
+}  // namespace lab::gemm

@@ -1,4 +1,4 @@
-// lab/bench/gpu_run.h: `gpulab sim --backend cuda`: one kernel file on the
+// lab/cuda/kernel_run.h: `gpulab sim --backend cuda`: one kernel file on the
 // real GPU with the same --arg specs as the simulator. The inputs are made by
 // the same code (sim::prepare_args), so both backends see identical data.
 #pragma once
@@ -9,7 +9,7 @@
 
 #include "lab/sim/run.h"
 
-namespace lab::bench {
+namespace lab::cuda {
 
 struct GpuRunOutcome {
   std::string device;                        // the GPU's name
@@ -23,4 +23,4 @@ struct GpuRunOutcome {
 // the same request errors as sim::run_kernel.
 GpuRunOutcome run_kernel_on_gpu(const sim::RunRequest& request);
 
-}  // namespace lab::bench
+}  // namespace lab::cuda

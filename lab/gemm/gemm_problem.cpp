@@ -1,4 +1,4 @@
-#include "lab/bench/gemm_problem.h"
+#include "lab/gemm/gemm_problem.h"
 
 #include <cmath>
 #include <limits>
@@ -7,7 +7,7 @@
 #include "lab/cpu/gemm.h"
 #include "lab/sim/float16.h"
 
-namespace lab::bench {
+namespace lab::gemm {
 
 GemmProblem make_gemm_problem(int M, int N, int K, float alpha, float beta, uint32_t seed) {
   GemmProblem p;
@@ -59,4 +59,4 @@ GemmCheck check_gemm(GemmProblem& problem, Precision p, const float* C) {
   return c;
 }
 
-}  // namespace lab::bench
+}  // namespace lab::gemm

@@ -1,4 +1,4 @@
-// lab/bench/gemm_problem.h: one GEMM problem (inputs, the float64 reference)
+// lab/gemm/gemm_problem.h: one GEMM problem (inputs, the float64 reference)
 // and the correctness rule every version is judged by.
 #pragma once
 
@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "lab/bench/gemm_registry.h"
+#include "lab/gemm/gemm_registry.h"
 
-namespace lab::bench {
+namespace lab::gemm {
 
 struct GemmProblem {
   int M = 0, N = 0, K = 0;
@@ -40,4 +40,4 @@ struct GemmCheck {
 };
 GemmCheck check_gemm(GemmProblem& problem, Precision p, const float* C);
 
-}  // namespace lab::bench
+}  // namespace lab::gemm

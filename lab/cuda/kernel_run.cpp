@@ -1,4 +1,5 @@
-#include "lab/bench/gpu_run.h"
+// lab/cuda/kernel_run.cpp: one kernel file on the real GPU, inputs made as the simulator makes them.
+#include "lab/cuda/kernel_run.h"
 
 #include <cstring>
 #include <filesystem>
@@ -11,10 +12,10 @@
 #include "lab/cuda/backend.h"
 #include "lab/ptx/parser.h"
 
-namespace lab::bench {
+namespace lab::cuda {
 
 GpuRunOutcome run_kernel_on_gpu(const sim::RunRequest& req) {
-  cuda::Gpu gpu;  // throws CudaError with the reason when there is none
+  Gpu gpu;  // throws CudaError with the reason when there is none
   GpuRunOutcome out;
   out.device = gpu.name();
 
@@ -70,7 +71,7 @@ GpuRunOutcome run_kernel_on_gpu(const sim::RunRequest& req) {
       out.buffers[i].resize(prepared.buffer_bytes[i]);
       gpu.download(out.buffers[i].data(), device_ptr[i], prepared.buffer_bytes[i]);
     }
-  cuda::GpuTiming t = gpu.time(launch);
+  GpuTiming t = gpu.time(launch);
   out.median_ms = t.median_ms;
   out.min_ms = t.min_ms;
   out.repeats = t.repeats;
@@ -79,4 +80,4 @@ GpuRunOutcome run_kernel_on_gpu(const sim::RunRequest& req) {
   return out;
 }
 
-}  // namespace lab::bench
+}  // namespace lab::cuda

@@ -1,0 +1,55 @@
+// lab/sim/global_memory.h: the simulated device's global memory (one arena
+// of buffers the caller fills and reads back). Split from launch.h so that
+// code that only places or reads buffers needs nothing else of the simulator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lab/ptx/module.h"
+
+namespace lab::sim {
+
+// ---- global memory -----------------------------------------------------------
+// One arena of device memory. Buffers are placed at 256-byte aligned
+// addresses (as cudaMalloc does) with guard gaps between them, so an index
+// one past a buffer's end is detectable. Addresses are ptx::kGlobalBase + offset.
+struct Buffer {
+  uint64_t address = 0;     // device address of the first byte
+  uint64_t bytes = 0;       // exact requested size (bounds checks use this)
+  std::string name;         // "arg2", "A", ... for messages
+  bool initialized = true;  // false: reads before a write are `uninitialized-read`
+};
+
+class GlobalMemory {
+ public:
+  GlobalMemory();
+  ~GlobalMemory();
+  // Returns the device address. Contents are zero unless `initialized` is false,
+  // in which case they are filled with a poison pattern (0xff bytes).
+  uint64_t allocate(uint64_t bytes, std::string name, bool initialized = true);
+  void write(uint64_t address, const void* src, uint64_t bytes);
+  void read(uint64_t address, void* dst, uint64_t bytes) const;
+  // Host pointer to device memory, or nullptr when [address, address+bytes) is
+  // outside the arena. The hot path of the interpreter uses this.
+  uint8_t* host(uint64_t address, uint64_t bytes);
+  const Buffer* find(uint64_t address) const;  // the buffer containing address, or nullptr
+  const std::vector<Buffer>& buffers() const { return buffers_; }
+  uint64_t arena_bytes() const { return arena_.size(); }
+  // Reserve the module's .global segment at kGlobalBase (done by launch()).
+  void ensure_module_globals(const ptx::Module& m);
+  // Buffers start here; [kGlobalBase, arena_base()) holds the module's globals.
+  static constexpr uint64_t arena_base() { return ptx::kGlobalBase + (uint64_t(1) << 30); }
+  uint8_t* module_segment() { return module_segment_.data(); }
+  uint64_t module_segment_bytes() const { return module_segment_.size(); }
+
+ private:
+  std::vector<uint8_t> arena_;
+  std::vector<Buffer> buffers_;  // sorted by address
+  std::vector<uint8_t> module_segment_;  // module .global/.const variables at kGlobalBase
+  uint64_t module_bytes_ = 0;
+  bool module_loaded_ = false;
+};
+
+}  // namespace lab::sim

@@ -1,0 +1,73 @@
+// lab/sim/metrics.h: what a launch returns besides memory contents: the
+// errors it found and its counters per PTX instruction. Views, reports and
+// lesson criteria read these (and events.h); none of them needs launch.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lab::sim {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+// ---- errors ------------------------------------------------------------------
+// A fault or a kernel-check finding. `kind` uses the names the CLI contract
+// fixes: out-of-bounds, misaligned, race, barrier-divergence,
+// uninitialized-read, invalid-mask, hang, unsupported, fault.
+struct KernelError {
+  std::string kind;
+  std::string message;
+  std::string file;          // the .cu file from .loc, "" if unknown
+  uint32_t line = 0;         // source line, 0 if unknown
+  uint32_t ptx_line = 0;
+  Dim3 block, thread;        // first offender
+  uint64_t count = 1;        // occurrences folded into this entry (dedup by kind+line)
+  // The first few offenders (up to kMaxOffenders, block/thread above first),
+  // so a report names more than one thread.
+  struct Offender { Dim3 block, thread; };
+  static constexpr size_t kMaxOffenders = 4;
+  std::vector<Offender> offenders;
+};
+
+// ---- metrics -----------------------------------------------------------------
+// Counted per instruction index (pc); everything else derives from these.
+// Definitions follow Nsight Compute: a request is one warp-level memory
+// instruction; sectors are distinct 32-byte sectors a request touches;
+// shared cost is wavefronts, ideal wavefronts is what the access would cost
+// with no bank conflicts.
+struct PcCounters {
+  uint64_t warp_insts = 0;       // warp-level instructions executed (guard false counts too: inst_executed)
+  uint64_t thread_insts = 0;     // active, guard-true lanes (thread_inst_executed_true)
+  uint64_t active_lanes = 0;     // lanes active at issue, regardless of guard (for warp execution efficiency)
+  uint64_t requests = 0;         // memory instructions with >= 1 lane participating
+  uint64_t sectors = 0;          // global/local: distinct 32-byte sectors
+  uint64_t wavefronts = 0;       // shared: wavefronts
+  uint64_t ideal_wavefronts = 0; // shared: wavefronts with no bank conflicts
+  uint64_t bytes = 0;            // bytes requested by lanes (useful bytes)
+  uint64_t divergent = 0;        // branches that split the warp
+  uint64_t dram_read_bytes = 0;  // from the L2 model (global loads)
+  uint64_t dram_write_bytes = 0;
+  void add(const PcCounters& o);
+};
+
+struct KernelMetrics {
+  std::vector<PcCounters> per_pc;     // indexed like Kernel::code
+  uint64_t blocks = 0, warps = 0, threads = 0;
+  uint64_t barriers = 0;              // bar.sync executions (warp level)
+  double sim_seconds = 0;             // wall time of the simulation itself
+  uint64_t total_warp_insts() const;
+  uint64_t total_thread_insts() const;
+};
+
+struct LaunchResult {
+  bool ok = true;                   // no errors
+  bool cancelled = false;           // stopped through SimOptions::cancel / LaunchLimits::cancel (ok is false)
+  std::vector<KernelError> errors;
+  KernelMetrics metrics;
+};
+
+}  // namespace lab::sim
