@@ -20,6 +20,7 @@
 #include "lab/gemm/gemm_registry.h"
 #include "lab/bench/sim_speed.h"
 #include "lab/cli/command.h"
+#include "lab/cli/version_names.h"
 #include "lab/cli/gpu_option.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cuda/backend.h"
@@ -52,6 +53,10 @@ int run_bench_gemm(const GemmArgs& a) {
   o.sim_run = a.sim_run;
   if (!a.quiet) o.progress = progress_line;
   try {
+    if (std::string bad = lab::cli::unknown_only_names(a.only, true); !bad.empty()) {
+      std::fprintf(stderr, "gpulab bench gemm: %s\n", bad.c_str());
+      return lab::cli::kExitUsage;
+    }
     lab::bench::BenchReport rep = lab::bench::run_gemm_bench(o);
     if (a.json)
       std::printf("%s\n", lab::bench::gemm_report_json(rep).dump(2).c_str());

@@ -23,7 +23,7 @@ int run_check(const CheckArgs& a) {
   if (a.id.empty()) {
     s = lesson::next_unfinished(ws.lessons, *ws.progress);
     if (!s.lesson) {
-      fmt::print("Every exercise is done. `gpulab lessons` lists them; `gpulab check ID` re-checks one.\n");
+      fmt::print("Every exercise is done. `{}` lists them; `{}` re-checks one.\n", ws.command("lessons"), ws.command("check ID"));
       return kExitOk;
     }
   } else {
@@ -57,6 +57,7 @@ int run_check(const CheckArgs& a) {
     }
   }
   if (a.json) fmt::print("{}\n", nlohmann::json{{"passed", all}, {"results", results}}.dump());
+  if (!ws.note.empty()) fmt::print(stderr, "{}", ws.note);
   return all ? kExitOk : kExitKernelFault;
 }
 

@@ -26,6 +26,7 @@ int run_hint(const HintArgs& a) {
       break;
     }
   fmt::print("{}/{}:\n{}", s.lesson->id, e->id, ws.next_hint(*s.lesson, *e));
+  if (!ws.note.empty()) fmt::print(stderr, "{}", ws.note);
   return kExitOk;
 }
 

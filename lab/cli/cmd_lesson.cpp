@@ -6,6 +6,7 @@
 #include "lab/cli/command.h"
 #include "lab/lesson/runner.h"
 #include "lab/lesson/workspace.h"
+#include "lab/sim/launch.h"
 
 namespace lab::cli {
 namespace {
@@ -23,6 +24,12 @@ int run_lesson_cmd(const LessonArgs& a) {
   std::error_code ec;
   o.gpulab_path = std::filesystem::canonical("/proc/self/exe", ec).string();
   o.lessons_root = ws.root;
+  o.carry_lessons = !ws.lessons_arg.empty();
+  // A student's kernel measured by a step ends in seconds if it runs away.
+  sim::LaunchLimits limits;
+  limits.seconds = lesson::kCheckLaunchSeconds;
+  limits.max_steps = 10'000'000;
+  sim::LaunchLimitScope scope(limits);
   int failed = lesson::run_lesson(*s.lesson, o);
   if (failed) fmt::print(stderr, "gpulab lesson: {} step command(s) failed\n", failed);
   return failed ? kExitKernelFault : kExitOk;

@@ -20,6 +20,7 @@ int run_lessons(const LessonsArgs& a) {
     // Contract: {"lessons":[{"id","title","exercises":[{"id","file","done"}]}]}
     nlohmann::json j;
     j["lessons"] = nlohmann::json::array();
+    j["progress_file"] = ws.progress->path();
     for (const auto& L : ws.lessons) {
       nlohmann::json lj = {{"id", L.id}, {"title", L.title}, {"exercises", nlohmann::json::array()}};
       for (const auto& e : L.exercises)
@@ -38,7 +39,12 @@ int run_lessons(const LessonsArgs& a) {
       fmt::print("    [{}] {}/{}  {}  ({})\n", d ? "x" : " ", L.id, e.id, e.title, L.path(e.file));
     }
   }
-  fmt::print("\n{} of {} exercises done. `gpulab lesson ID` to read one, `gpulab check` for the next exercise.\n", done, total);
+  fmt::print("\n{} of {} exercises done. `{}` to read one, `{}` for the next exercise.\n", done, total,
+             ws.command("lesson ID"), ws.command("check"));
+  fmt::print("Progress is kept in {} (inside this lessons folder; a copy of the folder keeps its own).\n"
+             "`{}` forgets it; `{}` restores one exercise's file (yours is backed up to {}).\n",
+             ws.progress->path(), ws.command("reset --progress"), ws.command("reset LESSON/EXERCISE"), ws.backup_root);
+  if (!ws.note.empty()) fmt::print(stderr, "{}", ws.note);
   return kExitOk;
 }
 

@@ -1,7 +1,13 @@
 // gpulab sim: run any kernel file in the simulator (the bring-your-own-kernel
 // command). Its options, JSON fields and exit codes are a contract; see
 // README "Run your own kernel".
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 
@@ -30,6 +36,88 @@ struct SimArgs {
   uint32_t slice_sms = 0;
   uint64_t max_steps = 0;
   unsigned threads = 0;
+  double time_limit = 0;
+};
+
+// What --check looks for, and what it does not: the same list as README
+// "Kernel checks", beside compute-sanitizer's tools.
+constexpr const char* kDetectors = R"(Kernel checks (--check), beside compute-sanitizer's tools:
+  out-of-bounds       (memcheck) global accesses outside every buffer and into the gaps between them (exact
+                      bounds), shared accesses outside the block's window, local accesses outside the frame;
+                      also an index into one __shared__ array that lands in another (memcheck cannot see
+                      this). Not: a pointer into one buffer that runs into the next one without a gap
+                      (buffers are 256-byte aligned with guard gaps, so only gaps are caught).
+  misaligned          (memcheck) an address not a multiple of the access size. Always on.
+  race                (racecheck) shared memory: accesses of different warps with no __syncthreads()
+                      between them (read-after-write, write-after-read, write-after-write); lanes of one warp
+                      that read what another lane wrote, or overwrite what it read, with no __syncwarp()
+                      (Volta's independent thread scheduling); lanes storing different values to one address
+                      in one instruction. Global memory (racecheck has no such check): plain loads and stores
+                      of different blocks, or of different warps of a block in one barrier interval, to the
+                      same word; the report names both threads and lines. Not checked: atomics (never race
+                      with each other), storing the value already there, kernels with named barriers that
+                      carry a thread count or bar.arrive (shared) or with __threadfence() (across blocks),
+                      and global accesses between lanes of one warp.
+  barrier-divergence  (synccheck) a __syncthreads() that some live lanes of a warp skip; warps of a block
+                      waiting at different __syncthreads() calls; a barrier that can never complete. Not a
+                      finding: whole warps that exit before a barrier (PTX ISA: bar.sync waits only for
+                      threads that have not exited).
+  invalid-mask        (synccheck) shfl/vote/match/redux/__syncwarp whose member mask names exited or absent
+                      lanes, or does not match the lanes executing it.
+  uninitialized-read  (initcheck) shared memory nothing in the block wrote; bytes of a buffer created with
+                      =uninit that no thread wrote. Not: registers or local memory.
+  hang                (no compute-sanitizer tool: a GPU just hangs) a warp that issues more than --max-steps
+                      instructions (default 1e7), or a launch running past --time-limit seconds; the report
+                      names the loop's lines. Always on.
+Exit status: 0 clean, 1 a finding or fault, 2 usage/compile/argument errors, 130 stopped by Ctrl-C.)";
+
+// The per-warp instruction budget when --max-steps is not given: about 2-3 s
+// of one spinning warp on this interpreter, 30x the longest warp of the GEMM
+// progression at 4096^3.
+constexpr uint64_t kDefaultMaxSteps = 10'000'000;
+
+// Ctrl-C during a launch: the first one stops the launch cleanly (blocks
+// already handed out finish their quantum), the second one kills.
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
+
+// Size, an estimate and progress for launches big enough to take a while:
+// a line on stderr up front, then (on a terminal) a progress line redrawn at
+// most twice a second with the time left extrapolated from the blocks done.
+struct LaunchProgress {
+  uint64_t threads = 0;
+  bool tty = false, shown = false, estimated = false;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now(), last{};
+  void operator()(uint64_t done, uint64_t total) {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - t0).count();
+    if (done == 0 || s < 1.0 || done >= total) {
+      if (done >= total && shown && tty) std::fprintf(stderr, "\r%-78s\r", "");
+      return;
+    }
+    double left = s * double(total - done) / double(done);
+    if (!tty) {
+      if (!estimated && left > 5)
+        std::fprintf(stderr, "gpulab sim: about %s left at this machine's speed (%llu of %llu blocks after %.0f s)\n",
+                     human_seconds(left).c_str(), (unsigned long long)done, (unsigned long long)total, s);
+      estimated = true;
+      return;
+    }
+    if (now - last < std::chrono::milliseconds(500)) return;
+    last = now;
+    shown = true;
+    std::fprintf(stderr, "\r  %llu / %llu blocks (%.1f%%), about %s left; Ctrl-C stops   ", (unsigned long long)done,
+                 (unsigned long long)total, 100.0 * double(done) / double(total), human_seconds(left).c_str());
+  }
+  static std::string human_seconds(double s) {
+    if (s < 90) return fmt::format("{:.0f} s", s);
+    if (s < 5400) return fmt::format("{:.0f} min", s / 60);
+    if (s < 172800) return fmt::format("{:.1f} h", s / 3600);
+    return fmt::format("{:.1f} days", s / 86400);
+  }
 };
 
 sim::Dim3 parse_dim(const std::string& text, const char* what) {
@@ -112,13 +200,15 @@ int run_sim(const SimArgs& a) {
   req.gpu = &resolved_gpu(a.gpu);  // validated while parsing
   req.defines = a.defines;
   req.options.check = a.check;
-  req.options.max_steps = a.max_steps;
+  req.options.max_steps = a.max_steps ? a.max_steps : kDefaultMaxSteps;
   req.options.threads = a.threads;
   req.options.timing.sample_only = a.sample;
   req.options.timing.slice_sms = a.slice_sms;
   req.options.timing.mode = a.timing == "full" ? sim::TimingMode::Full
                             : a.timing == "off" ? sim::TimingMode::Off
                                                 : sim::TimingMode::Sampled;
+  req.options.time_limit_s = a.time_limit;
+  req.options.cancel = &g_interrupted;
   auto fail_usage = [&](const std::string& kind, const std::string& message) {
     if (a.json) {
       nlohmann::json j = {{"kernel", a.kernel}, {"backend", "sim"}, {"gpu", a.gpu}, {"ok", false},
@@ -133,13 +223,43 @@ int run_sim(const SimArgs& a) {
     req.launch.grid = parse_dim(a.grid, "grid");
     req.launch.block = parse_dim(a.block, "block");
     req.launch.dynamic_shared_bytes = a.smem;
+    {
+      std::error_code ec;
+      if (std::filesystem::is_directory(a.file, ec))
+        throw sim::RunError(fmt::format("'{}' is a folder; give the kernel's .cu or .ptx file", a.file));
+      if (!a.dump_dir.empty() && std::filesystem::exists(a.dump_dir, ec) && !std::filesystem::is_directory(a.dump_dir, ec))
+        throw sim::RunError(fmt::format("--dump '{}': that is a file, not a folder; give a folder (it is created if missing) "
+                                        "and each buffer is written there as argK.bin",
+                                        a.dump_dir));
+    }
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    if (a.threads > cores)
+      std::fprintf(stderr, "gpulab sim: --threads %u: this machine has %u cores and blocks are CPU work, so %u workers run\n",
+                   a.threads, cores, cores);
     std::string why;
     if (a.backend == "cuda" || (a.backend == "auto" && cuda::cuda_available(&why))) {
       if (a.backend == "auto") std::fprintf(stderr, "gpulab sim: --backend auto: a GPU is present, running on it\n");
       return run_on_gpu(a, req);
     }
     if (a.backend == "auto") std::fprintf(stderr, "gpulab sim: --backend auto: no GPU (%s); simulating\n", why.c_str());
+    const uint64_t total_threads = req.launch.grid.count() * req.launch.block.count();
+    LaunchProgress progress;
+    progress.tty = isatty(STDERR_FILENO) && !a.json;
+    if (total_threads >= (uint64_t(1) << 24)) {
+      std::fprintf(stderr,
+                   "gpulab sim: a big launch: %llu blocks x %llu threads = %llu threads (%llu warps); the simulator runs "
+                   "roughly 1e7-1e8 thread instructions a second per core, so this can take long. Ctrl-C stops it.\n",
+                   (unsigned long long)req.launch.grid.count(), (unsigned long long)req.launch.block.count(),
+                   (unsigned long long)total_threads, (unsigned long long)(req.launch.grid.count() * ((req.launch.block.count() + 31) / 32)));
+      req.options.progress = std::ref(progress);
+    }
+    std::signal(SIGINT, on_sigint);
     sim::RunOutcome run = sim::run_kernel(req);
+    std::signal(SIGINT, SIG_DFL);
+    if (run.result.cancelled) {
+      std::fprintf(stderr, "\ngpulab sim: stopped by Ctrl-C after %llu of %llu blocks; the results below are partial\n",
+                   (unsigned long long)run.result.metrics.blocks, (unsigned long long)req.launch.grid.count());
+    }
     if (!a.dump_dir.empty()) dump_buffers(read_back(run), run.specs, a.dump_dir);
     SimReport report = build_sim_report(run, req);
     if (a.json) {
@@ -148,6 +268,7 @@ int run_sim(const SimArgs& a) {
       std::fputs(run.result.printf_output.c_str(), stdout);  // the kernel's printf, in warp order
       std::fputs(report.text.c_str(), stdout);
     }
+    if (run.result.cancelled) return 130;
     return run.result.ok ? kExitOk : kExitKernelFault;
   } catch (const compile::CompileError& e) {
     return fail_usage("compile", e.what());
@@ -182,14 +303,17 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("-D,--define", a->defines, "preprocessor definition for the kernel source, NAME=VALUE");
   cmd->add_flag("--json", a->json, "print one JSON object");
   cmd->add_flag("--check", a->check, "kernel checks: out-of-bounds, races, barrier divergence, ...");
-  cmd->add_option("--max-steps", a->max_steps, "instructions a thread may execute before it is reported as a hang");
-  cmd->add_option("--threads", a->threads, "worker threads (default: all cores)");
+  cmd->add_option("--max-steps", a->max_steps,
+                  "instructions a warp may issue before it is reported as a hang (default 1e7, a few seconds)");
+  cmd->add_option("--time-limit", a->time_limit, "seconds the launch may run before it is reported as a hang (default: none)");
+  cmd->add_option("--threads", a->threads, "worker threads (default and most: all cores)");
   cmd->add_option("--timing", a->timing,
                   "cycle model: sampled (default: a slice of SMs and waves, scaled), full (every block, slow), off")
       ->check(CLI::IsMember({"sampled", "full", "off"}));
   cmd->add_flag("--sample", a->sample,
                 "run ONLY the blocks the cycle model times (fast prediction; outputs and metrics are incomplete)");
   cmd->add_option("--slice-sms", a->slice_sms, "SMs in the sampled slice (default 8)");
+  cmd->footer(kDetectors);
   cmd->callback([a, &rc] { rc = run_sim(*a); });
 });
 

@@ -2,15 +2,18 @@
 // on a real GPU (live, or recorded earlier with --record).
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <new>
 
 #include <fmt/format.h>
 
 #include "lab/bench/published.h"
 #include "lab/bench/validate.h"
 #include "lab/cli/command.h"
+#include "lab/cli/version_names.h"
 #include "lab/cli/gpu_option.h"
 
 namespace lab::cli {
@@ -52,7 +55,26 @@ int run_validate_cmd(ValidateArgs& a, const std::string& command_line) {
   if (!a.quiet) a.o.progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
   bench::ValidateReport rep;
   try {
+    if (std::string bad = unknown_only_names(a.o.only, false); !bad.empty()) {
+      std::fprintf(stderr, "gpulab validate: %s\n", bad.c_str());
+      return kExitUsage;
+    }
+    // A, B, C in fp32 and the float64 reference: refuse up front what cannot
+    // fit rather than fail (or swap) in the allocator.
+    const double n2 = double(a.o.size) * double(a.o.size);
+    const double need = n2 * (3 * 4 + 8);
+    const double phys = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+    if (need > phys / 2) {
+      std::fprintf(stderr, "gpulab validate: --size %d needs about %.1f GiB for the matrices and the reference, but this "
+                           "machine has %.1f GiB of memory; use a smaller --size (at most about %d here)\n",
+                   a.o.size, need / double(1ull << 30), phys / double(1ull << 30), int(std::sqrt(phys / 2 / 20)));
+      return kExitUsage;
+    }
     rep = bench::run_validate(a.o);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "gpulab validate: --size %d: the matrices do not fit in this machine's memory "
+                         "(3 x %d^2 floats and the float64 reference); use a smaller --size\n", a.o.size, a.o.size);
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpulab validate: %s\n", e.what());
     return kExitUsage;

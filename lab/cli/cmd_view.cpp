@@ -9,6 +9,7 @@
 
 #include "lab/gemm/gemm_registry.h"
 #include "lab/cli/command.h"
+#include "lab/sim/launch.h"
 #include "lab/lesson/manifest.h"
 #include "lab/cli/gpu_option.h"
 #ifdef GPULAB_HAVE_VISUAL
@@ -51,6 +52,11 @@ int print_table(bool built_with_view) {
 }
 
 int run_view(const ViewArgs& a, bool demo) {
+  // A runaway kernel in the view's worker threads ends in seconds with a hang
+  // report (the same per-warp budget as `gpulab sim`).
+  sim::LaunchLimits limits;
+  limits.max_steps = 10'000'000;
+  sim::LaunchLimitScope::set_process_default(limits);
 #ifdef GPULAB_HAVE_VISUAL
   visual::AppOptions o;
   o.demo = demo;

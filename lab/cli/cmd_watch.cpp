@@ -6,7 +6,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -58,6 +61,56 @@ char poll_key(int ms, bool& stdin_open) {
   return n == 1 ? c : 0;
 }
 
+// The check runs on a worker thread beside the key loop, so `q`, `h` and a
+// new save act at once: a save or `q` cancels the running check through the
+// simulator's cancel flag (a cancelled check records nothing).
+class CheckRun {
+ public:
+  ~CheckRun() { stop(); }
+  void start(lesson::Workspace& ws, const lesson::Lesson& L, const lesson::Exercise& E, const lesson::CheckOptions& o) {
+    stop();
+    cancel_ = false;
+    finished_ = false;
+    worker_ = std::thread([this, &ws, &L, &E, o] {
+      bool cancelled = false;
+      std::string text;
+      bool passed = false;
+      try {
+        auto r = ws.check_and_record(L, E, o, &cancel_, &cancelled);
+        passed = r.passed;
+        text = lesson::format_report(r) + ws.followup(L, E, r);
+      } catch (const std::exception& e) {
+        text = fmt::format("gpulab watch: {}\n", e.what());
+      }
+      std::lock_guard lock(mutex_);
+      if (!cancelled) {
+        fmt::print("{}", text);
+        if (!ws.note.empty()) fmt::print(stderr, "{}", ws.note), ws.note.clear();
+        fmt::print("[save the file to re-check; h hint, n next, l list, q quit]\n");
+        std::fflush(stdout);
+      }
+      passed_ = passed;
+      finished_ = true;
+    });
+  }
+  void stop() {
+    if (!worker_.joinable()) return;
+    cancel_ = true;
+    worker_.join();
+  }
+  void wait() {
+    if (worker_.joinable()) worker_.join();
+  }
+  bool finished() const { return finished_; }
+  bool passed() const { return passed_; }
+  std::mutex& output() { return mutex_; }
+
+ private:
+  std::thread worker_;
+  std::atomic<bool> cancel_{false}, finished_{false}, passed_{false};
+  std::mutex mutex_;
+};
+
 int run_watch(const WatchArgs& a) {
   auto ws = lesson::Workspace::open(a.lessons_dir);
   lesson::Selection s = a.id.empty() ? lesson::next_unfinished(ws.lessons, *ws.progress) : lesson::select(ws.lessons, a.id);
@@ -74,32 +127,42 @@ int run_watch(const WatchArgs& a) {
     auto t = fs::last_write_time(L->path(E->file), ec);
     return ec ? fs::file_time_type{} : t;
   };
+  CheckRun run;
   auto check = [&] {
-    fmt::print("\n== {}/{}: checking {} ==\n", L->id, E->id, L->path(E->file));
-    std::fflush(stdout);
-    auto r = ws.check_and_record(*L, *E, o);
-    fmt::print("{}{}", lesson::format_report(r), ws.followup(*L, *E, r));
-    fmt::print("[save the file to re-check; h hint, n next, l list, q quit]\n");
-    std::fflush(stdout);
-    return r.passed;
+    {
+      std::lock_guard lock(run.output());
+      fmt::print("\n== {}/{}: checking {} ==\n", L->id, E->id, L->path(E->file));
+      std::fflush(stdout);
+    }
+    run.start(ws, *L, *E, o);
   };
-  bool passed = check();
-  if (a.once) return passed ? kExitOk : kExitKernelFault;
+  check();
+  if (a.once) {
+    run.wait();
+    return run.passed() ? kExitOk : kExitKernelFault;
+  }
   RawTerminal raw;
   bool stdin_open = true;
   auto last = mtime();
   for (;;) {
-    char c = poll_key(300, stdin_open);
+    char c = poll_key(100, stdin_open);
     if (c == 'q') break;
-    if (c == 'h') fmt::print("{}", ws.next_hint(*L, *E)), std::fflush(stdout);
+    if (c == 'h') {
+      std::lock_guard lock(run.output());
+      fmt::print("{}", ws.next_hint(*L, *E)), std::fflush(stdout);
+    }
     if (c == 'l') {
+      std::lock_guard lock(run.output());
+      ws.progress->reload();
       for (const auto& l : ws.lessons)
         for (const auto& e : l.exercises)
           fmt::print("  [{}] {}/{}{}\n", ws.progress->done(l.id, e.id) ? "x" : " ", l.id, e.id, (&e == E) ? "  <- watching" : "");
       std::fflush(stdout);
     }
     if (c == 'n') {
-      auto nx = lesson::next_unfinished(ws.lessons, *ws.progress);
+      run.stop();
+      ws.progress->reload();
+      auto nx = lesson::next_after(ws.lessons, *ws.progress, *L, *E);
       if (!nx.lesson) {
         fmt::print("Every exercise is done.\n");
       } else {
@@ -112,9 +175,11 @@ int run_watch(const WatchArgs& a) {
     if (now != last) {
       last = now;
       usleep(100 * 1000);  // let the editor finish writing
-      check();
+      last = mtime();
+      check();             // cancels a check of the older version
     }
   }
+  run.stop();
   return kExitOk;
 }
 

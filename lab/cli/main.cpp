@@ -2,6 +2,9 @@
 // registers itself through register_command; this file parses and dispatches.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,12 @@ std::vector<std::string>& passthrough_args() {
   return args;
 }
 }  // namespace lab::cli
+
+static std::string command_line(int argc, char** argv) {
+  std::string s = "gpulab";
+  for (int i = 1; i < argc; ++i) s += std::string(" ") + argv[i];
+  return s;
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"GPU Lab: why GPUs are fast for deep learning, by experiment"};
@@ -45,6 +54,19 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    return lab::cli::kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // Every raw library message becomes a sentence: name what was asked for.
+    std::fprintf(stderr, "gpulab: out of memory running `%s`: the sizes asked for need more memory than this machine "
+                         "has; use smaller sizes\n", command_line(argc, argv).c_str());
+    return lab::cli::kExitUsage;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::string what = e.code().message();
+    std::fprintf(stderr, "gpulab: %s%s%s: %s\n", e.path1().c_str(), e.path2().empty() ? "" : " -> ", e.path2().c_str(),
+                 what.c_str());
+    return lab::cli::kExitUsage;
+  } catch (const std::out_of_range& e) {
+    std::fprintf(stderr, "gpulab: a number in `%s` is out of range (%s)\n", command_line(argc, argv).c_str(), e.what());
     return lab::cli::kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpulab: %s\n", e.what());

@@ -147,6 +147,24 @@ struct Reader {
     if (auto s = n->value<std::string>()) return *s;
     fail(field + key, "must be a string");
   }
+  // A file the lesson names: a path relative to the lesson folder that stays
+  // inside it (the files `gpulab reset` and `check` write or read as the
+  // student's), so no lesson can make the lab touch a file elsewhere. Files
+  // only read (`sibling_ok`: baselines, solutions, measured files) may also
+  // name a sibling lesson's file, still inside the lessons folder.
+  std::string inside(const toml::table& t, const std::string& field, const std::string& key, bool required,
+                     std::string def = "", bool sibling_ok = false) const {
+    std::string rel = str(t, field, key, required, std::move(def));
+    if (rel.empty()) return rel;
+    fs::path p(rel);
+    fs::path norm = (fs::path("lesson") / p).lexically_normal();
+    bool ok = !p.is_absolute() && !norm.empty() && *norm.begin() != ".." && norm != "lesson" && norm != ".";
+    if (ok && !sibling_ok) ok = *norm.begin() == "lesson";
+    if (!ok)
+      fail(field + key, "'" + rel + "' must be a file inside the lesson folder (a relative path without '..' leading out of it" +
+                            std::string(sibling_ok ? ", or into a sibling lesson" : "") + ")");
+    return rel;
+  }
   // A size expression may be written as a string or an integer.
   std::string expr(const toml::node& n, const std::string& field) const {
     if (auto s = n.value<std::string>()) return *s;
@@ -222,9 +240,9 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
   Exercise e;
   e.id = r.str(t, f, "id", true);
   e.title = r.str(t, f, "title", false, e.id);
-  e.file = r.str(t, f, "file", true);
-  e.template_file = r.str(t, f, "template", false, e.file + ".template");
-  e.solution = r.str(t, f, "solution", true);
+  e.file = r.inside(t, f, "file", true);
+  e.template_file = r.inside(t, f, "template", false, e.file + ".template");
+  e.solution = r.inside(t, f, "solution", true, "", true);
   e.kernel = r.str(t, f, "kernel", true);
   e.reference = r.str(t, f, "reference", true);
   e.geometry = r.geometry(t, f);
@@ -317,7 +335,7 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
       auto vt = v.as_table();
       if (!vt) r.fail(fb, "must be a table {file, kernel, grid, block}");
       Baseline b;
-      b.file = r.str(*vt, fb, "file", true);
+      b.file = r.inside(*vt, fb, "file", true, "", true);
       b.kernel = r.str(*vt, fb, "kernel", true);
       b.geometry = r.geometry(*vt, fb);
       std::string p = (dir / b.file).string();
@@ -384,7 +402,7 @@ Lesson load_lesson(const std::string& dir_in) {
   if (L.id != dir.filename().string())
     r.fail("id", "'" + L.id + "' does not match the folder name '" + dir.filename().string() + "'");
   L.title = r.str(root, "", "title", true);
-  L.readme = r.str(root, "", "readme", false, "README.md");
+  L.readme = r.inside(root, "", "readme", false, "README.md");
   if (!fs::exists(dir / L.readme)) r.fail("readme", "file '" + L.readme + "' not found");
   if (auto sn = root.get("steps")) {
     auto arr = sn->as_array();
@@ -403,7 +421,7 @@ Lesson load_lesson(const std::string& dir_in) {
         auto mt = ms->as_table();
         if (!mt) r.fail(fs_ + "measure", "must be a table {exercise = \"id\", file = \"x.cu\"}");
         s.measure_exercise = r.str(*mt, fs_ + "measure.", "exercise", true);
-        s.measure_file = r.str(*mt, fs_ + "measure.", "file", true);
+        s.measure_file = r.inside(*mt, fs_ + "measure.", "file", true, "", true);
         s.measure_kernel = r.str(*mt, fs_ + "measure.", "kernel", false);
         if (!fs::exists(dir / s.measure_file)) r.fail(fs_ + "measure.file", "file '" + s.measure_file + "' not found");
       }

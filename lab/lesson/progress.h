@@ -1,10 +1,21 @@
-// lab/lesson/progress.h: the student's progress, kept in the working copy at
-// .gpulab/progress.json (git ignores .gpulab/). Written atomically: the new
-// state goes to a temporary file in the same folder which is then renamed
-// over the old one, so a crash mid-write never leaves a torn file.
+// lab/lesson/progress.h: the student's progress, kept inside the lessons
+// folder it belongs to (LESSONS/.gpulab/progress.json), so two copies of the
+// lessons never share one record.
+//
+// Nothing is ever lost to a concurrent command: every change is a
+// read-merge-write of one exercise's entry under an exclusive flock() on
+// LESSONS/.gpulab/progress.lock. The change is applied to the entry as it is
+// on disk at that moment (a `check` that started before a `watch` recorded a
+// pass cannot erase it; two checks of one exercise both count), the new
+// state goes to a temporary file that is fsync'd and renamed over the old
+// one, and the folder is fsync'd, so a crash leaves the old or the new file,
+// never a torn one.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,9 +25,10 @@ namespace lab::lesson {
 
 struct ExerciseProgress {
   bool done = false;
-  int hints_shown = 0;       // hints revealed so far
+  int hints_shown = 0;       // hints revealed so far (clamp to the lesson's count at use: lessons change)
   int checks = 0;            // how many times it was checked
   std::string passed_at;     // ISO time of the first pass
+  bool solution_seen = false;  // `gpulab solution ID --reveal` before a pass
 };
 
 class Progress {
@@ -25,13 +37,23 @@ class Progress {
   // file throws std::runtime_error naming it (the student can delete it).
   explicit Progress(std::string path);
   const std::string& path() const { return path_; }
-  ExerciseProgress& at(const std::string& lesson_id, const std::string& exercise_id);
-  const ExerciseProgress* find(const std::string& lesson_id, const std::string& exercise_id) const;
+  // A copy (commands like `watch` record from a worker thread while the UI reads).
+  std::optional<ExerciseProgress> find(const std::string& lesson_id, const std::string& exercise_id) const;
   bool done(const std::string& lesson_id, const std::string& exercise_id) const;
-  void save() const;  // atomic: write temp + rename
+  // Re-reads the file under the lock, applies `change` to the exercise's
+  // entry as it is on disk, writes the result durably and returns the new
+  // entry. Throws std::runtime_error naming the file when it cannot be written
+  // (a read-only folder); the in-memory state is updated either way.
+  ExerciseProgress update(const std::string& lesson_id, const std::string& exercise_id,
+                          const std::function<void(ExerciseProgress&)>& change);
+  // Removes every record (`gpulab reset --progress`), under the lock.
+  void clear();
+  // Reads the file again (other commands may have written it).
+  void reload();
 
  private:
   std::string path_;
+  mutable std::mutex mutex_;                         // guards entries_ (threads of one command)
   std::map<std::string, ExerciseProgress> entries_;  // key "lesson/exercise"
 };
 
@@ -40,9 +62,17 @@ class Progress {
 // Throws std::runtime_error listing where it looked.
 std::string find_lessons_root(const std::string& override_dir, const std::string& argv0);
 
-// The state file for a lessons root: <root>/../.gpulab/progress.json when the
-// root is in a writable working copy, else ./.gpulab/progress.json.
-std::string progress_path_for(const std::string& lessons_root);
+// The state folder of a lessons root: <root>/.gpulab when the root is
+// writable; else a per-root folder under $XDG_STATE_HOME (or
+// ~/.local/state)/gpulab/, named after the root's absolute path.
+std::string state_dir_for(const std::string& lessons_root);
+std::string progress_path_for(const std::string& lessons_root);  // state_dir_for(root)/progress.json
+
+// Progress kept by older versions beside the lessons folder's parent
+// (<root>/../.gpulab/progress.json) is folded into the new file once and the
+// old file renamed to progress.json.migrated. Returns a note for the student
+// ("" when there was nothing to move).
+std::string migrate_old_progress(const std::string& lessons_root, Progress& into);
 
 // A lesson or exercise named on the command line: "03-coalescing",
 // "03", "3", "coalescing", with "/exercise-id" to pick one exercise.
@@ -50,14 +80,17 @@ struct Selection {
   const Lesson* lesson = nullptr;
   std::vector<const Exercise*> exercises;
 };
-// Throws std::invalid_argument listing the lesson ids when nothing matches.
+// Throws std::invalid_argument listing the lesson ids when nothing matches
+// (also for numbers too large to be a lesson number).
 Selection select(const std::vector<Lesson>& lessons, const std::string& id);
 // The first exercise not yet done, in lesson order (nullptr when all are done).
 Selection next_unfinished(const std::vector<Lesson>& lessons, const Progress& p);
+// The exercise after `ex` in lesson order that is not done (nullptr: none).
+Selection next_after(const std::vector<Lesson>& lessons, const Progress& p, const Lesson& l, const Exercise& ex);
 
-// `gpulab reset`: copies the student's file to a timestamped backup beside it
-// (exercise.cu -> .gpulab/backups/<lesson>/exercise.cu.<YYYYmmdd-HHMMSS>) and
-// restores the template. Returns the backup path ("" when there was no file).
+// `gpulab reset`: copies the student's file to a timestamped backup
+// (backup_root/<lesson>/exercise.cu.<YYYYmmdd-HHMMSS>) and restores the
+// template. Returns the backup path ("" when there was no file).
 std::string reset_exercise(const Lesson& lesson, const Exercise& ex, const std::string& backup_root);
 
 std::string now_iso();

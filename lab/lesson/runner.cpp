@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <vector>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -19,6 +22,31 @@ namespace lab::lesson {
 std::string resolve_command(const std::string& command, const std::string& gpulab_path) {
   if (command.rfind("gpulab ", 0) == 0 && !gpulab_path.empty()) return "'" + gpulab_path + "'" + command.substr(6);
   return command;
+}
+
+std::string localize_command(const std::string& command, const std::string& lessons_root, bool carry) {
+  if (command.rfind("gpulab ", 0) != 0 || lessons_root.empty()) return command;
+  std::string root = std::filesystem::absolute(lessons_root).lexically_normal().string();
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  const bool plain = root.find_first_of(" \t'\"$`\\;&|()<>*?") == std::string::npos;
+  auto quoted = [&](const std::string& s) { return plain ? s : "'" + s + "'"; };
+  std::istringstream in(command);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  bool has_lessons = false;
+  for (auto& w : words) {
+    if (w == "--lessons") has_lessons = true;
+    if (w.rfind("lessons/", 0) == 0) w = quoted(root + w.substr(7));
+  }
+  static const std::vector<std::string> lesson_cmds = {"check", "hint", "lesson", "lessons", "reset", "solution", "watch"};
+  if (carry && !has_lessons && words.size() > 1 &&
+      std::find(lesson_cmds.begin(), lesson_cmds.end(), words[1]) != lesson_cmds.end()) {
+    words.push_back("--lessons");
+    words.push_back(quoted(root));
+  }
+  std::string out;
+  for (auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
 }
 
 void time_cpu_gemm(int n, FILE* out) {
@@ -85,9 +113,10 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
     if (s.layer_in) roofline_layer(s.layer_in, s.layer_out, o.out), fmt::print(o.out, "\n");
     if (s.cpu_gemm) time_cpu_gemm(s.cpu_gemm, o.out), fmt::print(o.out, "\n");
     if (!s.command.empty()) {
-      fmt::print(o.out, "$ {}\n", s.command);
+      const std::string cmd = localize_command(s.command, o.lessons_root, o.carry_lessons);
+      fmt::print(o.out, "$ {}\n", cmd);
       std::fflush(o.out);
-      int rc = std::system(resolve_command(s.command, o.gpulab_path).c_str());
+      int rc = std::system(resolve_command(cmd, o.gpulab_path).c_str());
       int code = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
       if (code != 0) {
         ++failed;
@@ -105,7 +134,8 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
   if (!L.exercises.empty()) {
     fmt::print(o.out, "Exercises:\n");
     for (auto& e : L.exercises)
-      fmt::print(o.out, "  {}/{}: {} - edit {}, then `gpulab check {}/{}`\n", L.id, e.id, e.title, L.path(e.file), L.id, e.id);
+      fmt::print(o.out, "  {}/{}: {} - edit {}, then `{}`\n", L.id, e.id, e.title, L.path(e.file),
+                 localize_command(fmt::format("gpulab check {}/{}", L.id, e.id), o.lessons_root, o.carry_lessons));
   }
   return failed;
 }

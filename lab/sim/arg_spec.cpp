@@ -40,6 +40,25 @@ const ElemInfo& info(ElemType t) {
   throw ArgSpecError(fmt::format("--arg '{}': {}", spec, why));
 }
 
+// A fill value the element type cannot hold is an error, not a silent wrap
+// (u8 fill:300 would store 44) or an infinity (f16 fill:1e6).
+void check_fill_range(std::string_view text, const ElemInfo& e, double v) {
+  if (e.is_float) {
+    if (!std::isfinite(v)) return;  // inf, -inf, nan were asked for by name
+    double max = e.type == ElemType::F16 ? 65504.0 : e.type == ElemType::F32 || e.type == ElemType::BF16 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+    if (std::fabs(v) > max)
+      fail(text, fmt::format("fill value {} is out of range for {} (largest finite value {:g}); use fill:inf for an infinity", v, e.name, max));
+    return;
+  }
+  if (!std::isfinite(v) || v != std::floor(v))
+    fail(text, fmt::format("fill value {} is not a whole number, so it does not fit {} elements", v, e.name));
+  double lo = e.is_signed ? -std::ldexp(1.0, 8 * e.bytes - 1) : 0.0;
+  double hi = e.is_signed ? std::ldexp(1.0, 8 * e.bytes - 1) - 1 : std::ldexp(1.0, 8 * e.bytes) - 1;
+  if (v < lo || v > hi)
+    fail(text, fmt::format("fill value {:.17g} is out of range for {} ({:.17g} to {:.17g}); pick a value in range or a wider type",
+                           v, e.name, lo, hi));
+}
+
 const ElemInfo* find_elem(std::string_view name) {
   for (const auto& e : kElems)
     if (name == e.name) return &e;
@@ -170,6 +189,7 @@ ArgSpec parse_arg_spec(std::string_view text) {
     } else if (init.substr(0, 5) == "fill:") {
       spec.init = ArgSpec::Init::Fill;
       if (!parse_double(init.substr(5), spec.fill)) fail(text, fmt::format("fill value '{}' is not a number", init.substr(5)));
+      check_fill_range(text, info(spec.type), spec.fill);
     } else if (!init.empty() && init[0] == '@') {
       spec.init = ArgSpec::Init::File;
       spec.path = std::string(init.substr(1));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -14,6 +15,7 @@
 #include "lab/sim/cycle/timed_launch.h"
 #include "lab/sim/device.h"
 #include "lab/sim/exec.h"
+#include "lab/sim/sanitize.h"
 #include "lab/sim/limits.h"
 
 namespace lab::sim {
@@ -42,6 +44,25 @@ uint64_t KernelMetrics::total_thread_insts() const {
   uint64_t s = 0;
   for (const auto& p : per_pc) s += p.thread_insts;
   return s;
+}
+
+namespace {
+LaunchLimits g_default_limits;
+thread_local LaunchLimits t_limits = g_default_limits;  // initialised on a thread's first use
+}  // namespace
+
+LaunchLimitScope::LaunchLimitScope(const LaunchLimits& limits) : saved_(t_limits) {
+  LaunchLimits n = saved_;
+  if (limits.max_steps && (!n.max_steps || limits.max_steps < n.max_steps)) n.max_steps = limits.max_steps;
+  if (limits.seconds > 0 && (n.seconds <= 0 || limits.seconds < n.seconds)) n.seconds = limits.seconds;
+  if (limits.cancel) n.cancel = limits.cancel;
+  t_limits = n;
+}
+LaunchLimitScope::~LaunchLimitScope() { t_limits = saved_; }
+const LaunchLimits& LaunchLimitScope::current() { return t_limits; }
+void LaunchLimitScope::set_process_default(const LaunchLimits& limits) {
+  g_default_limits = limits;
+  t_limits = limits;
 }
 
 namespace {
@@ -91,7 +112,48 @@ bool release_barriers(BlockState& B) {
   return released;
 }
 
-void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
+// What stops a launch early: a cancel flag (SimOptions, LaunchLimitScope)
+// and the wall-clock deadline. Checked between warp quanta, so a warp that
+// spins forever is stopped within one quantum of the limit.
+struct LaunchControl {
+  const std::atomic<bool>* cancel[2] = {nullptr, nullptr};
+  bool has_deadline = false;
+  std::chrono::steady_clock::time_point deadline;
+  double seconds = 0;
+  uint64_t launch_id = 0;                      // CheckContext::launch_id
+  mutable std::atomic<bool> stop{false};       // a worker hit the deadline: the others stop too
+  mutable std::atomic<bool> cancelled{false};
+  bool should_stop() const {
+    if (stop.load(std::memory_order_relaxed)) return true;
+    for (auto* c : cancel)
+      if (c && c->load(std::memory_order_relaxed)) {
+        cancelled.store(true, std::memory_order_relaxed);
+        stop.store(true, std::memory_order_relaxed);
+        return true;
+      }
+    return false;
+  }
+};
+
+// The deadline passed with `B` still running: a hang, reported at the warp
+// that has issued the most instructions (the one looping), with its loop.
+void report_time_limit(const LaunchState& L, WorkerState& W, BlockState& B, const LaunchControl& ctl) {
+  const WarpState* worst = nullptr;
+  for (const WarpState& w : B.warps)
+    if (w.status != WarpStatus::Done && (!worst || w.steps > worst->steps)) worst = &w;
+  if (!worst) return;
+  uint32_t pc = std::min<uint32_t>(worst->pc, uint32_t(L.kernel->code.size() ? L.kernel->code.size() - 1 : 0));
+  std::string loop = describe_loop(*L.module, *L.kernel, pc);
+  record_error(L, W, B, "hang",
+               fmt::format("the launch ran past its time limit of {:g} s with warp {} of block {} still running "
+                           "({} instructions issued): the kernel probably loops forever (check the loop condition){}",
+                           ctl.seconds, worst->index, B.linear, worst->steps, loop.empty() ? "" : "; " + loop),
+               pc, worst->index, uint32_t(std::countr_zero(worst->mask | (worst->mask ? 0 : 1))));
+  B.faulted = true;
+  ++W.faults;
+}
+
+void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const LaunchControl& ctl) {
   const ptx::Kernel& k = *L.kernel;
   const LaunchConfig& cfg = L.cfg;
   BlockState& B = W.block;
@@ -141,6 +203,7 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
     cc.kernel = L.kernel;
     cc.memory = L.memory;
     cc.block = &B;
+    cc.launch_id = ctl.launch_id;
     cc.report = [&L, &W, &B](const char* kind, std::string msg, uint32_t pc, uint32_t warp, uint32_t lane) {
       record_error(L, W, B, kind, msg, pc, warp, lane);
     };
@@ -162,6 +225,11 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear) {
         c.warp = &w;
         run_warp(c, kQuantum);
         if (B.faulted) break;
+        if (ctl.should_stop() || (ctl.has_deadline && std::chrono::steady_clock::now() > ctl.deadline)) {
+          if (!ctl.cancelled.load(std::memory_order_relaxed) && !ctl.stop.exchange(true)) report_time_limit(L, W, B, ctl);
+          B.faulted = true;
+          break;
+        }
       }
       all_done &= w.status == WarpStatus::Done;
     }
@@ -248,7 +316,19 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   // Shared memory: the static variables, then the dynamic (extern) array.
   uint64_t dyn_start = kernel.dynamic_shared_offset ? kernel.dynamic_shared_offset : kernel.static_shared_bytes;
   L.shared_bytes = uint32_t(std::max<uint64_t>(shared_total, dyn_start + cfg.dynamic_shared_bytes));
+  const LaunchLimits& ambient = LaunchLimitScope::current();
   L.max_steps = options.max_steps ? options.max_steps : 100'000'000;
+  if (ambient.max_steps) L.max_steps = std::min(L.max_steps, ambient.max_steps);
+  LaunchControl ctl;
+  static std::atomic<uint64_t> launches{0};
+  ctl.launch_id = ++launches;
+  ctl.cancel[0] = options.cancel;
+  ctl.cancel[1] = ambient.cancel;
+  ctl.seconds = options.time_limit_s;
+  if (ambient.seconds > 0 && (ctl.seconds <= 0 || ambient.seconds < ctl.seconds)) ctl.seconds = ambient.seconds;
+  ctl.has_deadline = ctl.seconds > 0;
+  if (ctl.has_deadline)
+    ctl.deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(ctl.seconds));
   L.events = options.events;
   L.event_every = std::max(1u, options.event_every);
   // %reserved_smem_offset_* (cooperative groups' scratch): the driver's
@@ -282,7 +362,10 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   const uint64_t grid_warps = total_blocks * ((block_threads + kWarpSize - 1) / kWarpSize);
   std::vector<uint32_t> warp_insts_by_warp(grid_warps <= (uint64_t(1) << 22) ? grid_warps : 0, 0);
   L.warp_insts_by_warp = warp_insts_by_warp.empty() ? nullptr : warp_insts_by_warp.data();
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  // More workers than cores does not help (blocks are independent CPU work),
+  // and thousands of threads can fail to start: clamp to the cores.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = options.threads ? std::min(options.threads, cores) : cores;
   threads = unsigned(std::min<uint64_t>(threads, total_blocks));
   std::vector<WorkerState> workers(threads);
   for (WorkerState& W : workers) {
@@ -297,12 +380,17 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   };
   auto work = [&](WorkerState& W, bool reports_progress) {
     for (;;) {
-      if (stopped()) break;
+      if (ctl.should_stop() || stopped()) break;
       uint64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
       if (b >= range_end) break;
       uint64_t before = W.faults;
-      run_block(L, W, b);
+      const size_t errors_before = W.errors.size();
+      run_block(L, W, b, ctl);
       if (W.faults != before) faults.fetch_add(W.faults - before, std::memory_order_relaxed);
+      // One runaway warp is enough: every other block would spin the same way
+      // until its own budget ran out, so the launch ends here.
+      for (size_t i = errors_before; i < W.errors.size(); ++i)
+        if (W.errors[i].kind == "hang") ctl.stop.store(true, std::memory_order_relaxed);
       uint64_t done = blocks_done.fetch_add(1, std::memory_order_relaxed) + 1;
       if (reports_progress && options.progress && (done % 64 == 0 || done == total_blocks))
         options.progress(done, total_blocks);
@@ -314,7 +402,13 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     next_block = lo;
     range_end = hi;
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads && t < hi - lo; ++t) pool.emplace_back(work, std::ref(workers[t]), false);
+    for (unsigned t = 1; t < threads && t < hi - lo; ++t) {
+      try {
+        pool.emplace_back(work, std::ref(workers[t]), false);
+      } catch (const std::system_error&) {
+        break;  // the system refused another thread: run with those that started
+      }
+    }
     work(workers[0], true);
     for (auto& t : pool) t.join();
   };
@@ -330,11 +424,11 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
                                 [&](uint64_t b, cycle::BlockTrace& trace) {
                                   if (!only) run_range(cursor, b);
                                   cursor = std::max(cursor, b + 1);
-                                  if (stopped()) return;
+                                  if (stopped() || ctl.should_stop()) return;
                                   WorkerState& W = workers[0];
                                   uint64_t before = W.faults;
                                   W.trace = &trace;
-                                  run_block(L, W, b);
+                                  run_block(L, W, b, ctl);
                                   W.trace = nullptr;
                                   if (W.faults != before) faults.fetch_add(W.faults - before);
                                   blocks_done.fetch_add(1);
@@ -370,8 +464,9 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   m.warps = done * warps_per_block;
   m.threads = done * block_threads;
   m.warp_insts_by_warp = std::move(warp_insts_by_warp);
-  result.ok = result.errors.empty();
   m.cycle = std::move(timing);
+  result.cancelled = ctl.cancelled.load();
+  result.ok = result.errors.empty() && !result.cancelled;
   m.sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
 }

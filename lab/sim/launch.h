@@ -59,8 +59,36 @@ struct SimOptions {
   const GpuModel* gpu = nullptr;
   // Called now and then with blocks done / total, for progress bars.
   std::function<void(uint64_t, uint64_t)> progress;
-  const std::atomic<bool>* cancel = nullptr;  // set to stop early (views)
+  const std::atomic<bool>* cancel = nullptr;  // set to stop early (views, Ctrl-C, watch)
+  // Wall-clock limit for the whole launch, seconds; 0 = none. A launch that
+  // runs past it ends with a `hang` error naming the loop a warp is in.
+  double time_limit_s = 0;
   TimingOptions timing;            // the cycle model (predicted time, stall reasons)
+};
+
+// ---- limits on every launch a thread makes -------------------------------------
+// A student's runaway kernel must end in seconds wherever it runs, also where
+// the launch happens deep inside other code (a lesson check). A scope sets
+// limits for every launch this thread makes while it lives; launch() takes
+// the tighter of these and its SimOptions (scopes nest the same way).
+struct LaunchLimits {
+  uint64_t max_steps = 0;                     // per-warp instruction budget; 0 = no extra limit
+  double seconds = 0;                         // wall-clock limit per launch; 0 = none
+  const std::atomic<bool>* cancel = nullptr;  // set to stop the launch (watch: a new save, `q`)
+};
+class LaunchLimitScope {
+ public:
+  explicit LaunchLimitScope(const LaunchLimits& limits);
+  ~LaunchLimitScope();
+  LaunchLimitScope(const LaunchLimitScope&) = delete;
+  LaunchLimitScope& operator=(const LaunchLimitScope&) = delete;
+  static const LaunchLimits& current();  // this thread's limits (the process default outside any scope)
+  // Limits for threads that have no scope (a view's worker threads): set it
+  // at start-up, before those threads launch anything.
+  static void set_process_default(const LaunchLimits& limits);
+
+ private:
+  LaunchLimits saved_;
 };
 
 struct LaunchConfig {

@@ -77,6 +77,7 @@ struct KernelMetrics {
 
 struct LaunchResult {
   bool ok = true;                   // no errors
+  bool cancelled = false;           // stopped through SimOptions::cancel / LaunchLimits::cancel (ok is false)
   std::vector<KernelError> errors;
   KernelMetrics metrics;
   // What the kernel's printf calls printed, thread by thread in warp order

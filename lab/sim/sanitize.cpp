@@ -140,12 +140,150 @@ std::shared_ptr<GlobalShadow> global_shadow_for(const GlobalMemory& mem) {
   return shadow;
 }
 
+// [LAUNCH] ------------------------------------------------------------------------
+// What the blocks of one launch share: the global-memory race shadow and, per
+// shared-memory instruction, the shared array its address is computed from.
+//
+// Global races. Per 4-byte word of the buffer arena, the last plain writer and
+// the last plain reader, each packed in one 64-bit atomic:
+//   bits 0-15 pc, 16-20 lane, 21-25 warp, 26-41 barrier epoch, 42-63 block+1.
+// Two accesses conflict when they come from different blocks (nothing orders
+// the blocks of one launch but atomics and fences), or from different warps of
+// one block in the same barrier epoch. Atomics are neither checked nor
+// recorded (they never race with each other, and are how blocks communicate).
+// Kernels with a fence (__threadfence: membar/fence) get no cross-block check:
+// fence + atomic flag protocols (the "last block" reduction) order blocks in
+// ways this model does not follow, and no report beats a wrong one. A block
+// index that aliases in the 22 bits can only hide a report, never invent one.
+struct RaceSlot {
+  std::atomic<uint64_t> w{0}, r{0};
+};
+constexpr uint64_t kPageWords = 4096;
+
+struct LaunchShadow {
+  uint64_t id = 0;
+  bool cross_block = true;
+  uint64_t lo = 0, words = 0;  // arena words from lo
+  size_t page_count = 0;
+  std::unique_ptr<std::atomic<RaceSlot*>[]> pages;
+  std::vector<int32_t> shared_var;  // per pc: index into Kernel::shared_vars, or -1
+
+  ~LaunchShadow() {
+    for (size_t i = 0; i < page_count; ++i) delete[] pages[i].load();
+  }
+  RaceSlot* slot(uint64_t addr) {
+    if (addr < lo) return nullptr;
+    uint64_t w = (addr - lo) / 4;
+    if (w >= words) return nullptr;
+    std::atomic<RaceSlot*>& p = pages[w / kPageWords];
+    RaceSlot* page = p.load(std::memory_order_acquire);
+    if (!page) {
+      RaceSlot* fresh = new RaceSlot[kPageWords];
+      if (p.compare_exchange_strong(page, fresh, std::memory_order_acq_rel)) page = fresh;
+      else delete[] fresh;
+    }
+    return &page[w % kPageWords];
+  }
+};
+
+uint64_t pack_access(uint32_t block, uint32_t warp, uint32_t lane, uint32_t epoch, uint32_t pc) {
+  return uint64_t(std::min<uint32_t>(pc, 0xffff)) | uint64_t(lane & 31) << 16 | uint64_t(warp & 31) << 21 |
+         uint64_t(epoch & 0xffff) << 26 | uint64_t((block % 0x3fffffu) + 1) << 42;
+}
+uint32_t packed_pc(uint64_t v) { return uint32_t(v & 0xffff); }
+uint32_t packed_lane(uint64_t v) { return uint32_t(v >> 16) & 31; }
+uint32_t packed_warp(uint64_t v) { return uint32_t(v >> 21) & 31; }
+uint32_t packed_epoch(uint64_t v) { return uint32_t(v >> 26) & 0xffff; }
+uint32_t packed_block(uint64_t v) { return uint32_t(v >> 42); }  // block + 1 (modulo)
+
+// Which shared array each shared-memory instruction indexes, found once per
+// launch from the PTX: a register's value "derives from" array A when it is
+// A's address (mov r, A) or computed from it by mov/cvt/cvta/add/sub/mad
+// (the pointer as the added term). Flow-insensitive and conservative: a
+// register defined any other way, or from two arrays, derives from none, and
+// its accesses are not checked. An address folded from a symbol ([A+8]) is
+// the compiler's own and is not checked either.
+std::vector<int32_t> shared_provenance(const ptx::Kernel& k) {
+  constexpr int32_t kNone = -1, kMany = -2;
+  std::vector<int32_t> origin(k.num_slots, kNone);
+  auto var_at = [&](int64_t off) -> int32_t {
+    for (size_t i = 0; i < k.shared_vars.size(); ++i) {
+      const ptx::VarDecl& v = k.shared_vars[i];
+      if (!v.is_extern && v.size && uint64_t(off) >= v.offset && uint64_t(off) < v.offset + v.size) return int32_t(i);
+    }
+    return kMany;
+  };
+  auto from = [&](const ptx::Operand& o) -> int32_t {
+    if (o.kind == ptx::OperandKind::Reg && o.reg < origin.size()) return origin[o.reg];
+    if (o.kind == ptx::OperandKind::Symbol && o.space == ptx::Space::Shared) return var_at(o.imm);
+    return kNone;
+  };
+  auto join = [](int32_t a, int32_t b) { return a == kNone ? b : b == kNone || a == b ? a : kMany; };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const ptx::Instr& in : k.code) {
+      if (in.num_ops == 0 || in.ops[0].kind != ptx::OperandKind::Reg || in.ops[0].reg >= origin.size()) continue;
+      int32_t o = kNone;
+      switch (in.op) {
+        case ptx::Op::Mov: case ptx::Op::Cvt: case ptx::Op::Cvta: o = from(in.ops[1]); break;
+        case ptx::Op::Add: o = join(from(in.ops[1]), from(in.ops[2])); break;
+        case ptx::Op::Sub: o = from(in.ops[1]); break;
+        case ptx::Op::Mad: o = from(in.ops[3]); break;
+        case ptx::Op::Ld: case ptx::Op::Ldu: case ptx::Op::Atom: case ptx::Op::Selp: case ptx::Op::Slct:
+          o = kMany; break;  // a pointer from memory or a choice: not followed
+        default: break;      // index arithmetic (mul, shl, and, ...): no pointer
+      }
+      int32_t& d = origin[in.ops[0].reg];
+      int32_t n = join(d, o);
+      if (n != d) d = n, changed = true;
+    }
+  }
+  std::vector<int32_t> at(k.code.size(), -1);
+  for (size_t pc = 0; pc < k.code.size(); ++pc) {
+    const ptx::Instr& in = k.code[pc];
+    int slot = in.op == ptx::Op::Ld || in.op == ptx::Op::Ldu || in.op == ptx::Op::Atom ? 1
+               : in.op == ptx::Op::St || in.op == ptx::Op::Red                      ? 0
+                                                                                     : -1;
+    if (slot < 0 || in.num_ops <= slot) continue;
+    if (in.space != ptx::Space::Shared && in.space != ptx::Space::Generic) continue;
+    const ptx::Operand& a = in.ops[slot];
+    if (a.kind != ptx::OperandKind::Addr || a.reg == ptx::kNoReg || a.reg >= origin.size()) continue;
+    at[pc] = origin[a.reg] >= 0 ? origin[a.reg] : -1;
+  }
+  return at;
+}
+
+std::shared_ptr<LaunchShadow> launch_shadow_for(const CheckContext& ctx) {
+  static std::mutex mutex;
+  static std::vector<std::shared_ptr<LaunchShadow>> cache;  // the few most recent launches
+  std::lock_guard lock(mutex);
+  for (auto& s : cache)
+    if (s->id == ctx.launch_id) return s;
+  auto s = std::make_shared<LaunchShadow>();
+  s->id = ctx.launch_id;
+  for (const ptx::Instr& in : ctx.kernel->code)
+    if (in.op == ptx::Op::Membar || in.op == ptx::Op::Fence) s->cross_block = false;
+  if (ctx.memory) {
+    s->lo = GlobalMemory::arena_base();
+    s->words = (ctx.memory->arena_bytes() + 3) / 4;
+    s->page_count = size_t((s->words + kPageWords - 1) / kPageWords);
+    s->pages = std::make_unique<std::atomic<RaceSlot*>[]>(s->page_count);
+    for (size_t i = 0; i < s->page_count; ++i) s->pages[i].store(nullptr);
+  }
+  s->shared_var = shared_provenance(*ctx.kernel);
+  if (cache.size() >= 4) cache.erase(cache.begin());
+  cache.push_back(s);
+  return s;
+}
+
 // [SHADOW] ------------------------------------------------------------------------
 // Per shared byte: the last write and the reads since, each tagged with the
 // epoch (+1; 0 = none) and the thread (warp * 32 + lane) that made it.
 struct Cell {
   uint32_t w_epoch = 0;
   uint32_t r_epoch = 0;
+  uint16_t w_wsync = 0;  // the writer's warp's __syncwarp count at the write (intra-warp order)
+  uint16_t r_wsync = 0;
   uint32_t w_pc = 0;
   uint32_t r_pc = 0;
   uint16_t w_tid = 0;
@@ -175,6 +313,8 @@ class Sanitizer final : public BlockChecker {
     cells.assign(B.shared_bytes, Cell{});
     cells_ = &cells;
     epoch_.assign(B.warps.size(), 0);
+    wsync_.assign(B.warps.size(), 0);
+    launch_ = launch_shadow_for(ctx_);
     for (auto& t : barriers_) {
       t.arrivals.assign(B.warps.size(), 0);
       t.gen_pc.clear();
@@ -189,8 +329,13 @@ class Sanitizer final : public BlockChecker {
   }
 
   uint32_t on_access(const MemoryAccess& a) override {
-    if (a.space == ptx::Space::Shared) shared_access(a);
-    else if (a.space == ptx::Space::Global && global_) global_access(a);
+    if (a.space == ptx::Space::Shared) {
+      shared_array_bounds(a);
+      shared_access(a);
+    } else if (a.space == ptx::Space::Global) {
+      if (global_) global_access(a);
+      if (!a.is_atomic && launch_ && launch_->page_count) global_race(a);
+    }
     if (a.is_write && !a.is_atomic && a.lane_value &&
         (a.space == ptx::Space::Shared || a.space == ptx::Space::Global))
       same_instruction_writes(a);
@@ -237,6 +382,9 @@ class Sanitizer final : public BlockChecker {
     if (warp >= B.warps.size() || pc >= k_.code.size()) return;
     const WarpState& w = B.warps[warp];
     const ptx::Op op = k_.code[pc].op;
+    // __syncwarp orders the memory accesses of the lanes it joins (CUDA
+    // Programming Guide, __syncwarp): the intra-warp race check's epoch.
+    if (op == ptx::Op::BarWarpSync && warp < wsync_.size()) ++wsync_[warp];
     const uint32_t absent = member & ~w.exists;
     const uint32_t exited = member & w.exists & ~w.live;
     // __syncwarp may pair lanes waiting at different call sites (sm_70+), so a
@@ -270,7 +418,12 @@ class Sanitizer final : public BlockChecker {
     }
     pending_.clear();
     pending_at_.clear();
-    if (!ctx_.block->faulted) check_barrier_counts();
+    // No check that every warp passed as many barriers as the others: a warp
+    // that exits is no longer waited for (PTX ISA, `exit`: "If the exiting
+    // threads are holding up the barrier, the barrier is released"; `barrier`:
+    // it waits for the non-exited threads), so whole warps returning before a
+    // __syncthreads() are correct. Live lanes skipping a barrier and warps
+    // pairing up at different barriers are still reported (on_barrier).
   }
 
  private:
@@ -293,6 +446,129 @@ class Sanitizer final : public BlockChecker {
                 a.pc, a.warp, lane);
   }
 
+  void lane_race(const char* kind_of_hazard, const MemoryAccess& a, uint32_t lane, uint64_t off, uint16_t other_tid,
+                 uint32_t other_pc, const char* other_did) {
+    ctx_.report("race",
+                fmt::format("shared-memory {} hazard between lanes of one warp on {}: thread {} (warp {}, lane {}) {} it "
+                            "at {}, and thread {} (lane {}) {} it at {}, with no __syncwarp() between them; since Volta "
+                            "the lanes of a warp do not run in lockstep (independent thread scheduling), so put "
+                            "__syncwarp() between the steps",
+                            kind_of_hazard, shared_name(k_, off), other_tid, a.warp, other_tid % kWarpSize, other_did,
+                            where(k_, other_pc), a.warp * kWarpSize + lane, lane, a.is_write ? "writes" : "reads",
+                            where(k_, a.pc)),
+                a.pc, a.warp, lane);
+  }
+
+  // An access through an index into shared array A that lands in another
+  // array (or the padding between): in bounds of the shared window, so a GPU
+  // (and compute-sanitizer's memcheck) says nothing and the kernel quietly
+  // reads or corrupts its neighbour. Which array was indexed comes from the
+  // PTX (shared_provenance above).
+  void shared_array_bounds(const MemoryAccess& a) {
+    if (!launch_ || a.pc >= launch_->shared_var.size()) return;
+    const int32_t vi = launch_->shared_var[a.pc];
+    if (vi < 0 || size_t(vi) >= k_.shared_vars.size()) return;
+    const ptx::VarDecl& v = k_.shared_vars[size_t(vi)];
+    const uint64_t window = cells_ ? cells_->size() : 0;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      const uint32_t lane = uint32_t(std::countr_zero(m));
+      const uint64_t off = a.lane_addr[lane];
+      if (off >= v.offset && off + a.bytes <= v.offset + v.size) continue;
+      if (off + a.bytes > window) continue;  // outside the window: the interpreter reports it itself
+      const bool past = off >= v.offset + v.size;
+      const uint64_t by = past ? off + a.bytes - (v.offset + v.size) : v.offset - off;
+      ctx_.report("out-of-bounds",
+                  fmt::format("thread {} (warp {}) {} {} through an index into '{}' ({} bytes): the index runs {} bytes "
+                              "{} '{}' into {}; the access stays inside shared memory, so a GPU would silently use the "
+                              "neighbouring data (check the index's range)",
+                              a.warp * kWarpSize + lane, a.warp, a.is_atomic ? "updates" : a.is_write ? "writes" : "reads",
+                              shared_name(k_, off), plain_name(v.name), v.size, by,
+                              past ? "past the end of" : "before the start of", plain_name(v.name),
+                              shared_name(k_, off)),
+                  a.pc, a.warp, lane);
+      return;
+    }
+  }
+
+  bool warp_collective(uint32_t pc) const {
+    if (pc >= k_.code.size()) return false;
+    switch (k_.code[pc].op) {
+      case ptx::Op::WmmaLoadA: case ptx::Op::WmmaLoadB: case ptx::Op::WmmaLoadC: case ptx::Op::WmmaStoreD:
+      case ptx::Op::Ldmatrix: case ptx::Op::Stmatrix: return true;
+      default: return false;
+    }
+  }
+
+  bool conflicts(uint64_t old, uint64_t me) const {
+    if (!old) return false;
+    if (packed_block(old) != packed_block(me)) return launch_->cross_block;
+    return packed_warp(old) != packed_warp(me) && packed_epoch(old) == packed_epoch(me);
+  }
+
+  void global_race_report(const char* hazard, const MemoryAccess& a, uint32_t lane, uint64_t addr, uint64_t other,
+                          const char* other_did) {
+    const Buffer* buf = ctx_.memory ? ctx_.memory->find(addr) : nullptr;
+    std::string what = buf ? fmt::format("buffer '{}' at byte {}", buf->name, addr - buf->address)
+                           : fmt::format("global address 0x{:x}", addr);
+    const uint32_t ob = packed_block(other) - 1, mb = ctx_.block->linear;
+    const bool same_block = packed_block(other) == packed_block(pack_access(mb, 0, 0, 0, 0));
+    ctx_.report("race",
+                fmt::format("global-memory {} race on {}: thread {} of block {} {} it at {}, and thread {} of block {} "
+                            "{} it at {}, with nothing ordering them ({}); use an atomic, or split the work so each "
+                            "element has one writer",
+                            hazard, what, packed_warp(other) * kWarpSize + packed_lane(other), ob, other_did,
+                            where(k_, packed_pc(other)), a.warp * kWarpSize + lane, mb,
+                            a.is_write ? "writes" : "reads", where(k_, a.pc),
+                            same_block ? "different warps of a block are ordered only by __syncthreads()"
+                                       : "the blocks of one launch run in any order, even at once"),
+                a.pc, a.warp, lane);
+  }
+
+  void global_race(const MemoryAccess& a) {
+    const uint32_t block = ctx_.block->linear;
+    const uint32_t e = a.warp < epoch_.size() ? epoch_[a.warp] : 0;
+    bool reported = false;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      const uint32_t lane = uint32_t(std::countr_zero(m));
+      const uint64_t addr = a.lane_addr[lane];
+      const uint64_t me = pack_access(block, a.warp, lane, e, a.pc);
+      for (uint64_t w = addr & ~uint64_t(3); w < addr + a.bytes; w += 4) {
+        RaceSlot* slot = launch_->slot(w);
+        if (!slot) break;
+        const uint64_t old_w = slot->w.load(std::memory_order_relaxed);
+        if (a.is_write) {
+          if (!reported && conflicts(old_w, me) && !same_value_stored(a, lane, addr)) {
+            global_race_report("write-after-write", a, lane, addr, old_w, "writes");
+            reported = true;
+          } else if (!reported) {
+            const uint64_t old_r = slot->r.load(std::memory_order_relaxed);
+            if (conflicts(old_r, me)) {
+              global_race_report("write-after-read", a, lane, addr, old_r, "reads");
+              reported = true;
+            }
+          }
+          slot->w.store(me, std::memory_order_relaxed);
+        } else {
+          if (!reported && conflicts(old_w, me)) {
+            global_race_report("read-after-write", a, lane, addr, old_w, "writes");
+            reported = true;
+          }
+          slot->r.store(me, std::memory_order_relaxed);
+        }
+      }
+    }
+  }
+
+  // Storing the value already there (many threads setting one flag to 1) is
+  // a race by the letter of the memory model but harmless: not reported.
+  bool same_value_stored(const MemoryAccess& a, uint32_t lane, uint64_t addr) const {
+    if (!a.lane_value || !ctx_.memory || a.bytes > 8) return false;
+    uint64_t now = 0;
+    ctx_.memory->read(addr, &now, a.bytes);
+    const uint64_t mask = a.bytes >= 8 ? ~0ull : (1ull << (8 * a.bytes)) - 1;
+    return ((now ^ a.lane_value[lane]) & mask) == 0;
+  }
+
   void shared_access(const MemoryAccess& a) {
     std::vector<Cell>& cells = *cells_;
     const uint32_t e = epoch_[a.warp] + 1;
@@ -308,6 +584,28 @@ class Sanitizer final : public BlockChecker {
       for (uint64_t b = off; b < end; ++b) {
         Cell& c = cells[b];
         if (reads && !(c.flags & kWritten)) uninit = true;
+        if (races_ && !reported && !a.is_atomic) {
+          // Lanes of one warp: since Volta they are not in lockstep
+          // (independent thread scheduling), so a value one lane wrote is
+          // visible to another lane of its warp only after __syncwarp() (or a
+          // barrier). The interpreter runs them in step, which would hide it.
+          bool lane_write = (c.flags & kWritten) && !(c.flags & kAtomicWrite) && c.w_epoch == e &&
+                                  warp_of(c.w_tid) == a.warp && c.w_tid != tid && c.w_wsync == wsync_[a.warp];
+          bool lane_read = writes && c.r_epoch == e && !(c.flags & kManyReaders) && warp_of(c.r_tid) == a.warp &&
+                                 c.r_tid != tid && c.r_wsync == wsync_[a.warp];
+          if (lane_write || lane_read) {
+            // wmma/ldmatrix/stmatrix are .sync: the whole warp executes them together.
+            const uint32_t other_pc = lane_write && !writes ? c.w_pc : c.r_pc;
+            if (warp_collective(a.pc) || warp_collective(other_pc)) lane_write = lane_read = false;
+          }
+          if (!writes && lane_write) {
+            lane_race("read-after-write", a, lane, b, c.w_tid, c.w_pc, "writes");
+            reported = true;
+          } else if (lane_read) {
+            lane_race("write-after-read", a, lane, b, c.r_tid, c.r_pc, "reads");
+            reported = true;
+          }
+        }
         if (races_ && !reported) {
           const bool other_write = c.w_epoch == e && warp_of(c.w_tid) != a.warp;
           const bool other_read = c.r_epoch == e && (warp_of(c.r_tid) != a.warp || (c.flags & kManyReaders));
@@ -339,15 +637,21 @@ class Sanitizer final : public BlockChecker {
           c.w_epoch = e;
           c.w_tid = tid;
           c.w_pc = a.pc;
+          c.w_wsync = wsync_[a.warp];
           c.flags = uint8_t((c.flags & kManyReaders) | kWritten | (a.is_atomic ? kAtomicWrite : 0));
         } else {
           if (c.r_epoch != e) {
             c.r_epoch = e;
             c.r_tid = tid;
             c.r_pc = a.pc;
+            c.r_wsync = wsync_[a.warp];
             c.flags &= uint8_t(~kManyReaders);
           } else if (warp_of(c.r_tid) != a.warp) {
             c.flags |= kManyReaders;
+          } else {
+            c.r_tid = tid;  // the latest reader of this warp (for the intra-warp check)
+            c.r_pc = a.pc;
+            c.r_wsync = wsync_[a.warp];
           }
         }
       }
@@ -420,41 +724,13 @@ class Sanitizer final : public BlockChecker {
     }
   }
 
-  // Every warp of the block must pass the same number of block-wide barriers
-  // (CUDA Programming Guide: __syncthreads() in conditional code only when the
-  // condition is the same for the whole block). A warp that finished with
-  // fewer arrivals skipped a barrier the others waited at.
-  void check_barrier_counts() {
-    const BlockState& B = *ctx_.block;
-    for (uint32_t id = 0; id < barriers_.size(); ++id) {
-      const BarrierTrack& t = barriers_[id];
-      if (t.counted || t.gen_pc.empty()) continue;
-      uint32_t lo = UINT32_MAX, hi = 0, lo_warp = 0;
-      for (uint32_t w = 0; w < t.arrivals.size() && w < B.warps.size(); ++w) {
-        if (B.warps[w].exists == 0) continue;
-        if (t.arrivals[w] < lo) { lo = t.arrivals[w]; lo_warp = w; }
-        hi = std::max(hi, t.arrivals[w]);
-      }
-      if (lo == hi || lo >= t.gen_pc.size()) continue;
-      std::string reached;
-      uint32_t shown = 0;
-      for (uint32_t w = 0; w < t.arrivals.size(); ++w)
-        if (t.arrivals[w] > lo && shown++ < 4) reached += fmt::format("{}{}", shown > 1 ? ", " : "", w);
-      ctx_.report("barrier-divergence",
-                  fmt::format("the barrier at {} was reached by warp{} {}{} but warp {} finished without reaching it: "
-                              "a __syncthreads() inside a branch or loop that not every thread of the block takes "
-                              "(an early return before it?)",
-                              where(k_, t.gen_pc[lo]), shown > 1 ? "s" : "", reached, shown > 4 ? ", ..." : "",
-                              lo_warp),
-                  t.gen_pc[lo], lo_warp, 0);
-    }
-  }
-
   CheckContext ctx_;
   const ptx::Kernel& k_;
   std::shared_ptr<GlobalShadow> global_;
   std::vector<Cell>* cells_ = nullptr;
   std::vector<uint32_t> epoch_;
+  std::vector<uint16_t> wsync_;  // per warp: __syncwarp() calls so far
+  std::shared_ptr<LaunchShadow> launch_;
   std::array<BarrierTrack, kMaxBarriers> barriers_;
   bool races_ = true;
   std::vector<PendingRead> pending_;

@@ -21,7 +21,7 @@ for id in $ids; do
   if ! grep -q "FAIL" <<<"$out"; then echo "FAIL: $id: no FAIL line in: $out"; fail=1; fi
   "$GPULAB" check "$id" --solution --lessons "$work/lessons" >/dev/null 2>&1 || { echo "FAIL: solution of $id does not pass"; fail=1; }
 done
-# The state file lives beside the copied lessons, never in the repository's lessons folder.
-[ -f "$work/.gpulab/progress.json" ] || { echo "FAIL: no progress state written"; fail=1; }
+# The state file lives inside the copied lessons folder, never in the repository's.
+[ -f "$work/lessons/.gpulab/progress.json" ] || { echo "FAIL: no progress state written"; fail=1; }
 [ $fail -eq 0 ] && echo "ok: every shipped exercise fails, every solution passes"
 exit $fail
