@@ -204,6 +204,7 @@ TEST_CASE("global_ideal_sectors: a broadcast needs one sector, consecutive float
   CHECK(global_ideal_sectors(strided(kBase, 128).data(), ~0u, 4) == 4);  // 128 distinct bytes, scattered
   CHECK(global_ideal_sectors(strided(kBase, 16).data(), ~0u, 16) == 16);
   CHECK(global_ideal_sectors(strided(kBase, 4).data(), 0u, 4) == 0);
+}
 
 TEST_CASE("L2: a column walk (large power-of-two stride) is not aliased into a few sets") {
   // 4096 rows of a 4096-float row-major matrix, one 128-byte line per row

