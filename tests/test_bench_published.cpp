@@ -102,9 +102,9 @@ TEST_CASE("a kernel from a git snapshot: host code and includes blanked, sampled
   CHECK(rows[1].note.find("nope.cu") != std::string::npos);
   const auto& s = sampled.tables[0].rows.at(0);
   REQUIRE(s.predicted_ms.has_value());
-  CHECK(s.blocks_simulated == 256);
+  CHECK(s.blocks_simulated < 1024);  // the cycle model's sample ran, not the grid
   CHECK(s.blocks_total == 1024);
-  // Identical blocks: the scaled sample predicts what the whole grid does.
+  // Identical blocks: the sampled prediction is what the whole grid does.
   CHECK(*s.predicted_ms == doctest::Approx(*rows[0].predicted_ms).epsilon(0.02));
   std::string md = format_published_markdown(whole);
   CHECK(md.find("| whole |") != std::string::npos);

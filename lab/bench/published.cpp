@@ -131,34 +131,6 @@ sim::Dim3 parse_dim(const std::string& text) {
   return d;
 }
 
-// The first whole rows of the grid (its first blocks in launch order), at
-// most `budget` blocks; a row longer than the budget is cut to it.
-sim::Dim3 sample_grid(const sim::Dim3& g, uint64_t budget) {
-  if (budget == 0 || g.count() <= budget) return g;
-  sim::Dim3 s = g;
-  s.z = 1;
-  if (g.x >= budget) {
-    s.x = uint32_t(budget), s.y = 1;
-  } else {
-    s.y = uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(g.y, budget / g.x)));
-  }
-  return s;
-}
-
-// The sampled blocks' counters, scaled to the whole grid.
-sim::KernelMetrics scale_metrics(const sim::KernelMetrics& m, double r) {
-  sim::KernelMetrics s = m;
-  auto sc = [r](uint64_t v) { return uint64_t(std::llround(double(v) * r)); };
-  for (auto& c : s.per_pc) {
-    c.warp_insts = sc(c.warp_insts), c.thread_insts = sc(c.thread_insts), c.active_lanes = sc(c.active_lanes);
-    c.requests = sc(c.requests), c.sectors = sc(c.sectors), c.wavefronts = sc(c.wavefronts);
-    c.ideal_wavefronts = sc(c.ideal_wavefronts), c.bytes = sc(c.bytes), c.divergent = sc(c.divergent);
-    c.dram_read_bytes = sc(c.dram_read_bytes), c.dram_write_bytes = sc(c.dram_write_bytes);
-  }
-  s.blocks = sc(m.blocks), s.warps = sc(m.warps), s.threads = sc(m.threads), s.barriers = sc(m.barriers);
-  return s;
-}
-
 double num_or(const json& j, const char* key, double fallback) {
   return j.contains(key) ? j.at(key).get<double>() : fallback;
 }
@@ -199,24 +171,25 @@ void run_row(const PublishedOptions& o, const json& table, const json& k, const 
   full.block = parse_dim(k.at("block").get<std::string>());
   full.dynamic_shared_bytes = uint32_t(k.value("smem", 0));
   req.launch = full;
-  // Kernels that read gridDim (grid-stride loops) are run whole.
-  // --sample-blocks overrides the table's own budget.
+  // Big grids: the cycle model's own sample (a slice of SMs over chosen
+  // waves, timed cycle by cycle and scaled; lab/sim/cycle/sample.cpp) runs
+  // only the blocks it times. Kernels that read gridDim (grid-stride loops)
+  // are run whole. --sample-blocks N: sample grids of more than N blocks.
   uint64_t budget = o.sample_blocks ? o.sample_blocks : table.value("sample_blocks", uint64_t(0));
-  if (k.value("sample", true)) req.launch.grid = sample_grid(full.grid, budget);
+  const bool sample = k.value("sample", true) && budget > 0 && full.grid.count() > budget;
+  req.options.timing.sample_only = sample;
   row.blocks_total = full.grid.count();
-  row.blocks_simulated = req.launch.grid.count();
 
   sim::RunOutcome run = sim::run_kernel(req);
   row.kernel = run.kernel().name;
   row.sim_seconds = run.result.metrics.sim_seconds;
+  row.blocks_simulated = run.result.metrics.blocks;
   if (!run.result.ok) {
     row.note = "the kernel faulted in the simulator: " +
                (run.result.errors.empty() ? std::string("?") : run.result.errors.front().message);
     return;
   }
-  sim::KernelMetrics m = scale_metrics(run.result.metrics, double(row.blocks_total) / double(row.blocks_simulated));
-  // The full launch (waves, occupancy, tail) with the scaled counters.
-  sim::KernelReport kr = sim::build_report(run.compiled, full, m);
+  sim::KernelReport kr = sim::build_report(run.compiled, full, run.result.metrics);
   row.predicted_ms = kr.predicted.time_ms;
   row.bound = kr.predicted.limiter;
 }
