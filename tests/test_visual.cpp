@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "visual/demo_script.h"
+#include "tests/imgui_harness.h"
 #include "visual/theme.h"
 #include "visual/trace.h"
 #include "visual/views.h"
@@ -14,40 +15,8 @@
 using namespace lab::visual;
 
 namespace {
-struct ImGuiNull {
-  ImGuiNull() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1600, 900);
-    io.IniFilename = nullptr;
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // large draw lists, as the GL3 backend allows
-    unsigned char* px;
-    int w, h;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-    apply_theme(false);
-  }
-  ~ImGuiNull() { ImGui::DestroyContext(); }
-};
-
-// Counts filled rectangles of exactly `color` over all windows' draw lists.
-// A filled rect is two triangles: 4 vertices of one colour.
-int count_rects(ImU32 color) {
-  ImDrawData* dd = ImGui::GetDrawData();
-  int n = 0;
-  for (int l = 0; l < dd->CmdListsCount; ++l) {
-    const ImDrawList* dl = dd->CmdLists[l];
-    for (int i = 0; i + 3 < dl->VtxBuffer.Size;) {
-      if (dl->VtxBuffer[i].col == color && dl->VtxBuffer[i + 1].col == color && dl->VtxBuffer[i + 2].col == color &&
-          dl->VtxBuffer[i + 3].col == color) {
-        ++n;
-        i += 4;
-      } else {
-        ++i;
-      }
-    }
-  }
-  return n;
-}
+using test::ImGuiNull;
+using test::count_rects;
 
 void frame(const ViewModel& vm, UiState& ui, void (*view)(const ViewModel&, UiState&)) {
   ImGui::NewFrame();

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "lab/sim/memory_cost.h"
+#include "tests/imgui_harness.h"
 #include "visual/theme.h"
 #include "visual/trace.h"
 #include "visual/views.h"
@@ -18,35 +19,8 @@ using namespace lab::visual;
 namespace sim = lab::sim;
 
 namespace {
-struct ImGuiNull {
-  ImGuiNull() {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1600, 900);
-    io.IniFilename = nullptr;
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
-    unsigned char* px;
-    int w, h;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-    apply_theme(false);
-  }
-  ~ImGuiNull() { ImGui::DestroyContext(); }
-};
-
-int count_rects(ImU32 color) {
-  ImDrawData* dd = ImGui::GetDrawData();
-  int n = 0;
-  for (int l = 0; l < dd->CmdListsCount; ++l) {
-    const ImDrawList* dl = dd->CmdLists[l];
-    for (int i = 0; i + 3 < dl->VtxBuffer.Size;) {
-      bool same = dl->VtxBuffer[i].col == color && dl->VtxBuffer[i + 1].col == color &&
-                  dl->VtxBuffer[i + 2].col == color && dl->VtxBuffer[i + 3].col == color;
-      n += same;
-      i += same ? 4 : 1;
-    }
-  }
-  return n;
-}
+using test::ImGuiNull;
+using test::count_rects;
 
 // Conflicted (phase, bank) pairs computed here from first principles: a
 // phase is 128 bytes of lanes; a bank with two distinct words in a phase is
