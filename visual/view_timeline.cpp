@@ -21,6 +21,8 @@ namespace lab::visual {
 
 namespace {
 
+constexpr ImU32 kNoWarp = IM_COL32(30, 33, 40, 255);  // a warp slot with no resident warp (not placed yet, or done)
+
 // The tallest stall reasons of a side (not "selected"), as "name 41%".
 std::string top_stalls(const CycleTimeline& T, const TimelineSide& s, size_t n) {
   uint64_t total = 0;
@@ -184,7 +186,7 @@ void draw_side(const CycleTimeline& T, const TimelineSide& s, const char* key, c
   for (uint32_t i = 0; i < warps; ++i) {
     const TimelineWarp& w = s.warps[i];
     float y0 = warps_top + i * row_h, y1 = y0 + std::max(1.f, row_h - (row_h >= 4 ? 1.f : 0.f));
-    dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x1, y1), IM_COL32(30, 33, 40, 255));
+    dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x1, y1), kNoWarp);
     draw_waits(dl, T, w.waits, f, y0, y1, colors, seen);
     draw_issues(dl, w.issues, f, y0, y1, tick);
     if (i == 0 || s.warps[i - 1].scheduler != w.scheduler) {
@@ -311,6 +313,8 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
   legend_item(pal.warp_state[int(WarpState::Issuing)], "used issue slot");
   ImGui::SameLine(0, ImGui::GetFontSize());
   legend_item(IM_COL32(95, 38, 38, 255), "idle issue slot");
+  ImGui::SameLine(0, ImGui::GetFontSize());
+  legend_item(kNoWarp, "no warp in the slot");
   shown("timeline.legend", std::string("Nsight warp states"));
   for (size_t r = 0; r < T.reasons.size(); ++r) shown("timeline.reasons." + T.reasons[r], double(r));
 
