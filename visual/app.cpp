@@ -132,6 +132,7 @@ int run_app(const AppOptions& opt) {
   ui.projector = opt.demo || opt.projector;
   ui.lesson_auto_seek = opt.session.start_fraction <= 0;
   ui.speed = opt.session.speed;
+  ui.timeline_playing = opt.session.autoplay;  // --play starts the timeline's cycle clock too
   ui.panel = panel_from_name(opt.panel);
   int frame = 0, frames_after_ready = 0;
   std::vector<double> ui_ms, interval_ms;  // the UI's own work; frame start to frame start (with rendering)

@@ -8,7 +8,8 @@
 #  - in the cycles shown, the 1-block side has more idle issue slots;
 #  - the pane draws waits by stall reason: long_scoreboard waits are
 #    counted on screen and painted (many orange regions, not only the legend's);
-#  - idle issue slots are painted (the dark red of the legend, in the rows too).
+#  - idle issue slots are painted (the dark red of the legend, in the rows too);
+#  - with --play the cursor moves on in cycles.
 set -euo pipefail
 GPULAB=${1:?usage: visual_timeline.sh path/to/gpulab}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -52,4 +53,9 @@ less "long_scoreboard's share of the 1-block side's warp-cycles" 0.2 "$(get "$S"
 # Pixels: long_scoreboard waits (245,160,40) paint many separate row pieces; idle slots (95,38,38) more than the legend.
 less "orange (long_scoreboard) regions" 10 "$($PIX "$T/tl.png" components 245 160 40)"
 less "dark red (idle issue slot) regions" 1 "$($PIX "$T/tl.png" components 95 38 38)"
+
+# --play moves the pane's cursor in cycles, from where it opened.
+xvfb-run -a -s "-screen 0 960x540x24" "$GPULAB" view --version 03_smem_tiled --panel timeline --size 960x540 --play \
+  --screenshot "$T/play.png" --state "$T/play.json" --shot-after 3 >/dev/null
+less "the cursor played on (cycles)" "$(get "$S" timeline.cursor)" "$(get "$T/play.json" timeline.cursor)"
 exit $fail
