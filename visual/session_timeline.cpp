@@ -119,8 +119,15 @@ std::shared_ptr<CycleTimeline> time_both(
   one.title = "1 block per SM";
   full.title = fmt::format("{} block{} per SM (the occupancy limit)", full.blocks_per_sm,
                            full.blocks_per_sm == 1 ? "" : "s");
-  // A grid with fewer blocks than SMs x the limit puts fewer on each SM.
-  t.same_residency = full.blocks_per_sm <= 1 || grid_blocks <= sm_count;
+  // Both sides alike: the occupancy limit is one block, or the grid has no
+  // more blocks than SMs (the model's slice then gets one block at a time).
+  if (full.blocks_per_sm <= 1) {
+    t.same_residency = true;
+    t.residency_note = "The occupancy limit of this kernel is 1 block per SM: both sides are the same launch.";
+  } else if (grid_blocks <= sm_count) {
+    t.same_residency = true;
+    t.residency_note = fmt::format("The grid has {} blocks for {} SMs: no SM gets a second block.", grid_blocks, sm_count);
+  }
   t.open_cycle = idle_stretch(one);
   return std::make_shared<CycleTimeline>(std::move(t));
 }

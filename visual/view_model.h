@@ -257,7 +257,8 @@ struct CycleTimeline {
   int selected_reason = 0;                // the index of "selected" (an issue, not a wait)
   TimelineSide sides[2];                  // [0] one block per SM, [1] the occupancy limit
   uint64_t open_cycle = 0;                // where the cursor opens: side 0's longest stretch with no issue
-  bool same_residency = false;            // the grid is too small for more than one block per SM
+  bool same_residency = false;            // both sides hold one block per SM
+  std::string residency_note;             // why, when they do
   bool ready() const { return status.empty() && sides[0].cycles && sides[1].cycles; }
 };
 

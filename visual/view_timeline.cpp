@@ -252,6 +252,7 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
   shown("timeline.kernel", T.kernel);
   shown("timeline.problem", T.problem);
   shown("timeline.same_residency", T.same_residency);
+  shown("timeline.residency_note", T.residency_note);
 
   ImGui::TextWrapped("%s on one %s SM, cycle by cycle: predicted by the lab's cycle model (%u schedulers per SM, "
                      "GTO). %s.",
@@ -263,8 +264,7 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
                           "every warp slot of the SM, grouped by the scheduler it issues on, coloured by what it waits for.",
                      T.schedulers - 1);
   if (T.same_residency) {
-    ImGui::SameLine();
-    ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "The grid is too small to put more than one block on an SM.");
+    ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "%s", T.residency_note.c_str());
   }
 
   // Cursor, window and playback, in cycles.
