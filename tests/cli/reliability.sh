@@ -31,7 +31,7 @@ wait
 [ "$(state $E1 checks)" = 3 ] || bad "3 concurrent checks recorded $(state $E1 checks) counts"
 
 # ---- watch + check on different exercises ------------------------------------
-cp "$L/01-latency-vs-throughput/solution.cu" "$L/01-latency-vs-throughput/exercise.cu"
+cp "$L/.solutions/01-latency-vs-throughput/solution.cu" "$L/01-latency-vs-throughput/exercise.cu"
 mkfifo "$work/keys"
 "$GPULAB" watch $E3 --lessons "$L" <"$work/keys" >"$work/watch.out" 2>&1 &
 wpid=$!
