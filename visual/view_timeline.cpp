@@ -41,6 +41,17 @@ std::string top_stalls(const CycleTimeline& T, const TimelineSide& s, size_t n) 
   return out;
 }
 
+// The last issue before the next stretch of at least 100 cycles in which
+// none of the side's schedulers issues, from `from` on; ~0 when none.
+uint64_t next_idle_stretch(const TimelineSide& s, uint64_t from) {
+  std::vector<uint64_t> all;
+  for (const auto& v : s.scheduler_issues) all.insert(all.end(), std::lower_bound(v.begin(), v.end(), from), v.end());
+  std::sort(all.begin(), all.end());
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i] - all[i - 1] >= 100) return all[i - 1];
+  return ~0ull;
+}
+
 // A tick spacing of 1, 2 or 5 x 10^k cycles, at least `min_px` apart.
 double tick_step(double cycles_per_px, float min_px) {
   double want = cycles_per_px * min_px, step = 1;
@@ -282,6 +293,13 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
     if (ui.timeline_cycle >= double(maxc)) ui.timeline_cycle = double(maxc), ui.timeline_playing = false;
   }
   if (ImGui::Button(ui.timeline_playing ? "Pause" : "Play")) ui.timeline_playing = !ui.timeline_playing;
+  ImGui::SameLine();
+  if (ImGui::Button("Next idle")) {
+    const uint64_t next = next_idle_stretch(one, uint64_t(std::max(0.0, ui.timeline_cycle)) + 1);
+    if (next != ~0ull) ui.timeline_cycle = double(next), ui.timeline_playing = false;
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the cursor to the next stretch of 100+ cycles in which no scheduler of the 1-block SM issues");
   ImGui::SameLine();
   const float slider_w = ImGui::GetContentRegionAvail().x * 0.30f;
   ImGui::SetNextItemWidth(slider_w);
