@@ -199,6 +199,17 @@ void multiply_accumulate(const float* A, const float* Bm, const float* C, float*
   }
 }
 
+// Every .f16 value as a float, from half_to_float once: fragments convert
+// hundreds of elements per instruction.
+const float* half_table() {
+  static const auto t = [] {
+    auto v = std::make_unique<float[]>(65536);
+    for (uint32_t h = 0; h < 65536; ++h) v[h] = half_to_float(uint16_t(h));
+    return v;
+  }();
+  return t.get();
+}
+
 // Lane -> element coordinates of one fragment, tabulated once from the
 // fragments.h functions (which stay the one definition): an mma or wmma
 // instruction looks them up instead of recomputing them per lane and element.
@@ -254,6 +265,25 @@ const FragmentTable& wmma_table(frag::WmmaMatrix which, uint32_t k, Type t) {
   return tables[(int(which) * 2 + (k == 8 ? 1 : 0)) * 2 + (t == Type::TF32 ? 1 : 0)];
 }
 
+// Element values of a fragment, all lanes, into the dense row-major matrix
+// M (leading dimension ld): what element_bits + element_value give, read
+// register by register.
+void gather(const WarpContext& c, const uint32_t* slots, const frag::FragmentInfo& f, uint32_t elems,
+            const FragmentTable& t, Type ty, float* M, uint32_t ld) {
+  const float* half = ty == Type::F16 ? half_table() : nullptr;
+  for (uint32_t i = 0; i < elems; ++i) {
+    const uint32_t slot = slots[f.elem_bits == 32 ? i : i / 2];
+    const uint32_t shift = f.elem_bits == 32 ? 0 : 16 * (i & 1);
+    const uint64_t* r = slot < ptx::kSinkReg ? c.regs + size_t(slot) * kWarpSize : nullptr;
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+      uint32_t bits = r ? uint32_t(r[lane]) >> shift : 0;
+      if (f.elem_bits != 32) bits &= 0xffffu;
+      const frag::Coord p = t.at[lane][i];
+      M[p.row * ld + p.col] = half ? half[bits] : element_value(bits, ty);
+    }
+  }
+}
+
 // ---- mma.sync ------------------------------------------------------------------------
 void exec_mma(const ptx::Instr& in, WarpContext& c) {
   const uint32_t m = in.shape_m, n = in.shape_n, k = in.shape_k;
@@ -273,20 +303,9 @@ void exec_mma(const ptx::Instr& in, WarpContext& c) {
     return;
   float A[16 * 16], Bm[16 * 8], C[16 * 8], D[16 * 8];
   const FragmentTable &ta = mma_table('A', k, ab), &tb = mma_table('B', k, ab), &tc = mma_table('C', k, ab);
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-    for (uint32_t i = 0; i < fa.elems; ++i) {
-      frag::Coord p = ta.at[lane][i];
-      A[p.row * k + p.col] = element_value(element_bits(c, sa, fa, lane, i), ab);
-    }
-    for (uint32_t i = 0; i < fb.elems; ++i) {
-      frag::Coord p = tb.at[lane][i];
-      Bm[p.row * n + p.col] = element_value(element_bits(c, sb, fb, lane, i), ab);
-    }
-    for (uint32_t i = 0; i < fc.elems; ++i) {
-      frag::Coord p = tc.at[lane][i];
-      C[p.row * n + p.col] = element_value(element_bits(c, sc, fc, lane, i), ct);
-    }
-  }
+  gather(c, sa, fa, fa.elems, ta, ab, A, k);
+  gather(c, sb, fb, fb.elems, tb, ab, Bm, n);
+  gather(c, sc, fc, fc.elems, tc, ct, C, n);
   multiply_accumulate(A, Bm, C, D, m, n, k);
   FragmentOut out;
   for (uint32_t lane = 0; lane < kWarpSize; ++lane)
@@ -414,20 +433,9 @@ void exec_wmma_mma(const ptx::Instr& in, WarpContext& c) {
   const uint32_t ua = m * k / kWarpSize, ub = k * n / kWarpSize, uc = m * n / kWarpSize;
   const FragmentTable &ta = wmma_table(WmmaMatrix::A, k, ab), &tb = wmma_table(WmmaMatrix::B, k, ab),
                       &tc = wmma_table(WmmaMatrix::C, k, ct);
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-    for (uint32_t i = 0; i < ua; ++i) {
-      frag::Coord p = ta.at[lane][i];
-      A[p.row * k + p.col] = element_value(element_bits(c, sa, fa, lane, i), ab);
-    }
-    for (uint32_t i = 0; i < ub; ++i) {
-      frag::Coord p = tb.at[lane][i];
-      Bm[p.row * n + p.col] = element_value(element_bits(c, sb, fb, lane, i), ab);
-    }
-    for (uint32_t i = 0; i < uc; ++i) {
-      frag::Coord p = tc.at[lane][i];
-      C[p.row * n + p.col] = element_value(element_bits(c, sc, fc, lane, i), ct);
-    }
-  }
+  gather(c, sa, fa, ua, ta, ab, A, k);
+  gather(c, sb, fb, ub, tb, ab, Bm, n);
+  gather(c, sc, fc, uc, tc, ct, C, n);
   multiply_accumulate(A, Bm, C, D, m, n, k);
   FragmentOut out;
   for (uint32_t lane = 0; lane < kWarpSize; ++lane)
