@@ -47,20 +47,27 @@ SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_s
     p.tail_bandwidth_share = std::min(1.0, double(S) / double(tail));
   }
   auto wave_blocks = [&](uint64_t k, SampleSegmentPlan& seg, uint32_t rel) {
-    // The slice's blocks come from the middle of the wave: the first blocks
-    // of a wave are the first to touch their rows and columns and would
-    // overstate DRAM traffic (the L2 model has not seen their neighbours yet).
-    // The offset is the one the largest automatic slice gets, so every slice
-    // size starts at the same block (timed_launch.cpp probes that block first).
-    const uint64_t in_wave = std::min(wave, blocks - k * wave);
+    // The slice stands for S SMs spread evenly over the SMs the wave keeps
+    // busy (stratified, SM 0 included), each with the blocks the GPU places
+    // on it: the block scheduler deals a wave's blocks round-robin over the
+    // SMs, so SM j holds blocks j, j + SMs, j + 2 SMs, ... of the wave. A
+    // wave's duration is the slowest of its SMs, and its SMs differ: the
+    // first blocks are the first to touch their rows and columns of the
+    // inputs (the L2 model sends them to DRAM; later blocks hit), so a slice
+    // of consecutive blocks from any one place in the wave is biased (from
+    // the start: too slow; from the middle: too fast).
+    const uint64_t base = k * wave;
+    const uint64_t in_wave = std::min(wave, blocks - base);
     const uint64_t per_sm = k + 1 == p.waves ? tail_per_sm : blocks_per_sm;
-    const uint64_t n = std::min(in_wave, uint64_t(S) * per_sm);
-    const uint64_t n_off = std::min(in_wave, uint64_t(std::max(S, kMaxAutoSliceSms)) * per_sm);
-    const uint64_t first = k * wave + (in_wave - n_off) / 2;
-    for (uint64_t b = first; b < first + n; ++b) {
-      seg.blocks.push_back(b);
-      seg.wave_of.push_back(rel);
-    }
+    const uint64_t used = std::min<uint64_t>(sm_count, in_wave);  // SMs this wave keeps busy
+    const uint64_t n_sms = std::min<uint64_t>(S, used);
+    for (uint64_t m = 0; m < per_sm; ++m)
+      for (uint64_t j = 0; j < n_sms; ++j) {
+        const uint64_t b = base + j * used / n_sms + m * sm_count;
+        if (b >= base + in_wave) continue;
+        seg.blocks.push_back(b);
+        seg.wave_of.push_back(rel);
+      }
   };
   auto segment = [&](uint64_t from, uint64_t count, std::string what) {
     SampleSegmentPlan seg;
