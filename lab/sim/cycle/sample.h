@@ -2,8 +2,8 @@
 // time scales to the whole grid.
 //
 // A launch of W waves (W = blocks / (SMs x blocks per SM)) is timed on a
-// slice of S SMs chosen evenly over the SMs each wave keeps busy (SM 0
-// included), each with the blocks the GPU would place on it (SM j: blocks
+// slice of S SMs spread over the SMs each wave keeps busy (a low-discrepancy
+// sample, SM 0 included), each with the blocks the GPU would place on it (SM j: blocks
 // j, j + SMs, ... of the wave; in the last wave, as many as an SM holds in
 // the tail). The slice gets S / (busy SMs)
 // of the L2 and DRAM bandwidth. Up to 6 waves are simulated back to back;
