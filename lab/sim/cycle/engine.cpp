@@ -63,6 +63,7 @@ struct Warp {
   uint64_t async_done = 0; // cp.async completion
   bool active = false, at_barrier = false;
   bool deps_ok = false;    // the next instruction's registers were found ready (they stay ready until it issues)
+  uint16_t sm = 0;         // its SM in the slice (for the event stream)
   uint64_t* ready = nullptr;  // per register slot: cycle the value is ready
   Stall* why = nullptr;       // per register slot: what a reader waits on
 };
@@ -199,9 +200,26 @@ class Slice {
       const uint32_t pc = w.tr->insts[w.next].pc;
       acc_.per_pc[pc].stall[size_t(w.state)] += t - w.since;
       acc_.stall[size_t(w.state)] += t - w.since;
+      record_span(w, t);
     }
     w.state = s;
     w.since = t;
+  }
+
+  // The event stream's record of the interval [w.since, t) in w.state.
+  void record_span(const Warp& w, uint64_t t) {
+    if (!cfg_.events || acc_.spans.size() >= kMaxEvents) return;
+    WarpSpan sp;
+    sp.from = w.since;
+    sp.to = t;
+    sp.block = uint32_t(sms_[w.sm].blocks[w.block_slot].id);
+    sp.sm = w.sm;
+    sp.warp = uint16_t(w.index);
+    sp.block_slot = uint8_t(w.block_slot);
+    sp.scheduler = uint8_t((w.block_slot * cfg_.warps_per_block + w.index) % p_.schedulers);
+    sp.reason = w.state;
+    sp.segment = cfg_.segment;
+    acc_.spans.push_back(sp);
   }
 
   void dispatch(uint64_t t) {
@@ -246,6 +264,7 @@ class Slice {
       w.next = w.next_mem = 0;
       w.block_slot = slot;
       w.index = wi;
+      w.sm = uint16_t(&sm - sms_.data());
       w.earliest = t;
       w.since = t;
       w.state = Stall::NotSelected;
@@ -427,6 +446,7 @@ class Slice {
     if (t > w.since) {
       acc_.per_pc[ti.pc].stall[size_t(w.state)] += t - w.since;
       acc_.stall[size_t(w.state)] += t - w.since;
+      record_span(w, t);
     }
     if (cfg_.events && acc_.events.size() < kMaxEvents) {
       IssueEvent e;
@@ -438,6 +458,8 @@ class Slice {
       e.pc = ti.pc;
       e.reason = t > w.since ? w.state : Stall::Selected;
       e.segment = cfg_.segment;
+      e.block_slot = uint8_t(w.block_slot);
+      e.scheduler = uint8_t(slot % sm.sched.size());
       acc_.events.push_back(e);
     }
     ++acc_.per_pc[ti.pc].issued;
