@@ -88,6 +88,7 @@ KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, 
   r.local_store = a.local_store;
   r.shared_load = sum(a.shared_load, a.shared_atomic);
   r.shared_store = a.shared_store;
+  r.shared_atomic = a.shared_atomic;
   for (const LineCounts& lc : fold.lines) {
     const AccessCounts& la = lc.access;
     LineMetrics l;
@@ -181,6 +182,12 @@ nlohmann::json KernelReport::to_metrics_json() const {
   j["global_load_sectors"] = global_load.sectors;
   j["global_store_requests"] = global_store.requests;
   j["global_store_sectors"] = global_store.sectors;
+  // Atomics (atom and red): requests, and the same-address updates the
+  // hardware applies one after another (memory_cost.h same_address_lanes).
+  j["global_atomic_requests"] = global_atomic.requests;
+  j["global_atomic_serial_updates"] = global_atomic.serial_updates;
+  j["shared_atomic_requests"] = shared_atomic.requests;
+  j["shared_atomic_serial_updates"] = shared_atomic.serial_updates;
   j["shared_load_requests"] = shared_load.requests;
   j["shared_load_wavefronts"] = shared_load.wavefronts;
   j["shared_load_bank_conflicts"] = shared_load.bank_conflicts();
