@@ -1,7 +1,7 @@
 // lessons/09-reductions/progression.cu: summing N floats, six ways.
 //
 // Every kernel has the signature (const float* x, float* out, int N) and
-// blocks of 256 threads; `gpulab lesson 09` runs each one on N = 262,144
+// blocks of 256 threads; `gpulab lesson 09` runs each one on N = 4,194,304
 // (lesson.toml's steps give the exact `gpulab sim` lines).
 //
 //   1 sum_atomic       every thread atomicAdd(out, x[i]): N updates of one address, serialised
@@ -10,9 +10,10 @@
 //   4 sum_first_add    as 3, each thread adds two elements while loading: half the blocks
 //   5 sum_shuffle      grid-stride loads, __shfl_down_sync inside each warp, 8 warp sums through shared
 //   6 two passes       5 on G blocks writes G partial sums; 5 again with one block sums the partials
+//   7 sum_shuffle_atomic  5 in one pass: each block adds its sum to out[0] with one atomicAdd
 //
 // Versions 2-5 write one partial sum per block to out[blockIdx.x]; version 6's
-// second pass turns those into the total. Version 1 needs out[0] = 0 first.
+// second pass turns those into the total. Versions 1 and 7 need out[0] = 0 first.
 
 #define BLOCK 256
 
@@ -89,5 +90,24 @@ extern "C" __global__ void sum_shuffle(const float* x, float* out, int N) {
     v = tid < blockDim.x / 32 ? warp_sums[tid] : 0.f;
     v = warp_sum(v);
     if (tid == 0) out[blockIdx.x] = v;
+  }
+}
+
+// 7: as 5, but the block sums meet in out[0] through one global atomic per
+// block: G same-address updates instead of a second launch. The order in
+// which blocks arrive varies from run to run on a GPU, so the float total's
+// last bits do too; the two-pass version adds in a fixed order.
+extern "C" __global__ void sum_shuffle_atomic(const float* x, float* out, int N) {
+  __shared__ float warp_sums[BLOCK / 32];
+  int tid = threadIdx.x;
+  float v = 0.f;
+  for (int i = blockIdx.x * blockDim.x + tid; i < N; i += gridDim.x * blockDim.x) v += x[i];
+  v = warp_sum(v);
+  if (tid % 32 == 0) warp_sums[tid / 32] = v;
+  __syncthreads();
+  if (tid < 32) {
+    v = tid < blockDim.x / 32 ? warp_sums[tid] : 0.f;
+    v = warp_sum(v);
+    if (tid == 0) atomicAdd(out, v);
   }
 }
