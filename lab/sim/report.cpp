@@ -295,6 +295,13 @@ std::string KernelReport::text(size_t max_lines) const {
                   global_load.sectors, global_load.sectors_per_request()));
   add(fmt::format("  global stores    {} requests, {} sectors ({:.1f} per request)", global_store.requests,
                   global_store.sectors, global_store.sectors_per_request()));
+  // Atomics: what they cost is the same-address updates applied one at a time.
+  if (global_atomic.requests)
+    add(fmt::format("  global atomics   {} requests, {} sectors, {} same-address updates applied one at a time",
+                    global_atomic.requests, global_atomic.sectors, global_atomic.serial_updates));
+  if (shared_atomic.requests)
+    add(fmt::format("  shared atomics   {} requests (counted with the shared loads), {} same-address updates",
+                    shared_atomic.requests, shared_atomic.serial_updates));
   if (shared_load.requests || shared_store.requests) {
     add(fmt::format("  shared loads     {} requests, {} wavefronts, {} bank conflicts", shared_load.requests,
                     shared_load.wavefronts, shared_load.bank_conflicts()));
