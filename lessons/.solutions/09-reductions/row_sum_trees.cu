@@ -1,7 +1,8 @@
-// lessons/09-reductions/row_sum_trees.cu: the row-sum exercise's kernel as
+// lessons/.solutions/09-reductions/row_sum_trees.cu: the row-sum exercise's kernel as
 // the two shared-memory trees of the progression, for `gpulab lesson 09` and
 // `gpulab view 09` to measure side by side (same launch: one block of 256
 // threads per row). Each thread first adds its strided share of the row.
+// Kept with the solutions: the sequential tree passes the row-sum exercise.
 #define BLOCK 256
 
 // Interleaved addressing: at step k thread tid adds s[2k*tid + k] into
