@@ -189,9 +189,11 @@ class Slice {
   bool free_slot_ = true;
   double l2_free_ = 0, dram_free_ = 0;
   double l2_cycles_per_sector_ = 0, dram_cycles_per_sector_ = 0;
-  // Global atomics: the L2 applies the updates of one address one at a time,
-  // about one per clock (NVIDIA Kepler GK110 whitepaper, 2012: same-address
-  // global atomics at "one operation per clock"; no later figure published).
+  // Global atomics: the L2 applies the updates of one address one at a time
+  // (NVIDIA Nsight Visual Studio Edition, "Memory Statistics - Atomics": a
+  // warp's read-modify-writes of one location are all serialised), about one
+  // per clock (NVIDIA Kepler GK110 whitepaper, 2012: same-address global
+  // atomics at "one operation per clock"; no later figure published).
   // A queue per address (keyed by the request's first sector), its rate
   // scaled by the slice's bandwidth share: every SM of the GPU contends for a
   // hot address, not only the slice's.
