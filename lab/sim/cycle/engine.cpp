@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
 namespace lab::sim::cycle {
 
@@ -164,6 +165,10 @@ class Slice {
       }
       t = tn;
     }
+    // Reductions (red) the warps did not wait for still drain through the
+    // L2's atomic queues: the launch ends when the last update is applied.
+    if (!run_.deadlock)
+      for (const auto& [sector, free] : atomic_free_) t = std::max(t, uint64_t(std::ceil(free)) + uint64_t(p_.lat_l2));
     run_.cycles = t;
     acc_.sim_cycles += t;
     return std::move(run_);
@@ -186,12 +191,23 @@ class Slice {
   double l2_free_ = 0, dram_free_ = 0;
   double l2_cycles_per_sector_ = 0, dram_cycles_per_sector_ = 0;
   uint64_t l2_seen_ = 0, dram_seen_ = 0;  // sectors that reached L2, and went on to DRAM, so far
+  // Global atomics: the L2 applies the updates of one address one at a time
+  // (NVIDIA Nsight Visual Studio Edition, "Memory Statistics - Atomics": a
+  // warp's read-modify-writes of one location are all serialised), about one
+  // per clock (NVIDIA Kepler GK110 whitepaper, 2012: same-address global
+  // atomics at "one operation per clock"; no later figure published).
+  // A queue per address (keyed by the request's first sector), its rate
+  // scaled by the slice's bandwidth share: every SM of the GPU contends for a
+  // hot address, not only the slice's.
+  std::unordered_map<uint64_t, double> atomic_free_;
+  double atomic_cycles_per_update_ = 1;
 
   bool tail_rates_ = false;
 
   void set_rates(double share) {
     l2_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.l2_bytes_per_cycle * share);
     dram_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.dram_bytes_per_cycle * share);
+    atomic_cycles_per_update_ = 1.0 / std::max(1e-9, share);
   }
 
   void set_state(Warp& w, Stall s, uint64_t t) {
@@ -424,6 +440,11 @@ class Slice {
         const double d = d_l2 + frac * std::max(0.0, d_dram - d_l2);
         done = std::max(done, uint64_t(d));
       }
+    }
+    if (m.serial && m.runs) {  // atom and red alike (red has no destination register)
+      double& free = atomic_free_[tr.runs[m.first_run].first];
+      free = std::max(free, t_data) + m.serial * atomic_cycles_per_update_;
+      done = std::max(done, uint64_t(free) + p_.lat_l2);
     }
     // DRAM sectors the L2 model charged beyond the L1 misses (write-backs).
     for (; dram_left; --dram_left) dram_free_ = std::max(dram_free_, t_data) + dram_cycles_per_sector_;
