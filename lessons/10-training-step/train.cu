@@ -1,0 +1,196 @@
+// Lesson 10: one training step, end to end, as an ordinary CUDA program.
+//
+//   gpulab run lessons/10-training-step/train.cu -- [BATCH] [HIDDEN] [STEPS]   (defaults 64 128 5)
+//   gpulab train                                       (this program beside the CPU step, compared)
+//
+// A 2-layer MLP (64 inputs -> HIDDEN, ReLU -> 16 classes) trained with
+// AdamW on lab/cpu/mlp_task.h's synthetic task, the same task, weights and
+// batches as the CPU step (lab/cpu/mlp_step.cpp). Each step:
+//
+//   copy     the batch X and its labels, host to device (PCIe)
+//   forward  matmul X W1 -> H; bias_relu; matmul H W2 -> logits
+//   loss     softmax_xent (softmax, cross-entropy, dlogits); mean_loss
+//   backward matmul H^T dlogits -> dW2; col_sum -> db2; matmul dlogits W2^T -> dH;
+//            relu_backward; matmul X^T dH -> dW1; col_sum -> db1
+//   update   adamw over every parameter at once (flat buffer)
+//   copy     the loss, device to host
+//
+// Twelve launches and two copies a step: the lesson's point is where their
+// time goes. Lines printed: "step S loss L", "copy h2d BYTES", "copy d2h BYTES",
+// and per step the model clock's time ("step S predicted_ms T", a prediction).
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "../../lab/cpu/mlp_task.h"
+#include "solution_adamw.cu"
+
+#define CUDA_CHECK(call)                                                                          \
+  do {                                                                                            \
+    cudaError_t e_ = (call);                                                                      \
+    if (e_ != cudaSuccess) {                                                                      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                               \
+    }                                                                                             \
+  } while (0)
+
+constexpr int kTile = 16;
+
+// C[M][N] = A * B with A(i, k) = A[i * a_row + k * a_col] and B(k, j) =
+// B[k * b_row + j * b_col]: strides let one kernel read X, H^T, W2^T without
+// copying them. 16 x 16 tiles through shared memory (lesson 4).
+extern "C" __global__ void matmul(int M, int N, int K, const float* A, int a_row, int a_col, const float* B, int b_row,
+                                  int b_col, float* C) {
+  __shared__ float As[kTile][kTile], Bs[kTile][kTile];  // a warp is two tile rows: 32 banks, no conflict
+  int r = blockIdx.y * kTile + threadIdx.y, c = blockIdx.x * kTile + threadIdx.x;
+  float acc = 0.f;
+  for (int k0 = 0; k0 < K; k0 += kTile) {
+    int ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
+    As[threadIdx.y][threadIdx.x] = r < M && ka < K ? A[long(r) * a_row + long(ka) * a_col] : 0.f;
+    int bc = blockIdx.x * kTile + threadIdx.x;
+    Bs[threadIdx.y][threadIdx.x] = kb < K && bc < N ? B[long(kb) * b_row + long(bc) * b_col] : 0.f;
+    __syncthreads();
+    for (int k = 0; k < kTile; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    __syncthreads();
+  }
+  if (r < M && c < N) C[long(r) * N + c] = acc;
+}
+
+// H[M][N] = relu(H + b), in place.
+extern "C" __global__ void bias_relu(int M, int N, float* H, const float* b) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < M * N) H[i] = fmaxf(0.f, H[i] + b[i % N]);
+}
+
+// One thread per row: the row's loss, and dlogits = (softmax - onehot) / M.
+extern "C" __global__ void softmax_xent(int M, int C, const float* logits, const float* b, const int* y,
+                                        float* dlogits, float* row_loss) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= M) return;
+  const float* l = logits + long(r) * C;
+  float mx = -INFINITY;
+  for (int c = 0; c < C; ++c) mx = fmaxf(mx, l[c] + b[c]);
+  float sum = 0.f;
+  for (int c = 0; c < C; ++c) sum += expf(l[c] + b[c] - mx);
+  row_loss[r] = logf(sum) - (l[y[r]] + b[y[r]] - mx);
+  for (int c = 0; c < C; ++c)
+    dlogits[long(r) * C + c] = (expf(l[c] + b[c] - mx) / sum - (c == y[r] ? 1.f : 0.f)) / float(M);
+}
+
+// loss = mean of row_loss: one block, a shared-memory tree (lesson 9).
+extern "C" __global__ void mean_loss(int M, const float* row_loss, float* loss) {
+  __shared__ float s[256];
+  float acc = 0.f;
+  for (int i = threadIdx.x; i < M; i += blockDim.x) acc += row_loss[i];
+  s[threadIdx.x] = acc;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *loss = s[0] / float(M);
+}
+
+// db[j] = sum over rows of dY[i][j]: one thread per column, walking the rows.
+extern "C" __global__ void col_sum(int M, int N, const float* dY, float* db) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= N) return;
+  float acc = 0.f;
+  for (int i = 0; i < M; ++i) acc += dY[long(i) * N + j];
+  db[j] = acc;
+}
+
+// dH = dH where the forward's H > 0, else 0 (ReLU's derivative).
+extern "C" __global__ void relu_backward(int n, float* dH, const float* H) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && !(H[i] > 0.f)) dH[i] = 0.f;
+}
+
+static unsigned cdiv(long a, long b) { return unsigned((a + b - 1) / b); }
+
+static void launch_matmul(int M, int N, int K, const float* A, int a_row, int a_col, const float* B, int b_row,
+                          int b_col, float* C) {
+  dim3 grid(cdiv(N, kTile), cdiv(M, kTile)), block(kTile, kTile);
+  matmul<<<grid, block>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+int main(int argc, char** argv) {
+  lab::mlp::Shape s;
+  if (argc > 1) s.batch = std::atoi(argv[1]);
+  if (argc > 2) s.hidden = std::atoi(argv[2]);
+  int steps = argc > 3 ? std::atoi(argv[3]) : 5;
+  if (s.batch < 1 || s.hidden < 1 || steps < 1) {
+    std::fprintf(stderr, "usage: train [BATCH >= 1] [HIDDEN >= 1] [STEPS >= 1]\n");
+    return 2;
+  }
+  const int B = s.batch, D = s.in, Hd = s.hidden, C = s.classes;
+  const long P = s.params();
+  const lab::mlp::AdamW opt;
+  std::printf("shape batch %d in %d hidden %d classes %d params %ld\n", B, D, Hd, C, P);
+
+  // 1. Host data: starting weights, one batch at a time.
+  std::vector<float> hp(P), hX(size_t(B) * D);
+  std::vector<int> hy(B);
+  lab::mlp::init_params(s, hp.data());
+
+  // 2. Device memory: parameters, gradients and AdamW's moments share one layout.
+  float *p, *g, *m, *v, *X, *H, *L, *dL, *dH, *row_loss, *loss;
+  int* y;
+  CUDA_CHECK(cudaMalloc(&p, P * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&g, P * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&m, P * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&v, P * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&X, size_t(B) * D * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&y, size_t(B) * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&H, size_t(B) * Hd * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&dH, size_t(B) * Hd * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&L, size_t(B) * C * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&dL, size_t(B) * C * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&row_loss, size_t(B) * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&loss, sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(p, hp.data(), P * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemset(m, 0, P * sizeof(float)));
+  CUDA_CHECK(cudaMemset(v, 0, P * sizeof(float)));
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+
+  for (int step = 0; step < steps; ++step) {
+    lab::mlp::make_batch(s, step, hX.data(), hy.data());
+    CUDA_CHECK(cudaEventRecord(start));
+    // 3. The batch crosses PCIe.
+    CUDA_CHECK(cudaMemcpy(X, hX.data(), hX.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(y, hy.data(), hy.size() * sizeof(int), cudaMemcpyHostToDevice));
+    // 4. Forward.
+    launch_matmul(B, Hd, D, X, D, 1, p + s.w1(), Hd, 1, H);
+    bias_relu<<<cdiv(long(B) * Hd, 256), 256>>>(B, Hd, H, p + s.b1());
+    launch_matmul(B, C, Hd, H, Hd, 1, p + s.w2(), C, 1, L);
+    // 5. Loss and its gradient.
+    softmax_xent<<<cdiv(B, 128), 128>>>(B, C, L, p + s.b2(), y, dL, row_loss);
+    mean_loss<<<1, 256>>>(B, row_loss, loss);
+    // 6. Backward: H^T and W2^T and X^T through strides.
+    launch_matmul(Hd, C, B, H, 1, Hd, dL, C, 1, g + s.w2());
+    col_sum<<<cdiv(C, 128), 128>>>(B, C, dL, g + s.b2());
+    launch_matmul(B, Hd, C, dL, C, 1, p + s.w2(), 1, C, dH);
+    relu_backward<<<cdiv(long(B) * Hd, 256), 256>>>(B * Hd, dH, H);
+    launch_matmul(D, Hd, B, X, 1, D, dH, Hd, 1, g + s.w1());
+    col_sum<<<cdiv(Hd, 128), 128>>>(B, Hd, dH, g + s.b1());
+    // 7. AdamW over every parameter (lesson exercise: exercise_adamw.cu).
+    adamw<<<cdiv(P, 256), 256>>>(int(P), p, g, m, v, opt.lr, opt.beta1, opt.beta2, opt.eps, opt.weight_decay,
+                                 opt.c1(step + 1), opt.c2(step + 1));
+    CUDA_CHECK(cudaGetLastError());
+    // 8. The loss comes back (this copy also waits for the step to finish).
+    float h_loss = 0.f;
+    CUDA_CHECK(cudaMemcpy(&h_loss, loss, sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0.f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    std::printf("copy h2d %zu\ncopy d2h %zu\n", hX.size() * sizeof(float) + hy.size() * sizeof(int), sizeof(float));
+    std::printf("step %d loss %.6f\nstep %d predicted_ms %.6f\n", step, h_loss, step, ms);
+  }
+  for (float* b : {p, g, m, v, X, H, L, dL, dH, row_loss, loss}) CUDA_CHECK(cudaFree(b));
+  CUDA_CHECK(cudaFree(y));
+  return 0;
+}
