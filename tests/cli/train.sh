@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `gpulab train` (lesson 10): the MLP step on the CPU (measured) and the
+# simulated GPU (predicted) train the same network on the same batches, so
+# their losses must match and fall; the GPU step's parts add up to the
+# program's own model clock; every figure is labelled measured or predicted.
+set -u
+GPULAB=${1:?usage: train.sh path/to/gpulab}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export GPULAB_CACHE="${GPULAB_CACHE:-$tmp/cache}"
+fails=0; passes=0
+check() { if eval "$2"; then passes=$((passes+1)); else echo "FAIL: $1"; fails=$((fails+1)); fi; }
+
+"$GPULAB" train --steps 3 --json >"$tmp/j" 2>"$tmp/err"; rc=$?
+check "train exits 0 ($(head -c 300 "$tmp/err"))" "[ $rc = 0 ]"
+python3 - "$tmp/j" <<'PY' || fails=$((fails+1))
+import json, sys
+j = json.load(open(sys.argv[1]))
+bad = []
+def need(ok, what):
+    if not ok: bad.append(what)
+c, g = j["cpu"], j["gpu"]
+need(len(c["losses"]) == 3 and len(g["losses"]) == 3, "three losses on each side")
+need(all(abs(a - b) <= 1e-3 for a, b in zip(c["losses"], g["losses"])), f"losses match: {c['losses']} vs {g['losses']}")
+need(c["losses"][-1] < c["losses"][0] and g["losses"][-1] < g["losses"][0], "loss falls on both")
+need(2.0 < g["losses"][0] < 4.0, f"first loss near ln(16) = 2.77: {g['losses'][0]}")
+need(c["label"] == "measured" and g["label"] == "prediction", "labels")
+need(c["step_ms"] > 0 and g["step_ms"] > 0, "both step times positive")
+need(g["launches_per_step"] == 12 and len(g["kernels"]) == 12, "twelve launches a step")
+parts = sum(k["predicted_ms"] for k in g["kernels"]) + g["launch_overhead_ms"] + g["pcie_ms"]
+need(abs(parts - g["step_ms"]) < 1e-9, "the step is the sum of its parts")
+# The program's cudaEventElapsedTime reads the runtime's model clock: kernels and copies, the same total.
+need(abs(g["program_event_ms"] - g["step_ms"]) <= 0.01 * g["step_ms"], f"event {g['program_event_ms']} vs {g['step_ms']}")
+need(g["h2d_bytes"] == 64 * 64 * 4 + 64 * 4 and g["d2h_bytes"] == 4, "batch in, loss out")
+need(abs(g["launch_overhead_ms"] - 12 * 0.002) < 1e-9, "12 launches x 2 us")
+need(j["peak_ratio"]["ratio"] > 1, "peak ratio")
+for b in bad: print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+[ $? = 0 ] && passes=$((passes+1))
+
+"$GPULAB" train --steps 1 >"$tmp/o" 2>&1; rc=$?
+check "--steps 1 is a usage error" "[ $rc = 2 ] && grep -q 'steps >= 2' $tmp/o"
+"$GPULAB" train --sweep 64 >"$tmp/o" 2>&1; rc=$?
+check "a bad --sweep item is named" "[ $rc = 2 ] && grep -q \"'64' is not BATCHxHIDDEN\" $tmp/o"
+
+echo "train: $passes passed, $fails failed"
+[ $fails = 0 ]
