@@ -1,7 +1,8 @@
 // gpulab train: lesson 10's training step, on the CPU and on the simulated
 // GPU, side by side.
 //
-//   gpulab train [--batch 64] [--hidden 128] [--steps 5] [--gpu H100] [--sweep [LIST]] [--json]
+//   gpulab train [--batch 64] [--hidden 128] [--steps 5] [--precision fp32|bf16|fp16] [--gpu H100]
+//                [--sweep [LIST]] [--json]
 //
 // The CPU runs lab/cpu/mlp_step.cpp (OpenBLAS GEMMs + loops) and is TIMED
 // here. The GPU runs lessons/10-training-step/train.cu, an ordinary CUDA
@@ -40,7 +41,7 @@ using nlohmann::json;
 
 struct TrainArgs {
   int batch = 64, hidden = 128, steps = 5;
-  std::string gpu = "H100", lessons_dir, sweep;
+  std::string gpu = "H100", lessons_dir, sweep, precision = "fp32";
   bool json = false;
 };
 
@@ -89,11 +90,11 @@ struct GpuRun {
 
 // The CPU step, measured: the given steps for the losses, then (on a fresh
 // network, after one warm-up step) further steps timed until 0.3 s passed.
-CpuRun run_cpu(const mlp::Shape& shape, int steps) {
+CpuRun run_cpu(const mlp::Shape& shape, int steps, cpu::Precision prec) {
   CpuRun r;
-  cpu::MlpCpu net(shape);
+  cpu::MlpCpu net(shape, prec);
   for (int s = 0; s < steps; ++s) r.losses.push_back(net.step(s));
-  cpu::MlpCpu timed(shape);
+  cpu::MlpCpu timed(shape, prec);
   timed.step(0);  // warm-up: OpenBLAS's threads, page faults
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> parts;
@@ -119,11 +120,11 @@ CpuRun run_cpu(const mlp::Shape& shape, int steps) {
 }
 
 // Runs `gpulab run train.cu --json` (this binary) and reads its output.
-GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, const sim::GpuModel& gpu,
-               std::string& error) {
+GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, cpu::Precision prec,
+               const sim::GpuModel& gpu, std::string& error) {
   GpuRun r;
-  const std::string cmd = fmt::format("'{}/gpulab' run '{}' --json --gpu {} -- {} {} {} 2>&1", gpulab_dir(), train_cu,
-                                      gpu.name, shape.batch, shape.hidden, steps);
+  const std::string cmd = fmt::format("'{}/gpulab' run '{}' --json --gpu {} -- {} {} {} {} 2>&1", gpulab_dir(),
+                                      train_cu, gpu.name, shape.batch, shape.hidden, steps, cpu::precision_name(prec));
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
     char buf[65536];
@@ -161,7 +162,8 @@ GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, 
   for (size_t i = 0; i < launches.size(); ++i) {
     const auto& l = launches[i];
     const size_t role = i % kLaunchesPerStep;
-    if (l.value("kernel", "") != kRoles[role].kernel) {
+    // Prefix: the mixed-precision GEMMs are matmul_bf16 / matmul_fp16.
+    if (l.value("kernel", "").rfind(kRoles[role].kernel, 0) != 0) {
       error = fmt::format("launch {} of {} is {}, expected {}", i + 1, train_cu, l.value("kernel", ""),
                           kRoles[role].kernel);
       return r;
@@ -194,11 +196,12 @@ struct Outcome {
   bool ok = true;
 };
 
-Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps, const sim::GpuModel& gpu) {
+Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps, cpu::Precision prec,
+                const sim::GpuModel& gpu) {
   Outcome o;
-  CpuRun c = run_cpu(shape, steps);
+  CpuRun c = run_cpu(shape, steps, prec);
   std::string error;
-  GpuRun g = run_gpu(train_cu, shape, steps, gpu, error);
+  GpuRun g = run_gpu(train_cu, shape, steps, prec, gpu, error);
   if (!error.empty()) {
     o.ok = false;
     o.text = error + "\n";
@@ -219,7 +222,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
                        {"predicted_ms", g.kernel_ms[i]}});
   o.j = {{"shape", {{"batch", shape.batch}, {"in", shape.in}, {"hidden", shape.hidden}, {"classes", shape.classes},
                     {"params", shape.params()}}},
-         {"gemm_flops_per_step", shape.gemm_flops()},
+         {"gemm_flops_per_step", shape.gemm_flops()}, {"precision", cpu::precision_name(prec)},
          {"cpu", {{"label", "measured"}, {"losses", c.losses}, {"step_ms", c.step_ms}, {"timed_steps", c.timed_steps},
                   {"part_ms", c.part_ms}}},
          {"gpu", {{"label", "prediction"}, {"model", std::string(gpu.name)}, {"losses", g.losses},
@@ -230,8 +233,11 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
          {"loss_max_abs_diff", diff}, {"losses_match", match}, {"losses_fall", down}, {"speedup", speedup}};
 
   std::string& t = o.text;
-  t += fmt::format("MLP {} -> {} -> {}, batch {}, {} parameters, {} steps of AdamW\n", shape.in, shape.hidden,
-                   shape.classes, shape.batch, shape.params(), steps);
+  t += fmt::format("MLP {} -> {} -> {}, batch {}, {} parameters, {} steps of AdamW, GEMMs in {}{}\n", shape.in,
+                   shape.hidden, shape.classes, shape.batch, shape.params(), steps, cpu::precision_name(prec),
+                   prec == cpu::Precision::fp32 ? ""
+                                                : " (operands rounded to 16 bits, fp32 sums; fp32 master weights; "
+                                                  "on the GPU the tensor cores, on the CPU the same rounding, emulated)");
   t += fmt::format("\n  {:>4}  {:>10}  {:>10}  {:>9}\n", "step", "CPU loss", "GPU loss", "|diff|");
   for (int s = 0; s < steps; ++s)
     t += fmt::format("  {:>4}  {:>10.6f}  {:>10.6f}  {:>9.2e}\n", s, c.losses[size_t(s)], g.losses[size_t(s)],
@@ -306,18 +312,28 @@ int run_train(const TrainArgs& a) {
   }
   mlp::Shape shape;
   shape.batch = a.batch, shape.hidden = a.hidden;
-  Outcome o = run_one(train_cu, shape, a.steps, *gpu);
+  const cpu::Precision prec = a.precision == "bf16"   ? cpu::Precision::bf16
+                              : a.precision == "fp16" ? cpu::Precision::fp16
+                                                      : cpu::Precision::fp32;
+  Outcome o = run_one(train_cu, shape, a.steps, prec, *gpu);
   json j = o.j;
   std::string text = o.text;
   bool ok = o.ok;
 
-  // Peak ratio: the GPU's datasheet FP32 rate over the best GEMM rate this CPU reaches.
-  const double cpu_peak = cpu_sgemm_flops(), ratio = gpu->fp32_flops / cpu_peak;
-  j["peak_ratio"] = {{"gpu_fp32_flops", gpu->fp32_flops}, {"cpu_sgemm_flops_measured", cpu_peak}, {"ratio", ratio}};
+  // Peak ratio: the GPU's datasheet rate for the GEMMs' precision (FP32 on
+  // the CUDA cores, or dense bf16/fp16 on the tensor cores) over the best
+  // GEMM rate this CPU reaches.
+  const double gpu_peak = prec == cpu::Precision::bf16   ? gpu->bf16_tensor_flops
+                          : prec == cpu::Precision::fp16 ? gpu->fp16_tensor_flops
+                                                         : gpu->fp32_flops;
+  const char* peak_kind = prec == cpu::Precision::fp32 ? "FP32" : prec == cpu::Precision::bf16 ? "BF16 tensor" : "FP16 tensor";
+  const double cpu_peak = cpu_sgemm_flops(), ratio = gpu_peak / cpu_peak;
+  j["peak_ratio"] = {{"gpu_peak_flops", gpu_peak}, {"gpu_peak_kind", peak_kind},
+                     {"cpu_sgemm_flops_measured", cpu_peak}, {"ratio", ratio}};
   if (o.j.contains("speedup"))
-    text += fmt::format("\nSpeedup of the whole step: {:.1f}x. Peak ratio: {:.0f}x ({} FP32 {:.1f} TFLOP/s datasheet "
+    text += fmt::format("\nSpeedup of the whole step: {:.1f}x. Peak ratio: {:.0f}x ({} {} {:.1f} TFLOP/s dense, datasheet, "
                         "over this CPU's OpenBLAS sgemm at 1024^3, {:.0f} GFLOP/s measured).\n",
-                        o.j["speedup"].get<double>(), ratio, gpu->name, gpu->fp32_flops / 1e12, cpu_peak / 1e9);
+                        o.j["speedup"].get<double>(), ratio, gpu->name, peak_kind, gpu_peak / 1e12, cpu_peak / 1e9);
 
   if (!sweep.empty()) {
     j["sweep"] = json::array();
@@ -327,7 +343,7 @@ int run_train(const TrainArgs& a) {
     for (auto [b, h] : sweep) {
       mlp::Shape s;
       s.batch = b, s.hidden = h;
-      Outcome r = run_one(train_cu, s, 2, *gpu);
+      Outcome r = run_one(train_cu, s, 2, prec, *gpu);
       if (!r.j.contains("speedup")) {
         text += r.text;
         ok = false;
@@ -365,6 +381,8 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--sweep", a->sweep, "also run BATCHxHIDDEN,... one step each (e.g. 64x128,256x512,1024x1024)")
       ->expected(0, 1)
       ->default_str("64x128,256x256,1024x512,1024x1024");
+  cmd->add_option("--precision", a->precision, "the GEMMs' operands: fp32 (default), bf16 or fp16 (tensor cores)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
   cmd->add_flag("--json", a->json, "print one JSON object");
   cmd->callback([a, &rc] { rc = run_train(*a); });

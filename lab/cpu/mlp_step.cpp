@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace lab::cpu {
 namespace {
@@ -23,7 +25,31 @@ void sgemm(bool ta, bool tb, int M, int N, int K, const float* A, const float* B
 
 }  // namespace
 
-MlpCpu::MlpCpu(const mlp::Shape& shape, unsigned threads) : s_(shape) {
+const char* precision_name(Precision p) {
+  return p == Precision::bf16 ? "bf16" : p == Precision::fp16 ? "fp16" : "fp32";
+}
+
+float round_to(Precision p, float x) {
+  if (p == Precision::fp16) return float(static_cast<_Float16>(x));  // IEEE binary16, round to nearest even
+  if (p != Precision::bf16 || std::isnan(x)) return x;
+  // bf16 is fp32's top 16 bits: add half an ulp of bf16 (ties to even), clear the rest.
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+
+void MlpCpu::gemm(bool ta, bool tb, int M, int N, int K, const float* A, const float* B, float* C) {
+  if (precision_ == Precision::fp32) return sgemm(ta, tb, M, N, K, A, B, C);
+  a16_.resize(size_t(M) * K);
+  b16_.resize(size_t(K) * N);
+  for (size_t i = 0; i < a16_.size(); ++i) a16_[i] = round_to(precision_, A[i]);
+  for (size_t i = 0; i < b16_.size(); ++i) b16_[i] = round_to(precision_, B[i]);
+  sgemm(ta, tb, M, N, K, a16_.data(), b16_.data(), C);
+}
+
+MlpCpu::MlpCpu(const mlp::Shape& shape, Precision precision, unsigned threads) : s_(shape), precision_(precision) {
   if (threads) openblas_set_num_threads(int(threads));
   p_.assign(size_t(s_.params()), 0.f);
   mlp::init_params(s_, p_.data());
@@ -54,14 +80,14 @@ float MlpCpu::step(int step_index, MlpStepTimes* times) {
 
   // Forward: H = relu(X W1 + b1); logits = H W2 (+ b2 inside the loss).
   t0 = Clock::now();
-  sgemm(false, false, B, Hd, D, X_.data(), W1, H_.data());
+  gemm(false, false, B, Hd, D, X_.data(), W1, H_.data());
   tm.gemm_ms += ms_since(t0);
   t0 = Clock::now();
   for (int r = 0; r < B; ++r)
     for (int j = 0; j < Hd; ++j) H_[size_t(r) * Hd + j] = std::max(0.f, H_[size_t(r) * Hd + j] + b1[j]);
   tm.elementwise_ms += ms_since(t0);
   t0 = Clock::now();
-  sgemm(false, false, B, C, Hd, H_.data(), W2, L_.data());
+  gemm(false, false, B, C, Hd, H_.data(), W2, L_.data());
   tm.gemm_ms += ms_since(t0);
 
   // Softmax cross-entropy per row; dlogits = (softmax - onehot) / B.
@@ -83,8 +109,8 @@ float MlpCpu::step(int step_index, MlpStepTimes* times) {
   // Backward: dW2 = H^T dL; db2 = column sums of dL; dH = dL W2^T masked by
   // relu; dW1 = X^T dH; db1 = column sums of dH.
   t0 = Clock::now();
-  sgemm(true, false, Hd, C, B, H_.data(), dL_.data(), g_.data() + s_.w2());
-  sgemm(false, true, B, Hd, C, dL_.data(), W2, dH_.data());
+  gemm(true, false, Hd, C, B, H_.data(), dL_.data(), g_.data() + s_.w2());
+  gemm(false, true, B, Hd, C, dL_.data(), W2, dH_.data());
   tm.gemm_ms += ms_since(t0);
   t0 = Clock::now();
   float* db2 = g_.data() + s_.b2();
@@ -99,7 +125,7 @@ float MlpCpu::step(int step_index, MlpStepTimes* times) {
     for (int j = 0; j < Hd; ++j) db1[j] += dH_[size_t(r) * Hd + j];
   tm.elementwise_ms += ms_since(t0);
   t0 = Clock::now();
-  sgemm(true, false, D, Hd, B, X_.data(), dH_.data(), g_.data() + s_.w1());
+  gemm(true, false, D, Hd, B, X_.data(), dH_.data(), g_.data() + s_.w1());
   tm.gemm_ms += ms_since(t0);
 
   // AdamW over the flat parameter vector, as the adamw kernel does it.

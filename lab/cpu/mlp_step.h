@@ -18,10 +18,22 @@ struct MlpStepTimes {
   double total_ms() const { return gemm_ms + elementwise_ms + adamw_ms + data_ms; }
 };
 
+// The GEMMs' operand precision. bf16/fp16: each GEMM's operands are rounded
+// to 16 bits (round to nearest even, as the GPU's __float2bfloat16 /
+// __float2half) and multiplied in fp32, which is exact for 16-bit inputs
+// (8 + 8 or 11 + 11 significand bits fit in fp32's 24), so the results are
+// the tensor cores' up to the order of the fp32 sums. The weights AdamW
+// updates stay fp32: the master copy. The CPU gains no speed from this (its
+// GEMMs stay fp32 and the rounding is extra work); it is here so that the
+// simulated GPU's mixed-precision losses have a CPU twin to match.
+enum class Precision { fp32, bf16, fp16 };
+const char* precision_name(Precision p);
+float round_to(Precision p, float x);
+
 class MlpCpu {
  public:
   // `threads`: OpenBLAS threads (0: its default).
-  explicit MlpCpu(const mlp::Shape& shape, unsigned threads = 0);
+  explicit MlpCpu(const mlp::Shape& shape, Precision precision = Precision::fp32, unsigned threads = 0);
 
   // Draws batch `step_index` (0-based), runs the whole step, returns the
   // batch's mean cross-entropy loss before the update.
@@ -31,8 +43,12 @@ class MlpCpu {
   const std::vector<float>& params() const { return p_; }
 
  private:
+  void gemm(bool ta, bool tb, int M, int N, int K, const float* A, const float* B, float* C);
+
   mlp::Shape s_;
+  Precision precision_;
   mlp::AdamW opt_;
+  std::vector<float> a16_, b16_;  // rounded copies of a GEMM's operands
   int t_ = 0;  // AdamW's step count
   std::vector<float> p_, g_, m_, v_;
   std::vector<float> X_, H_, L_, dL_, dH_;

@@ -1,7 +1,7 @@
 // Lesson 10: one training step, end to end, as an ordinary CUDA program.
 //
-//   gpulab run lessons/10-training-step/train.cu -- [BATCH] [HIDDEN] [STEPS]   (defaults 64 128 5)
-//   gpulab train                                       (this program beside the CPU step, compared)
+//   gpulab run lessons/10-training-step/train.cu -- [BATCH] [HIDDEN] [STEPS] [fp32|bf16|fp16]   (defaults 64 128 5 fp32)
+//   gpulab train [--precision bf16]                    (this program beside the CPU step, compared)
 //
 // A 2-layer MLP (64 inputs -> HIDDEN, ReLU -> 16 classes) trained with
 // AdamW on lab/cpu/mlp_task.h's synthetic task, the same task, weights and
@@ -15,11 +15,21 @@
 //   update   adamw over every parameter at once (flat buffer)
 //   copy     the loss, device to host
 //
+// Mixed precision (bf16 or fp16): the five GEMMs run on the tensor cores
+// (matmul_bf16 / matmul_fp16: operands rounded to 16 bits as they are staged
+// in shared memory, products accumulated in fp32); the weights stay in fp32
+// (the master copy AdamW updates) and so does everything else.
+//
 // Twelve launches and two copies a step: the lesson's point is where their
 // time goes. Lines printed: "step S loss L", "copy h2d BYTES", "copy d2h BYTES",
 // and per step the model clock's time ("step S predicted_ms T", a prediction).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <mma.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "../../lab/cpu/mlp_task.h"
@@ -54,6 +64,54 @@ extern "C" __global__ void matmul(int M, int N, int K, const float* A, int a_row
     __syncthreads();
   }
   if (r < M && c < N) C[long(r) * N + c] = acc;
+}
+
+// The same product on the tensor cores (lesson 6): a block of 4 warps
+// computes a 32 x 32 tile of C, each warp a 16 x 16 quarter. A and B tiles
+// are read in fp32 (the master weights, the activations), rounded to Low
+// (bf16 or fp16) into shared memory, and multiplied in WMMA 16 x 16 x 16
+// steps accumulating in fp32.
+constexpr int kTcTile = 32;
+template <typename Low>
+__device__ void matmul_tensor(int M, int N, int K, const float* A, int a_row, int a_col, const float* B, int b_row,
+                              int b_col, float* C) {
+  using namespace nvcuda;
+  __shared__ __align__(32) Low As[kTcTile * kTile];  // 32 rows x 16 k
+  __shared__ __align__(32) Low Bs[kTile * kTcTile];  // 16 k x 32 columns
+  __shared__ __align__(32) float Cs[4][kTile * kTile];
+  const int row0 = blockIdx.y * kTcTile, col0 = blockIdx.x * kTcTile, warp = threadIdx.x / 32;
+  const int wr = (warp / 2) * kTile, wc = (warp % 2) * kTile;  // this warp's quarter of the tile
+  wmma::fragment<wmma::accumulator, kTile, kTile, kTile, float> acc;
+  wmma::fill_fragment(acc, 0.f);
+  for (int k0 = 0; k0 < K; k0 += kTile) {
+    for (int e = threadIdx.x; e < kTcTile * kTile; e += blockDim.x) {
+      int r = e / kTile, c = e % kTile;  // A: row r, k c
+      As[e] = Low(row0 + r < M && k0 + c < K ? A[long(row0 + r) * a_row + long(k0 + c) * a_col] : 0.f);
+      int kr = e / kTcTile, bc = e % kTcTile;  // B: k kr, column bc
+      Bs[e] = Low(k0 + kr < K && col0 + bc < N ? B[long(k0 + kr) * b_row + long(col0 + bc) * b_col] : 0.f);
+    }
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, kTile, kTile, kTile, Low, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, kTile, kTile, kTile, Low, wmma::row_major> fb;
+    wmma::load_matrix_sync(fa, As + wr * kTile, kTile);
+    wmma::load_matrix_sync(fb, Bs + wc, kTcTile);
+    wmma::mma_sync(acc, fa, fb, acc);
+    __syncthreads();
+  }
+  wmma::store_matrix_sync(Cs[warp], acc, kTile, wmma::mem_row_major);
+  __syncwarp();
+  for (int e = threadIdx.x % 32; e < kTile * kTile; e += 32) {
+    int r = row0 + wr + e / kTile, c = col0 + wc + e % kTile;
+    if (r < M && c < N) C[long(r) * N + c] = Cs[warp][e];
+  }
+}
+extern "C" __global__ void matmul_bf16(int M, int N, int K, const float* A, int a_row, int a_col, const float* B,
+                                       int b_row, int b_col, float* C) {
+  matmul_tensor<__nv_bfloat16>(M, N, K, A, a_row, a_col, B, b_row, b_col, C);
+}
+extern "C" __global__ void matmul_fp16(int M, int N, int K, const float* A, int a_row, int a_col, const float* B,
+                                       int b_row, int b_col, float* C) {
+  matmul_tensor<__half>(M, N, K, A, a_row, a_col, B, b_row, b_col, C);
 }
 
 // H[M][N] = relu(H + b), in place.
@@ -108,10 +166,15 @@ extern "C" __global__ void relu_backward(int n, float* dH, const float* H) {
 
 static unsigned cdiv(long a, long b) { return unsigned((a + b - 1) / b); }
 
+enum class Precision { fp32, bf16, fp16 };
+static Precision precision = Precision::fp32;
+
 static void launch_matmul(int M, int N, int K, const float* A, int a_row, int a_col, const float* B, int b_row,
                           int b_col, float* C) {
-  dim3 grid(cdiv(N, kTile), cdiv(M, kTile)), block(kTile, kTile);
-  matmul<<<grid, block>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C);
+  dim3 tc_grid(cdiv(N, kTcTile), cdiv(M, kTcTile));
+  if (precision == Precision::bf16) matmul_bf16<<<tc_grid, 128>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C);
+  else if (precision == Precision::fp16) matmul_fp16<<<tc_grid, 128>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C);
+  else matmul<<<dim3(cdiv(N, kTile), cdiv(M, kTile)), dim3(kTile, kTile)>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -120,14 +183,17 @@ int main(int argc, char** argv) {
   if (argc > 1) s.batch = std::atoi(argv[1]);
   if (argc > 2) s.hidden = std::atoi(argv[2]);
   int steps = argc > 3 ? std::atoi(argv[3]) : 5;
-  if (s.batch < 1 || s.hidden < 1 || steps < 1) {
-    std::fprintf(stderr, "usage: train [BATCH >= 1] [HIDDEN >= 1] [STEPS >= 1]\n");
+  const char* prec = argc > 4 ? argv[4] : "fp32";
+  if (!std::strcmp(prec, "bf16")) precision = Precision::bf16;
+  else if (!std::strcmp(prec, "fp16")) precision = Precision::fp16;
+  if (s.batch < 1 || s.hidden < 1 || steps < 1 || (precision == Precision::fp32 && std::strcmp(prec, "fp32"))) {
+    std::fprintf(stderr, "usage: train [BATCH >= 1] [HIDDEN >= 1] [STEPS >= 1] [fp32|bf16|fp16]\n");
     return 2;
   }
   const int B = s.batch, D = s.in, Hd = s.hidden, C = s.classes;
   const long P = s.params();
   const lab::mlp::AdamW opt;
-  std::printf("shape batch %d in %d hidden %d classes %d params %ld\n", B, D, Hd, C, P);
+  std::printf("shape batch %d in %d hidden %d classes %d params %ld precision %s\n", B, D, Hd, C, P, prec);
 
   // 1. Host data: starting weights, one batch at a time.
   std::vector<float> hp(P), hX(size_t(B) * D);
