@@ -72,6 +72,7 @@ struct CpuRun {
 struct GpuRun {
   std::vector<double> losses;
   std::vector<double> kernel_ms;     // per role, kernel time without the launch overhead, mean per step
+  std::vector<std::string> launched; // per role, the kernel's name (matmul, matmul_bf16, ...)
   double launch_overhead_ms = 0;     // per step
   double pcie_ms = 0;                // per step
   uint64_t h2d_bytes = 0, d2h_bytes = 0;  // per step
@@ -159,6 +160,7 @@ GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, 
   // time (lab/sim/cycle/params.h); it is shown apart from the kernels' work.
   const double overhead_ms = sim::cycle::cycle_params(gpu).launch_overhead_s * 1e3;
   r.kernel_ms.assign(kLaunchesPerStep, 0.0);
+  r.launched.assign(kLaunchesPerStep, "");
   for (size_t i = 0; i < launches.size(); ++i) {
     const auto& l = launches[i];
     const size_t role = i % kLaunchesPerStep;
@@ -168,6 +170,7 @@ GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, 
                           kRoles[role].kernel);
       return r;
     }
+    r.launched[role] = l.value("kernel", "");
     const double ms = l["predicted"].value("time_ms", 0.0);
     r.kernel_ms[role] += (ms - overhead_ms) / steps;
     r.launch_overhead_ms += overhead_ms / steps;
@@ -218,7 +221,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
   const double gpu_ms = g.step_ms(), speedup = c.step_ms / gpu_ms;
   json kernels = json::array();
   for (size_t i = 0; i < kLaunchesPerStep; ++i)
-    kernels.push_back({{"kernel", kRoles[i].kernel}, {"what", kRoles[i].what}, {"part", kRoles[i].part},
+    kernels.push_back({{"kernel", g.launched[i]}, {"what", kRoles[i].what}, {"part", kRoles[i].part},
                        {"predicted_ms", g.kernel_ms[i]}});
   o.j = {{"shape", {{"batch", shape.batch}, {"in", shape.in}, {"hidden", shape.hidden}, {"classes", shape.classes},
                     {"params", shape.params()}}},
@@ -248,7 +251,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
   t += fmt::format("\nOne step, GPU kernel by kernel ({} launches; PREDICTED by the cycle model for the {}):\n",
                    kLaunchesPerStep, gpu.name);
   for (size_t i = 0; i < kLaunchesPerStep; ++i)
-    t += fmt::format("  {:>2}  {:<14} {:<22} {:>9.4f} ms  {:>5.1f}%\n", i + 1, kRoles[i].kernel, kRoles[i].what,
+    t += fmt::format("  {:>2}  {:<14} {:<22} {:>9.4f} ms  {:>5.1f}%\n", i + 1, g.launched[i], kRoles[i].what,
                      g.kernel_ms[i], 100 * g.kernel_ms[i] / gpu_ms);
   t += fmt::format("      {:<37} {:>9.4f} ms  {:>5.1f}%\n",
                    fmt::format("launch overhead ({} x {:.0f} us)", kLaunchesPerStep,

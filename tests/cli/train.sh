@@ -26,6 +26,7 @@ need(2.0 < g["losses"][0] < 4.0, f"first loss near ln(16) = 2.77: {g['losses'][0
 need(c["label"] == "measured" and g["label"] == "prediction", "labels")
 need(c["step_ms"] > 0 and g["step_ms"] > 0, "both step times positive")
 need(g["launches_per_step"] == 12 and len(g["kernels"]) == 12, "twelve launches a step")
+need([k["kernel"] for k in g["kernels"]].count("matmul") == 5, "five fp32 GEMMs")
 parts = sum(k["predicted_ms"] for k in g["kernels"]) + g["launch_overhead_ms"] + g["pcie_ms"]
 need(abs(parts - g["step_ms"]) < 1e-9, "the step is the sum of its parts")
 # The program's cudaEventElapsedTime reads the runtime's model clock: kernels and copies, the same total.
@@ -37,6 +38,19 @@ for b in bad: print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
 [ $? = 0 ] && passes=$((passes+1))
+
+# Mixed precision: tensor-core GEMMs on the GPU, the same operand rounding on the CPU, fp32 master weights.
+"$GPULAB" train --steps 2 --precision bf16 --json >"$tmp/b" 2>"$tmp/err"; rc=$?
+check "bf16 train exits 0 ($(head -c 300 "$tmp/err"))" "[ $rc = 0 ]"
+check "bf16: losses match and fall, GEMMs on the tensor cores" "python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1])); c, g = j[\"cpu\"][\"losses\"], j[\"gpu\"][\"losses\"]
+ok = j[\"precision\"] == \"bf16\" and j[\"losses_match\"] and j[\"losses_fall\"] and abs(c[0] - g[0]) < 1e-3
+ok = ok and j[\"peak_ratio\"][\"gpu_peak_kind\"] == \"BF16 tensor\"
+ok = ok and [k[\"kernel\"] for k in j[\"gpu\"][\"kernels\"]].count(\"matmul_bf16\") == 5
+f = json.load(open(sys.argv[2]))[\"gpu\"][\"losses\"][0]
+ok = ok and g[0] != f  # the rounding is really there: not the fp32 curve
+sys.exit(0 if ok else 1)' $tmp/b $tmp/j"
 
 "$GPULAB" train --steps 1 >"$tmp/o" 2>&1; rc=$?
 check "--steps 1 is a usage error" "[ $rc = 2 ] && grep -q 'steps >= 2' $tmp/o"
