@@ -77,6 +77,7 @@ struct GpuRun {
   double pcie_ms = 0;                // per step
   uint64_t h2d_bytes = 0, d2h_bytes = 0;  // per step
   double program_event_ms = 0;       // what the program's cudaEventElapsedTime said (model clock), last step
+  std::vector<std::pair<std::string, uint64_t>> memory;  // device bytes per group, counted by the runtime
   double step_ms() const {
     double s = launch_overhead_ms + pcie_ms;
     for (double k : kernel_ms) s += k;
@@ -144,10 +145,12 @@ GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, 
     int s = 0;
     double v = 0;
     unsigned long long b = 0;
+    char group[32];
     if (std::sscanf(l.c_str(), "step %d loss %lf", &s, &v) == 2) r.losses.push_back(v);
     else if (std::sscanf(l.c_str(), "step %d predicted_ms %lf", &s, &v) == 2) r.program_event_ms = v;
     else if (std::sscanf(l.c_str(), "copy h2d %llu", &b) == 1) r.h2d_bytes = b;
     else if (std::sscanf(l.c_str(), "copy d2h %llu", &b) == 1) r.d2h_bytes = b;
+    else if (std::sscanf(l.c_str(), "memory %31s %llu", group, &b) == 2) r.memory.emplace_back(group, b);
   }
   const auto& launches = j["launches"];
   if (launches.size() != kLaunchesPerStep * size_t(steps) || r.losses.size() != size_t(steps)) {
@@ -193,6 +196,30 @@ double cpu_sgemm_flops() {
 
 bool falls(const std::vector<double>& l) { return l.size() >= 2 && l.back() < l.front(); }
 
+// Device memory by group, as the lab's runtime counted it (cudaMemGetInfo
+// before and after each group's cudaMalloc calls), and the same counts
+// scaled to a large model: per parameter, fp32 weights + gradients + Adam's
+// m and v are 4 + 4 + 8 = 16 bytes, whatever the model.
+std::string memory_text(const GpuRun& g, const mlp::Shape& shape, const sim::GpuModel& gpu) {
+  std::map<std::string, uint64_t> m(g.memory.begin(), g.memory.end());
+  uint64_t total = 0;
+  for (auto& [k, v] : g.memory) total += v;
+  std::string t = fmt::format("\nMemory on the GPU (bytes the lab's runtime counted, cudaMemGetInfo around each group):\n");
+  for (auto& [k, v] : g.memory)
+    t += fmt::format("  {:<12} {:>12}  {:>5.1f}%\n", k, v, 100.0 * double(v) / double(total));
+  const double per_param = double(m["weights"] + m["gradients"] + m["optimizer"]) / double(shape.params());
+  t += fmt::format("  per parameter: {:.1f} bytes (fp32 weights, gradients, Adam's m and v); activations: {:.0f} bytes "
+                   "per batch row\n",
+                   per_param, double(m["activations"]) / shape.batch);
+  const double p7 = 7e9, gb = 1e9;
+  t += fmt::format("  scaled to 7e9 parameters: {:.0f} GB of weights + gradients + optimizer state (fp16 weights "
+                   "alone would be {:.0f} GB), against the {}'s {:.0f} GB: {}\n",
+                   per_param * p7 / gb, 2 * p7 / gb, gpu.name, double(gpu.dram_bytes) / gb,
+                   per_param * p7 > double(gpu.dram_bytes) ? "it does not fit, before a single activation"
+                                                          : "it fits, activations permitting");
+  return t;
+}
+
 struct Outcome {
   json j;
   std::string text;
@@ -232,7 +259,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
                   {"step_ms", gpu_ms}, {"kernels", kernels}, {"launches_per_step", kLaunchesPerStep},
                   {"launch_overhead_ms", g.launch_overhead_ms}, {"pcie_ms", g.pcie_ms},
                   {"h2d_bytes", g.h2d_bytes}, {"d2h_bytes", g.d2h_bytes},
-                  {"program_event_ms", g.program_event_ms}}},
+                  {"program_event_ms", g.program_event_ms}, {"memory_bytes", json(g.memory)}}},
          {"loss_max_abs_diff", diff}, {"losses_match", match}, {"losses_fall", down}, {"speedup", speedup}};
 
   std::string& t = o.text;
@@ -263,6 +290,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
   t += fmt::format("      {:<37} {:>9.4f} ms  (the program's cudaEventElapsedTime, same model clock: {:.4f} ms)\n",
                    "predicted GPU step", gpu_ms, g.program_event_ms);
 
+  t += memory_text(g, shape, gpu);
   t += fmt::format("\nWhere the time goes: CPU MEASURED here (median of {} steps, OpenBLAS threads as configured), "
                    "GPU PREDICTED\n",
                    c.timed_steps);

@@ -21,8 +21,9 @@
 // (the master copy AdamW updates) and so does everything else.
 //
 // Twelve launches and two copies a step: the lesson's point is where their
-// time goes. Lines printed: "step S loss L", "copy h2d BYTES", "copy d2h BYTES",
-// and per step the model clock's time ("step S predicted_ms T", a prediction).
+// time goes. Lines printed: "memory GROUP BYTES" once per group of
+// allocations, then per step "step S loss L", "copy h2d BYTES", "copy d2h
+// BYTES" and the model clock's time ("step S predicted_ms T", a prediction).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <mma.h>
@@ -164,6 +165,13 @@ extern "C" __global__ void relu_backward(int n, float* dH, const float* H) {
   if (i < n && !(H[i] > 0.f)) dH[i] = 0.f;
 }
 
+// Bytes the device has handed out: total - free, from cudaMemGetInfo.
+static size_t device_used() {
+  size_t free_bytes = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  return total - free_bytes;
+}
+
 static unsigned cdiv(long a, long b) { return unsigned((a + b - 1) / b); }
 
 enum class Precision { fp32, bf16, fp16 };
@@ -200,21 +208,34 @@ int main(int argc, char** argv) {
   std::vector<int> hy(B);
   lab::mlp::init_params(s, hp.data());
 
-  // 2. Device memory: parameters, gradients and AdamW's moments share one layout.
+  // 2. Device memory: parameters, gradients and AdamW's moments share one
+  // layout. Each group's bytes are what cudaMemGetInfo says it took: the
+  // runtime's count, printed as "memory GROUP BYTES".
   float *p, *g, *m, *v, *X, *H, *L, *dL, *dH, *row_loss, *loss;
   int* y;
+  size_t used = device_used();
+  auto group = [&](const char* name) {
+    size_t now = device_used();
+    std::printf("memory %s %zu\n", name, now - used);
+    used = now;
+  };
   CUDA_CHECK(cudaMalloc(&p, P * sizeof(float)));
+  group("weights");
   CUDA_CHECK(cudaMalloc(&g, P * sizeof(float)));
+  group("gradients");
   CUDA_CHECK(cudaMalloc(&m, P * sizeof(float)));
   CUDA_CHECK(cudaMalloc(&v, P * sizeof(float)));
-  CUDA_CHECK(cudaMalloc(&X, size_t(B) * D * sizeof(float)));
-  CUDA_CHECK(cudaMalloc(&y, size_t(B) * sizeof(int)));
+  group("optimizer");
   CUDA_CHECK(cudaMalloc(&H, size_t(B) * Hd * sizeof(float)));
   CUDA_CHECK(cudaMalloc(&dH, size_t(B) * Hd * sizeof(float)));
   CUDA_CHECK(cudaMalloc(&L, size_t(B) * C * sizeof(float)));
   CUDA_CHECK(cudaMalloc(&dL, size_t(B) * C * sizeof(float)));
   CUDA_CHECK(cudaMalloc(&row_loss, size_t(B) * sizeof(float)));
   CUDA_CHECK(cudaMalloc(&loss, sizeof(float)));
+  group("activations");
+  CUDA_CHECK(cudaMalloc(&X, size_t(B) * D * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&y, size_t(B) * sizeof(int)));
+  group("batch");
   CUDA_CHECK(cudaMemcpy(p, hp.data(), P * sizeof(float), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemset(m, 0, P * sizeof(float)));
   CUDA_CHECK(cudaMemset(v, 0, P * sizeof(float)));

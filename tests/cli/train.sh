@@ -34,6 +34,11 @@ need(abs(g["program_event_ms"] - g["step_ms"]) <= 0.01 * g["step_ms"], f"event {
 need(g["h2d_bytes"] == 64 * 64 * 4 + 64 * 4 and g["d2h_bytes"] == 4, "batch in, loss out")
 need(abs(g["launch_overhead_ms"] - 12 * 0.002) < 1e-9, "12 launches x 2 us")
 need(j["peak_ratio"]["ratio"] > 1, "peak ratio")
+# Device memory as the runtime counted it (cudaMemGetInfo): P = 10384 parameters, batch 64, hidden 128, 16 classes.
+mem = dict(g["memory_bytes"])
+P = j["shape"]["params"]
+need(mem == {"weights": 4 * P, "gradients": 4 * P, "optimizer": 8 * P,
+             "activations": 4 * (2 * 64 * 128 + 2 * 64 * 16 + 64 + 1), "batch": 4 * (64 * 64 + 64)}, f"memory {mem}")
 for b in bad: print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
