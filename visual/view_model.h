@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "lab/ptx/module.h"  // ptx::Space: the one representation of a memory space
+
 namespace lab::visual {
 
 // [SM] -------------------------------------------------------------------------
@@ -75,7 +77,6 @@ struct BlockView {
 };
 
 // [ACCESS] ---------------------------------------------------------------------
-enum class AccessSpace : uint8_t { Global, Shared };
 
 // How the simulator served a shared request (lab/sim/memory_cost.h's
 // SharedServe, copied): lane l is in phase l / lanes_per_phase; its k-th
@@ -91,7 +92,7 @@ struct BankService {
 
 struct WarpAccess {
   bool valid = false;
-  AccessSpace space = AccessSpace::Global;
+  ptx::Space space = ptx::Space::Global;
   bool is_store = false;
   uint8_t access_bytes = 4;
   uint32_t mask = 0;
