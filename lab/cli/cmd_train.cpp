@@ -2,7 +2,7 @@
 // GPU, side by side.
 //
 //   gpulab train [--batch 64] [--hidden 128] [--steps 5] [--precision fp32|bf16|fp16] [--gpu H100]
-//                [--sweep [LIST]] [--json]
+//                [--adamw reference|exercise] [--sweep [LIST]] [--json]
 //
 // The CPU runs lab/cpu/mlp_step.cpp (OpenBLAS GEMMs + loops) and is TIMED
 // here. The GPU runs lessons/10-training-step/train.cu, an ordinary CUDA
@@ -41,7 +41,7 @@ using nlohmann::json;
 
 struct TrainArgs {
   int batch = 64, hidden = 128, steps = 5;
-  std::string gpu = "H100", lessons_dir, sweep, precision = "fp32";
+  std::string gpu = "H100", lessons_dir, sweep, precision = "fp32", adamw = "reference";
   bool json = false;
 };
 
@@ -122,11 +122,17 @@ CpuRun run_cpu(const mlp::Shape& shape, int steps, cpu::Precision prec) {
 }
 
 // Runs `gpulab run train.cu --json` (this binary) and reads its output.
+// Which AdamW kernel train.cu builds with: the reference solution, or the
+// student's exercise_adamw.cu.
+bool g_adamw_reference = true;
+
 GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, cpu::Precision prec,
                const sim::GpuModel& gpu, std::string& error) {
   GpuRun r;
-  const std::string cmd = fmt::format("'{}/gpulab' run '{}' --json --gpu {} -- {} {} {} {} 2>&1", gpulab_dir(),
-                                      train_cu, gpu.name, shape.batch, shape.hidden, steps, cpu::precision_name(prec));
+  const std::string cmd =
+      fmt::format("'{}/gpulab' run '{}' --json --gpu {} -D ADAMW_REFERENCE={} -- {} {} {} {} 2>&1", gpulab_dir(),
+                  train_cu, gpu.name, g_adamw_reference ? 1 : 0, shape.batch, shape.hidden, steps,
+                  cpu::precision_name(prec));
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
     char buf[65536];
@@ -274,6 +280,9 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
                      std::fabs(c.losses[size_t(s)] - g.losses[size_t(s)]));
   t += fmt::format("  losses {} (max |diff| {:.2e}, tolerance 1e-3) and {}\n", match ? "match" : "DO NOT MATCH", diff,
                    down ? "fall on both" : "DO NOT FALL");
+  if (!match && !g_adamw_reference)
+    t += "  The GPU ran your exercise_adamw.cu: until it is AdamW (`gpulab check 10-training-step/adamw`), its "
+         "updates differ from the CPU's and so do the losses from step 1 on.\n";
 
   t += fmt::format("\nOne step, GPU kernel by kernel ({} launches; PREDICTED by the cycle model for the {}):\n",
                    kLaunchesPerStep, gpu.name);
@@ -343,6 +352,7 @@ int run_train(const TrainArgs& a) {
   }
   mlp::Shape shape;
   shape.batch = a.batch, shape.hidden = a.hidden;
+  g_adamw_reference = a.adamw != "exercise";
   const cpu::Precision prec = a.precision == "bf16"   ? cpu::Precision::bf16
                               : a.precision == "fp16" ? cpu::Precision::fp16
                                                       : cpu::Precision::fp32;
@@ -394,6 +404,7 @@ int run_train(const TrainArgs& a) {
     text += "  GPU GEMM: share of the predicted step in the five GEMMs; overhead: launches + PCIe; "
             "of peak: speedup / peak ratio.\n";
   }
+  j["adamw"] = g_adamw_reference ? "reference" : "exercise";
   j["ok"] = ok;
   if (a.json) std::puts(j.dump(2).c_str());
   else std::fputs(text.c_str(), stdout);
@@ -414,6 +425,8 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
       ->default_str("64x128,256x256,1024x512,1024x1024");
   cmd->add_option("--precision", a->precision, "the GEMMs' operands: fp32 (default), bf16 or fp16 (tensor cores)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+  cmd->add_option("--adamw", a->adamw, "the GPU's AdamW kernel: reference (default) or exercise (your exercise_adamw.cu)")
+      ->check(CLI::IsMember({"reference", "exercise"}));
   cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
   cmd->add_flag("--json", a->json, "print one JSON object");
   cmd->callback([a, &rc] { rc = run_train(*a); });

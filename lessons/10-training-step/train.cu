@@ -1,7 +1,7 @@
 // Lesson 10: one training step, end to end, as an ordinary CUDA program.
 //
 //   gpulab run lessons/10-training-step/train.cu -- [BATCH] [HIDDEN] [STEPS] [fp32|bf16|fp16]   (defaults 64 128 5 fp32)
-//   gpulab train [--precision bf16]                    (this program beside the CPU step, compared)
+//   gpulab train [--precision bf16] [--adamw exercise]  (this program beside the CPU step, compared)
 //
 // A 2-layer MLP (64 inputs -> HIDDEN, ReLU -> 16 classes) trained with
 // AdamW on lab/cpu/mlp_task.h's synthetic task, the same task, weights and
@@ -34,7 +34,13 @@
 #include <vector>
 
 #include "../../lab/cpu/mlp_task.h"
-#include "solution_adamw.cu"
+// The AdamW kernel: yours (the exercise) unless built with -D ADAMW_REFERENCE=1,
+// which `gpulab train` does unless told `--adamw exercise`.
+#if ADAMW_REFERENCE
+#include "../.solutions/10-training-step/solution_adamw.cu"
+#else
+#include "exercise_adamw.cu"
+#endif
 
 #define CUDA_CHECK(call)                                                                          \
   do {                                                                                            \

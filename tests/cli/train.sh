@@ -57,6 +57,10 @@ f = json.load(open(sys.argv[2]))[\"gpu\"][\"losses\"][0]
 ok = ok and g[0] != f  # the rounding is really there: not the fp32 curve
 sys.exit(0 if ok else 1)' $tmp/b $tmp/j"
 
+# The student's AdamW as shipped (plain SGD): the GPU's updates differ from the CPU's AdamW, so must the losses.
+"$GPULAB" train --steps 2 --adamw exercise >"$tmp/o" 2>&1; rc=$?
+check "the shipped exercise (SGD) does not match the CPU's AdamW" "[ $rc = 1 ] && grep -q 'DO NOT MATCH' $tmp/o && grep -q 'gpulab check 10-training-step/adamw' $tmp/o"
+
 "$GPULAB" train --steps 1 >"$tmp/o" 2>&1; rc=$?
 check "--steps 1 is a usage error" "[ $rc = 2 ] && grep -q 'steps >= 2' $tmp/o"
 "$GPULAB" train --sweep 64 >"$tmp/o" 2>&1; rc=$?
