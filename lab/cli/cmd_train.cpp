@@ -378,7 +378,7 @@ int run_train(const TrainArgs& a) {
 
   if (!sweep.empty()) {
     j["sweep"] = json::array();
-    text += fmt::format("\nSweep (1 step each after the first; CPU MEASURED, GPU PREDICTED for the {}):\n", gpu->name);
+    text += fmt::format("\nSweep (2 steps each; CPU MEASURED, GPU PREDICTED for the {}):\n", gpu->name);
     text += fmt::format("  {:>6} {:>7} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9}\n", "batch", "hidden",
                         "GEMM MFLOP", "CPU ms", "GPU ms", "speedup", "GPU GEMM", "overhead", "of peak");
     for (auto [b, h] : sweep) {

@@ -74,35 +74,38 @@ extern "C" __global__ void matmul(int M, int N, int K, const float* A, int a_row
 }
 
 // The same product on the tensor cores (lesson 6): a block of 4 warps
-// computes a 32 x 32 tile of C, each warp a 16 x 16 quarter. A and B tiles
-// are read in fp32 (the master weights, the activations), rounded to Low
-// (bf16 or fp16) into shared memory, and multiplied in WMMA 16 x 16 x 16
-// steps accumulating in fp32.
-constexpr int kTcTile = 32;
+// computes a 32 x 32 tile of C, each warp a 16 x 16 quarter. A and B are
+// read in fp32 (the master weights, the activations) 32 values of k at a
+// time, rounded to Low (bf16 or fp16) into shared memory, and multiplied in
+// two WMMA 16 x 16 x 16 steps per barrier, accumulating in fp32.
+constexpr int kTcTile = 32, kTcK = 32;
+constexpr int kTcLd = 40;  // shared rows padded from 32 to 40 values: fragment rows 80 bytes apart spread over the banks
 template <typename Low>
 __device__ void matmul_tensor(int M, int N, int K, const float* A, int a_row, int a_col, const float* B, int b_row,
                               int b_col, float* C) {
   using namespace nvcuda;
-  __shared__ __align__(32) Low As[kTcTile * kTile];  // 32 rows x 16 k
-  __shared__ __align__(32) Low Bs[kTile * kTcTile];  // 16 k x 32 columns
+  __shared__ __align__(32) Low As[kTcTile * kTcLd];  // 32 rows x 32 k
+  __shared__ __align__(32) Low Bs[kTcK * kTcLd];     // 32 k x 32 columns
   __shared__ __align__(32) float Cs[4][kTile * kTile];
   const int row0 = blockIdx.y * kTcTile, col0 = blockIdx.x * kTcTile, warp = threadIdx.x / 32;
   const int wr = (warp / 2) * kTile, wc = (warp % 2) * kTile;  // this warp's quarter of the tile
   wmma::fragment<wmma::accumulator, kTile, kTile, kTile, float> acc;
   wmma::fill_fragment(acc, 0.f);
-  for (int k0 = 0; k0 < K; k0 += kTile) {
-    for (int e = threadIdx.x; e < kTcTile * kTile; e += blockDim.x) {
-      int r = e / kTile, c = e % kTile;  // A: row r, k c
-      As[e] = Low(row0 + r < M && k0 + c < K ? A[long(row0 + r) * a_row + long(k0 + c) * a_col] : 0.f);
+  for (int k0 = 0; k0 < K; k0 += kTcK) {
+    for (int e = threadIdx.x; e < kTcTile * kTcK; e += blockDim.x) {
+      int r = e / kTcK, c = e % kTcK;  // A: row r, k c
+      As[r * kTcLd + c] = Low(row0 + r < M && k0 + c < K ? A[long(row0 + r) * a_row + long(k0 + c) * a_col] : 0.f);
       int kr = e / kTcTile, bc = e % kTcTile;  // B: k kr, column bc
-      Bs[e] = Low(k0 + kr < K && col0 + bc < N ? B[long(k0 + kr) * b_row + long(col0 + bc) * b_col] : 0.f);
+      Bs[kr * kTcLd + bc] = Low(k0 + kr < K && col0 + bc < N ? B[long(k0 + kr) * b_row + long(col0 + bc) * b_col] : 0.f);
     }
     __syncthreads();
-    wmma::fragment<wmma::matrix_a, kTile, kTile, kTile, Low, wmma::row_major> fa;
-    wmma::fragment<wmma::matrix_b, kTile, kTile, kTile, Low, wmma::row_major> fb;
-    wmma::load_matrix_sync(fa, As + wr * kTile, kTile);
-    wmma::load_matrix_sync(fb, Bs + wc, kTcTile);
-    wmma::mma_sync(acc, fa, fb, acc);
+    for (int kk = 0; kk < kTcK; kk += kTile) {
+      wmma::fragment<wmma::matrix_a, kTile, kTile, kTile, Low, wmma::row_major> fa;
+      wmma::fragment<wmma::matrix_b, kTile, kTile, kTile, Low, wmma::row_major> fb;
+      wmma::load_matrix_sync(fa, As + wr * kTcLd + kk, kTcLd);
+      wmma::load_matrix_sync(fb, Bs + kk * kTcLd + wc, kTcLd);
+      wmma::mma_sync(acc, fa, fb, acc);
+    }
     __syncthreads();
   }
   wmma::store_matrix_sync(Cs[warp], acc, kTile, wmma::mem_row_major);
