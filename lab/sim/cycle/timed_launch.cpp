@@ -1,8 +1,8 @@
 // lab/sim/cycle/timed_launch.cpp: sample plan -> traced blocks -> slice
 // simulations -> the predicted kernel time (timed_launch.h).
 //
-// Work budget: with an automatic slice the first timed block (the middle of
-// wave 0, the same block for every slice size) is run first, and its warp
+// Work budget: with an automatic slice the first timed block (block 0 on
+// SM 0, the same block for every slice size) is run first, and its warp
 // instruction count decides how many SMs the slice gets (1 to 8), so that
 // the timed sample stays near kTimedWarpInsts. The interpreter runs the
 // timed blocks on a second thread, ahead of the cycle model, in block order.
