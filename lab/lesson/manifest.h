@@ -120,6 +120,7 @@ struct Exercise {
   std::vector<std::pair<std::string, Baseline>> baselines;
   std::vector<std::string> hints;
   std::vector<std::string> defines;  // extra -D for compiling
+  std::vector<std::string> nonnegative;  // input buffers filled with |uniform| (e.g. Adam's second moment, a mean of squares)
 };
 
 struct Lesson {

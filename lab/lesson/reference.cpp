@@ -136,6 +136,23 @@ void histogram(const ReferenceArgs& a) {
   }
 }
 
+// AdamW (Loshchilov & Hutter 2019, Algorithm 2) on n parameters, args
+// (n, p, g, m, v, lr, beta1, beta2, eps, wd, c1, c2) with p, m, v updated in
+// place; c1, c2 = 1 / (1 - beta^t) are the bias corrections for step t.
+void adamw(const ReferenceArgs& a) {
+  const auto& g = *a.in[1];
+  auto& p = *a.out[0];
+  auto& m = *a.out[1];
+  auto& v = *a.out[2];
+  const double lr = a.scalars[0], b1 = a.scalars[1], b2 = a.scalars[2], eps = a.scalars[3], wd = a.scalars[4],
+               c1 = a.scalars[5], c2 = a.scalars[6];
+  for (size_t i = 0; i < p.size(); ++i) {
+    m[i] = b1 * m[i] + (1 - b1) * g[i];
+    v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
+    p[i] -= lr * (m[i] * c1 / (std::sqrt(v[i] * c2) + eps) + wd * p[i]);
+  }
+}
+
 const std::vector<Reference>& table() {
   static const std::vector<Reference> t = {
       {"vector_add", "C = A + B, element by element", 2, 1, 0, {}, vector_add},
@@ -150,6 +167,8 @@ const std::vector<Reference>& table() {
       {"row_sum", "y[M] = sum over each row of X[M][N]", 1, 1, 0, {"M", "N"}, row_sum},
       {"scan_rows", "Y[M][N] = inclusive prefix sum of each row of X[M][N]", 1, 1, 0, {"M", "N"}, scan_rows},
       {"histogram", "hist[B] += counts of each value b in x (args: in x, inout hist)", 2, 1, 0, {}, histogram},
+      {"adamw", "AdamW: m, v, p updated in place from g (args n, p, g, m, v, lr, beta1, beta2, eps, wd, c1, c2)", 4, 3,
+       7, {}, adamw},
       {"poly_by_degree", "y[i] = 1 + x[i] + ... + x[i]^d[i]", 2, 1, 0, {}, poly_by_degree},
   };
   return t;
