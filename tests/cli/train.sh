@@ -61,6 +61,11 @@ sys.exit(0 if ok else 1)' $tmp/b $tmp/j"
 "$GPULAB" train --steps 2 --adamw exercise >"$tmp/o" 2>&1; rc=$?
 check "the shipped exercise (SGD) does not match the CPU's AdamW" "[ $rc = 1 ] && grep -q 'DO NOT MATCH' $tmp/o && grep -q 'gpulab check 10-training-step/adamw' $tmp/o"
 
+# A copy of the lessons folder, away from the lab's sources, still builds train.cu.
+cp -r lessons "$tmp/lessons"
+"$GPULAB" train --steps 2 --lessons "$tmp/lessons" >"$tmp/o" 2>&1; rc=$?
+check "train from a copied lessons folder" "[ $rc = 0 ] && grep -q 'losses match' $tmp/o"
+
 "$GPULAB" train --steps 1 >"$tmp/o" 2>&1; rc=$?
 check "--steps 1 is a usage error" "[ $rc = 2 ] && grep -q 'steps >= 2' $tmp/o"
 "$GPULAB" train --sweep 64 >"$tmp/o" 2>&1; rc=$?
