@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <numeric>
 #include <random>
 #include <string>
@@ -237,8 +238,20 @@ TEST_CASE("sample plan: waves, slices and scaling") {
   CHECK_FALSE(p.full);
   REQUIRE(p.segments.size() == 3);
   CHECK(p.segments[0].blocks.size() == 2 * 16);
-  CHECK(p.segments[0].blocks[0] == (264 - 16) / 2);         // the middle of wave 0
-  CHECK(p.segments[0].blocks[16] == 264 + (264 - 16) / 2);  // and of wave 1
+  // Wave 0: SMs 0, 11, 31, ... (the golden-ratio sequence over the 132),
+  // each with its two blocks j and j + 132, in placement order; wave 1 the
+  // same, 264 later.
+  CHECK(p.segments[0].blocks[0] == 0);
+  CHECK(p.segments[0].blocks[1] == 11);
+  CHECK(p.segments[0].blocks[7] == 112);
+  CHECK(p.segments[0].blocks[8] == 132);
+  CHECK(p.segments[0].blocks[16] == 264);
+  CHECK(std::is_sorted(p.segments[0].blocks.begin(), p.segments[0].blocks.end()));
+  // A last wave of 20 blocks keeps 20 SMs busy: the slice spreads over those.
+  auto t = cycle::plan_sample(264 + 20, 132, 2, 8);
+  REQUIRE(t.segments.size() == 1);
+  CHECK(t.segments[0].blocks.back() == 264 + 17);
+  CHECK(t.tail_first_block == 264);
   CHECK(p.middle_waves_scaled == 6);
   CHECK(p.bandwidth_share == doctest::Approx(8.0 / 132));
   // 2 segments of 100 cycles, the middle one's waves retire at 100, 150, 200.

@@ -93,6 +93,7 @@ void sim_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVersi
     const bool sample_only =
         o.sim_run == "sample" || (o.sim_run == "auto" && double(p.M) * p.N * p.K > 1024.0 * 1024.0 * 1024.0 * 1.001);
     so.timing.sample_only = sample_only;
+    so.timing.mode = o.timing == "full" ? sim::TimingMode::Full : sim::TimingMode::Sampled;
     const std::string label = fmt::format("sim   {:<22} {}x{}x{}", v.name, p.M, p.N, p.K);
     say(o, label + " ...");
     if (o.progress)
@@ -123,6 +124,14 @@ void sim_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVersi
     r.ms = predicted_ms(run);
     if (r.ms) r.gflops = gemm_flops(p.M, p.N, p.K) / (*r.ms * 1e-3) / 1e9;
     else if (r.note.empty()) r.note = "the timing model gave no prediction";
+    r.sim_seconds = run.result.metrics.sim_seconds;
+    if (const auto& cy = run.result.metrics.cycle) {
+      r.cycles = cy->cycles;
+      r.timing_note = cy->sample_note;
+      r.model_seconds = cy->model_seconds;
+      r.interpreter_seconds = cy->interpreter_seconds;
+      r.warp_insts_timed = cy->issued;
+    }
     say(o, fmt::format("{}  simulated in {:.1f} s", label, run.result.metrics.sim_seconds));
     rows.push_back(r);
   }
@@ -290,6 +299,14 @@ nlohmann::json gemm_report_json(const BenchReport& rep) {
     row["max_rel_error"] = (r.correct && std::isfinite(r.max_rel_error)) ? nlohmann::json(r.max_rel_error)
                                                                         : nlohmann::json(nullptr);
     row["reference"] = r.reference;
+    if (r.backend == "sim" && r.cycles > 0) {
+      row["cycles"] = r.cycles;
+      row["timing_note"] = r.timing_note;
+      row["sim_seconds"] = r.sim_seconds;
+      row["model_seconds"] = r.model_seconds;
+      row["interpreter_seconds"] = r.interpreter_seconds;
+      row["warp_insts_timed"] = r.warp_insts_timed;
+    }
     j["results"].push_back(row);
   }
   return j;

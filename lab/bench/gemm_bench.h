@@ -29,6 +29,10 @@ struct BenchOptions {
   // blocks the cycle model times (a prediction, not checked), "auto" samples
   // above 1024^3.
   std::string sim_run = "auto";
+  // Cycle model for simulator rows: "sampled" (a slice of SMs and waves,
+  // scaled; the default) or "full" (every block timed cycle by cycle: slow,
+  // the reference the sample is compared with).
+  std::string timing = "sampled";
   // Progress lines for long runs (the CLI prints them on stderr).
   std::function<void(const std::string&)> progress;
 };
@@ -51,6 +55,13 @@ struct BenchRow {
   double max_rel_error = 0;
   bool reference = false;  // OpenBLAS / cuBLAS rows
   std::string note;        // why a figure is missing, device name, ...
+  // Simulator rows: the cycle model's figures (0 / empty elsewhere).
+  double cycles = 0;          // predicted kernel cycles
+  std::string timing_note;    // what was timed (sampled or every block)
+  double sim_seconds = 0;     // wall time of the whole simulated launch
+  double model_seconds = 0;   // of which the cycle model itself
+  double interpreter_seconds = 0;  // running the timed blocks (own thread, beside the model)
+  uint64_t warp_insts_timed = 0;   // warp instructions the cycle model issued
 };
 
 struct BenchReport {
@@ -65,7 +76,9 @@ struct BenchReport {
 BenchReport run_gemm_bench(const BenchOptions& options);
 std::string format_gemm_table(const BenchReport& report);
 // {"m","n","k","results":[{"name","device","backend","precision","ms","gflops",
-//   "measured","correct","max_rel_error","reference"}]}
+//   "measured","correct","max_rel_error","reference"; simulator rows also
+//   "cycles","timing_note","sim_seconds","model_seconds","interpreter_seconds",
+//   "warp_insts_timed"}]}
 nlohmann::json gemm_report_json(const BenchReport& report);
 
 }  // namespace lab::bench

@@ -33,7 +33,7 @@ namespace {
 
 struct GemmArgs {
   int size = 256, m = 0, n = 0, k = 0;
-  std::string backend = "auto", gpu = "H100", sim_run = "auto";
+  std::string backend = "auto", gpu = "H100", sim_run = "auto", timing = "sampled";
   unsigned threads = 0;
   std::vector<std::string> only;
   bool json = false, quiet = false;
@@ -51,6 +51,7 @@ int run_bench_gemm(const GemmArgs& a) {
   o.threads = a.threads;
   o.only = a.only;
   o.sim_run = a.sim_run;
+  o.timing = a.timing;
   if (!a.quiet) o.progress = progress_line;
   try {
     if (std::string bad = lab::cli::unknown_only_names(a.only, true); !bad.empty()) {
@@ -129,6 +130,10 @@ const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
                    "simulator rows: full (every block, checked), sample (only the timed blocks: a prediction, not "
                    "checked), auto (sample above 1024^3; default)")
       ->check(CLI::IsMember({"auto", "full", "sample"}));
+  gemm->add_option("--timing", g.timing,
+                   "cycle model for simulator rows: sampled (a slice of SMs and waves, scaled; default) or full "
+                   "(every block timed, slow)")
+      ->check(CLI::IsMember({"sampled", "full"}));
   gemm->add_flag("--json", g.json, "JSON instead of the table");
   gemm->add_flag("--quiet", g.quiet, "no progress lines on stderr");
   gemm->callback([&rc] {

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "lab/sim/exec.h"
 #include "lab/sim/exec_memory.h"
@@ -180,15 +181,107 @@ uint32_t element_from_float(float v, Type t) {
 }
 
 // D[m x n] = A[m x k] * B[k x n] + C, row-major arrays; see the file comment
-// for the summation order.
+// for the summation order. Each output element starts at C and adds its
+// products in increasing kk; the loops run kk outside col so that the inner
+// loop is independent across columns (vectorisable) while every element
+// still sums in that same order, so the result is bit-identical.
 void multiply_accumulate(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n,
                          uint32_t k) {
-  for (uint32_t r = 0; r < m; ++r)
-    for (uint32_t col = 0; col < n; ++col) {
-      double s = C[r * n + col];
-      for (uint32_t kk = 0; kk < k; ++kk) s += double(A[r * k + kk] * Bm[kk * n + col]);  // exact fp32 product
-      D[r * n + col] = float(s);
+  double s[16];
+  for (uint32_t r = 0; r < m; ++r) {
+    for (uint32_t col = 0; col < n; ++col) s[col] = C[r * n + col];
+    for (uint32_t kk = 0; kk < k; ++kk) {
+      const float a = A[r * k + kk];
+      const float* b = Bm + kk * n;
+      for (uint32_t col = 0; col < n; ++col) s[col] += double(a * b[col]);  // exact fp32 product
     }
+    for (uint32_t col = 0; col < n; ++col) D[r * n + col] = float(s[col]);
+  }
+}
+
+// Every .f16 value as a float, from half_to_float once: fragments convert
+// hundreds of elements per instruction.
+const float* half_table() {
+  static const auto t = [] {
+    auto v = std::make_unique<float[]>(65536);
+    for (uint32_t h = 0; h < 65536; ++h) v[h] = half_to_float(uint16_t(h));
+    return v;
+  }();
+  return t.get();
+}
+
+// Lane -> element coordinates of one fragment, tabulated once from the
+// fragments.h functions (which stay the one definition): an mma or wmma
+// instruction looks them up instead of recomputing them per lane and element.
+struct FragmentTable {
+  uint32_t elems = 0;
+  frag::Coord at[kWarpSize][16];
+};
+
+// mma.m16n8kK: A, B, C tables for (k, ab).
+const FragmentTable& mma_table(char which, uint32_t k, Type ab) {
+  const bool tf32 = ab == Type::TF32;
+  const uint32_t ki = k == 16 ? 0 : k == 8 ? 1 : 2;  // k = 16, 8, 4
+  static const auto tables = [] {
+    auto t = std::make_unique<FragmentTable[]>(3 * 3 * 2);
+    for (int w = 0; w < 3; ++w)
+      for (uint32_t kk = 0; kk < 3; ++kk)
+        for (int tf = 0; tf < 2; ++tf) {
+          const uint32_t kv = kk == 0 ? 16 : kk == 1 ? 8 : 4;
+          const Type ty = tf ? Type::TF32 : Type::F16;
+          FragmentTable& ft = t[(w * 3 + kk) * 2 + tf];
+          ft.elems = w == 0 ? frag::mma_a_info(16, 8, kv, ty).elems
+                     : w == 1 ? frag::mma_b_info(16, 8, kv, ty).elems
+                              : frag::mma_c_info(16, 8, kv, Type::F32).elems;
+          for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+            for (uint32_t i = 0; i < ft.elems; ++i)
+              ft.at[lane][i] = w == 0 ? frag::mma_a(16, 8, kv, ty, lane, i)
+                               : w == 1 ? frag::mma_b(16, 8, kv, ty, lane, i)
+                                        : frag::mma_c(16, 8, kv, lane, i);
+        }
+    return t;
+  }();
+  const int w = which == 'A' ? 0 : which == 'B' ? 1 : 2;
+  return tables[(w * 3 + ki) * 2 + (tf32 ? 1 : 0)];
+}
+
+// wmma m16n16kK: tables for (matrix, k, tf32 or not); C/D do not depend on the type.
+const FragmentTable& wmma_table(frag::WmmaMatrix which, uint32_t k, Type t) {
+  static const auto tables = [] {
+    auto tb = std::make_unique<FragmentTable[]>(3 * 2 * 2);
+    for (int w = 0; w < 3; ++w)
+      for (int kk = 0; kk < 2; ++kk)
+        for (int tf = 0; tf < 2; ++tf) {
+          const auto wm = frag::WmmaMatrix(w);
+          const uint32_t kv = kk ? 8 : 16;
+          const Type ty = wm == frag::WmmaMatrix::C ? Type::F32 : tf ? Type::TF32 : Type::F16;
+          FragmentTable& ft = tb[(w * 2 + kk) * 2 + tf];
+          ft.elems = frag::wmma_info(wm, 16, 16, kv, ty).elems;
+          for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+            for (uint32_t i = 0; i < ft.elems; ++i) ft.at[lane][i] = frag::wmma_element(wm, 16, 16, kv, ty, lane, i);
+        }
+    return tb;
+  }();
+  return tables[(int(which) * 2 + (k == 8 ? 1 : 0)) * 2 + (t == Type::TF32 ? 1 : 0)];
+}
+
+// Element values of a fragment, all lanes, into the dense row-major matrix
+// M (leading dimension ld): what element_bits + element_value give, read
+// register by register.
+void gather(const WarpContext& c, const uint32_t* slots, const frag::FragmentInfo& f, uint32_t elems,
+            const FragmentTable& t, Type ty, float* M, uint32_t ld) {
+  const float* half = ty == Type::F16 ? half_table() : nullptr;
+  for (uint32_t i = 0; i < elems; ++i) {
+    const uint32_t slot = slots[f.elem_bits == 32 ? i : i / 2];
+    const uint32_t shift = f.elem_bits == 32 ? 0 : 16 * (i & 1);
+    const uint64_t* r = slot < ptx::kSinkReg ? c.regs + size_t(slot) * kWarpSize : nullptr;
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+      uint32_t bits = r ? uint32_t(r[lane]) >> shift : 0;
+      if (f.elem_bits != 32) bits &= 0xffffu;
+      const frag::Coord p = t.at[lane][i];
+      M[p.row * ld + p.col] = half ? half[bits] : element_value(bits, ty);
+    }
+  }
 }
 
 // ---- mma.sync ------------------------------------------------------------------------
@@ -209,25 +302,15 @@ void exec_mma(const ptx::Instr& in, WarpContext& c) {
       !fragment_slots(c, in, in.ops[2], fb.regs, "B", sb) || !fragment_slots(c, in, in.ops[3], fc.regs, "C", sc))
     return;
   float A[16 * 16], Bm[16 * 8], C[16 * 8], D[16 * 8];
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-    for (uint32_t i = 0; i < fa.elems; ++i) {
-      frag::Coord p = frag::mma_a(m, n, k, ab, lane, i);
-      A[p.row * k + p.col] = element_value(element_bits(c, sa, fa, lane, i), ab);
-    }
-    for (uint32_t i = 0; i < fb.elems; ++i) {
-      frag::Coord p = frag::mma_b(m, n, k, ab, lane, i);
-      Bm[p.row * n + p.col] = element_value(element_bits(c, sb, fb, lane, i), ab);
-    }
-    for (uint32_t i = 0; i < fc.elems; ++i) {
-      frag::Coord p = frag::mma_c(m, n, k, lane, i);
-      C[p.row * n + p.col] = element_value(element_bits(c, sc, fc, lane, i), ct);
-    }
-  }
+  const FragmentTable &ta = mma_table('A', k, ab), &tb = mma_table('B', k, ab), &tc = mma_table('C', k, ab);
+  gather(c, sa, fa, fa.elems, ta, ab, A, k);
+  gather(c, sb, fb, fb.elems, tb, ab, Bm, n);
+  gather(c, sc, fc, fc.elems, tc, ct, C, n);
   multiply_accumulate(A, Bm, C, D, m, n, k);
   FragmentOut out;
   for (uint32_t lane = 0; lane < kWarpSize; ++lane)
     for (uint32_t i = 0; i < fd.elems; ++i) {
-      frag::Coord p = frag::mma_c(m, n, k, lane, i);
+      frag::Coord p = tc.at[lane][i];
       out.put(fd, lane, i, element_from_float(D[p.row * n + p.col], dt));
     }
   out.write(c, sd, fd.regs);
@@ -281,8 +364,9 @@ void exec_wmma_memory(const ptx::Instr& in, WarpContext& c) {
   uint32_t shared = 0;
   if (!split_spaces(c, in, base, shared)) return;
   // Address of element i for each lane.
+  const FragmentTable& tt = wmma_table(tile.which, k, t);
   auto elem_addr = [&](uint32_t lane, uint32_t i) {
-    frag::Coord p = frag::wmma_element(tile.which, m, n, k, t, lane, i);
+    frag::Coord p = tt.at[lane][i];
     uint64_t off = col_major ? uint64_t(p.col) * stride[lane] + p.row : uint64_t(p.row) * stride[lane] + p.col;
     return base[lane] + off * esize;
   };
@@ -347,25 +431,16 @@ void exec_wmma_mma(const ptx::Instr& in, WarpContext& c) {
   // .row/.col need no work here.
   float A[16 * 16], Bm[16 * 16], C[16 * 16], D[16 * 16];
   const uint32_t ua = m * k / kWarpSize, ub = k * n / kWarpSize, uc = m * n / kWarpSize;
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-    for (uint32_t i = 0; i < ua; ++i) {
-      frag::Coord p = frag::wmma_element(WmmaMatrix::A, m, n, k, ab, lane, i);
-      A[p.row * k + p.col] = element_value(element_bits(c, sa, fa, lane, i), ab);
-    }
-    for (uint32_t i = 0; i < ub; ++i) {
-      frag::Coord p = frag::wmma_element(WmmaMatrix::B, m, n, k, ab, lane, i);
-      Bm[p.row * n + p.col] = element_value(element_bits(c, sb, fb, lane, i), ab);
-    }
-    for (uint32_t i = 0; i < uc; ++i) {
-      frag::Coord p = frag::wmma_element(WmmaMatrix::C, m, n, k, ct, lane, i);
-      C[p.row * n + p.col] = element_value(element_bits(c, sc, fc, lane, i), ct);
-    }
-  }
+  const FragmentTable &ta = wmma_table(WmmaMatrix::A, k, ab), &tb = wmma_table(WmmaMatrix::B, k, ab),
+                      &tc = wmma_table(WmmaMatrix::C, k, ct);
+  gather(c, sa, fa, ua, ta, ab, A, k);
+  gather(c, sb, fb, ub, tb, ab, Bm, n);
+  gather(c, sc, fc, uc, tc, ct, C, n);
   multiply_accumulate(A, Bm, C, D, m, n, k);
   FragmentOut out;
   for (uint32_t lane = 0; lane < kWarpSize; ++lane)
     for (uint32_t i = 0; i < fd.elems; ++i) {
-      frag::Coord p = frag::wmma_element(WmmaMatrix::C, m, n, k, dt, lane, i);
+      frag::Coord p = tc.at[lane][i];
       out.put(fd, lane, i, element_from_float(D[p.row * n + p.col], dt));
     }
   out.write(c, sd, fd.regs);

@@ -210,15 +210,17 @@ SharedCost shared_cost(WarpContext& c, const uint64_t* addr, uint32_t mask, uint
 }  // namespace
 
 void count_request(WarpContext& c, Space where, const uint64_t* lane_addr, uint32_t access_bytes, uint32_t mask,
-                   bool is_write) {
+                   bool is_write, bool atomic) {
   struct { Space where; const uint64_t* addr; uint32_t bytes; } a{where, lane_addr, access_bytes};
   PcCounters& pm = *c.pcm;
   ++pm.requests;
   pm.bytes += uint64_t(lanes_in(mask)) * a.bytes;
   uint32_t sectors = 0;
   SharedCost sc;
+  const uint32_t serial = atomic ? same_address_lanes(a.addr, mask) : 0;
+  pm.atomic_serial += serial;
   if (a.where == Space::Shared) {
-    sc = shared_cost(c, a.addr, mask, a.bytes);
+    sc = atomic ? shared_atomic_wavefronts(a.addr, mask, a.bytes) : shared_cost(c, a.addr, mask, a.bytes);
     pm.wavefronts += sc.wavefronts;
     pm.ideal_wavefronts += sc.ideal;
     if (c.trace) [[unlikely]] c.trace->add_shared(sc.wavefronts, is_write);
@@ -257,8 +259,10 @@ void count_request(WarpContext& c, Space where, const uint64_t* lane_addr, uint3
       if (is_write) pm.dram_write_bytes += uint64_t(misses) * kSectorBytes;
       else pm.dram_read_bytes += uint64_t(misses) * kSectorBytes;
     }
-    if (c.trace) [[unlikely]]
+    if (c.trace) [[unlikely]] {
       c.trace->add_global(sec, std::min<uint32_t>(sectors, 64), misses, is_write, a.where == Space::Local);
+      c.trace->mems.back().serial = uint16_t(serial);
+    }
   }
   if (c.ev) [[unlikely]] {
     WarpEvent& ev = *c.ev;
@@ -639,7 +643,7 @@ void exec_atomic(const ptx::Instr& in, WarpContext& c) {
     }
     if (!resolve(c, a, mask, true, bytes)) return;
     mask = checker_veto(c, a, mask, true, true);
-    count_request(c, a.where, a.addr, a.bytes, mask, true);
+    count_request(c, a.where, a.addr, a.bytes, mask, true, true);
     switch (in.type) {
       case Type::F32: atom_lanes<float>(c, in, a, mask, bcopy, cv, out); break;
       case Type::F64: atom_lanes<double>(c, in, a, mask, bcopy, cv, out); break;

@@ -32,7 +32,9 @@ uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_wr
 
 // Counts one request in Nsight Compute's units (sectors + L2 for global and
 // local, wavefronts for shared) on the current pc, and fills the event.
+// `atomic`: an atom/red request (memory_cost.h: shared_atomic_wavefronts,
+// same_address_lanes).
 void count_request(WarpContext& c, ptx::Space where, const uint64_t* lane_addr, uint32_t access_bytes, uint32_t mask,
-                   bool is_write);
+                   bool is_write, bool atomic = false);
 
 }  // namespace lab::sim

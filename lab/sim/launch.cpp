@@ -33,6 +33,7 @@ void PcCounters::add(const PcCounters& o) {
   divergent += o.divergent;
   dram_read_bytes += o.dram_read_bytes;
   dram_write_bytes += o.dram_write_bytes;
+  atomic_serial += o.atomic_serial;
 }
 
 uint64_t KernelMetrics::total_warp_insts() const {

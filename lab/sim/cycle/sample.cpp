@@ -2,6 +2,7 @@
 #include "lab/sim/cycle/sample.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -47,20 +48,36 @@ SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_s
     p.tail_bandwidth_share = std::min(1.0, double(S) / double(tail));
   }
   auto wave_blocks = [&](uint64_t k, SampleSegmentPlan& seg, uint32_t rel) {
-    // The slice's blocks come from the middle of the wave: the first blocks
-    // of a wave are the first to touch their rows and columns and would
-    // overstate DRAM traffic (the L2 model has not seen their neighbours yet).
-    // The offset is the one the largest automatic slice gets, so every slice
-    // size starts at the same block (timed_launch.cpp probes that block first).
-    const uint64_t in_wave = std::min(wave, blocks - k * wave);
+    // The slice stands for S SMs spread over the SMs the wave keeps busy
+    // (SM 0 included), each with the blocks the GPU places on it: the block
+    // scheduler deals a wave's blocks round-robin over the SMs, so SM j holds
+    // blocks j, j + SMs, j + 2 SMs, ... of the wave. The SMs are the first S
+    // points of the golden-ratio (Kronecker) sequence, a low-discrepancy
+    // sample: evenly spaced SMs alias with the grid's rows (with 64 blocks of
+    // an 8-wide grid and S = 8 every one would be in column 0), and a run of
+    // consecutive blocks shares its rows; either way the sample's blocks
+    // would not have the grid's mix of first and later touches of the inputs.
+    const uint64_t base = k * wave;
+    const uint64_t in_wave = std::min(wave, blocks - base);
     const uint64_t per_sm = k + 1 == p.waves ? tail_per_sm : blocks_per_sm;
-    const uint64_t n = std::min(in_wave, uint64_t(S) * per_sm);
-    const uint64_t n_off = std::min(in_wave, uint64_t(std::max(S, kMaxAutoSliceSms)) * per_sm);
-    const uint64_t first = k * wave + (in_wave - n_off) / 2;
-    for (uint64_t b = first; b < first + n; ++b) {
-      seg.blocks.push_back(b);
-      seg.wave_of.push_back(rel);
+    const uint64_t used = std::min<uint64_t>(sm_count, in_wave);  // SMs this wave keeps busy
+    const uint64_t n_sms = std::min<uint64_t>(S, used);
+    std::vector<uint64_t> sms(n_sms);
+    constexpr double kGoldenFraction = 0.6180339887498949;  // (sqrt(5) - 1) / 2
+    for (uint64_t j = 0; j < n_sms; ++j) {
+      const double x = double(j) * kGoldenFraction;
+      sms[j] = std::min(used - 1, uint64_t((x - std::floor(x)) * double(used)));
     }
+    std::sort(sms.begin(), sms.end());
+    if (std::adjacent_find(sms.begin(), sms.end()) != sms.end())  // collisions (S close to the SMs used)
+      for (uint64_t j = 0; j < n_sms; ++j) sms[j] = j * used / n_sms;
+    for (uint64_t m = 0; m < per_sm; ++m)
+      for (uint64_t j : sms) {
+        const uint64_t b = base + j + m * sm_count;
+        if (b >= base + in_wave) continue;
+        seg.blocks.push_back(b);
+        seg.wave_of.push_back(rel);
+      }
   };
   auto segment = [&](uint64_t from, uint64_t count, std::string what) {
     SampleSegmentPlan seg;

@@ -2,9 +2,10 @@
 // time scales to the whole grid.
 //
 // A launch of W waves (W = blocks / (SMs x blocks per SM)) is timed on a
-// slice of S SMs that receive consecutive block ids from the middle of each
-// wave: per wave, S x blocks-per-SM blocks (in the last wave, S x the most
-// blocks an SM holds in the tail). The slice gets S / (busy SMs)
+// slice of S SMs spread over the SMs each wave keeps busy (a low-discrepancy
+// sample, SM 0 included), each with the blocks the GPU would place on it (SM j: blocks
+// j, j + SMs, ... of the wave; in the last wave, as many as an SM holds in
+// the tail). The slice gets S / (busy SMs)
 // of the L2 and DRAM bandwidth. Up to 6 waves are simulated back to back;
 // longer launches are timed as the first two waves, three waves in the
 // middle (whose last two give the steady per-wave time) and the last two,

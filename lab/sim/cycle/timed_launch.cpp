@@ -1,8 +1,8 @@
 // lab/sim/cycle/timed_launch.cpp: sample plan -> traced blocks -> slice
 // simulations -> the predicted kernel time (timed_launch.h).
 //
-// Work budget: with an automatic slice the first timed block (the middle of
-// wave 0, the same block for every slice size) is run first, and its warp
+// Work budget: with an automatic slice the first timed block (block 0 on
+// SM 0, the same block for every slice size) is run first, and its warp
 // instruction count decides how many SMs the slice gets (1 to 8), so that
 // the timed sample stays near kTimedWarpInsts. The interpreter runs the
 // timed blocks on a second thread, ahead of the cycle model, in block order.
@@ -120,6 +120,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   } catch (const std::exception&) {
     bps = 1;  // the report names the occupancy problem; time it as one block per SM
   }
+  if (options.max_blocks_per_sm) bps = std::min(bps, int(options.max_blocks_per_sm));
   bps = std::max(1, bps);
   const uint32_t sms = uint32_t(std::max(1, gpu.sm_count));
   std::mutex interp_m;
