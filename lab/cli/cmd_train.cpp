@@ -65,7 +65,7 @@ constexpr size_t kLaunchesPerStep = std::size(kRoles);
 struct CpuRun {
   std::vector<double> losses;
   double step_ms = 0;  // median over timed steps
-  std::map<std::string, double> part_ms;  // median over timed steps (the parts' medians need not sum to the step's)
+  std::map<std::string, double> part_ms;  // the median step's parts (they add up to step_ms)
   int timed_steps = 0;
 };
 
@@ -110,13 +110,14 @@ CpuRun run_cpu(const mlp::Shape& shape, int steps, cpu::Precision prec) {
     parts["adamw"].push_back(t.adamw_ms);
     spent += t.total_ms() + t.data_ms;
   }
-  // Medians: one descheduling on a shared machine does not move them (lab/cpu/timer.h).
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  for (auto& [k, v] : parts) r.part_ms[k] = median(v);
-  r.step_ms = median(totals);
+  // The median step (one descheduling on a shared machine does not move it,
+  // lab/cpu/timer.h), with that step's own parts, so the parts add up to it.
+  std::vector<size_t> order(totals.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return totals[x] < totals[y]; });
+  const size_t mid = order[order.size() / 2];
+  for (auto& [k, v] : parts) r.part_ms[k] = v[mid];
+  r.step_ms = totals[mid];
   r.timed_steps = int(totals.size());
   return r;
 }
@@ -301,7 +302,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
                    "predicted GPU step", gpu_ms, g.program_event_ms);
 
   t += memory_text(g, shape, gpu);
-  t += fmt::format("\nWhere the time goes: CPU MEASURED here (median of {} steps, OpenBLAS threads as configured), "
+  t += fmt::format("\nWhere the time goes: CPU MEASURED here (the median of {} steps, OpenBLAS threads as configured), "
                    "GPU PREDICTED\n",
                    c.timed_steps);
   t += fmt::format("  {:<24} {:>11} {:>11} {:>9}\n", "part", "CPU ms", "GPU ms", "speedup");

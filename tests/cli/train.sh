@@ -25,6 +25,7 @@ need(c["losses"][-1] < c["losses"][0] and g["losses"][-1] < g["losses"][0], "los
 need(2.0 < g["losses"][0] < 4.0, f"first loss near ln(16) = 2.77: {g['losses'][0]}")
 need(c["label"] == "measured" and g["label"] == "prediction", "labels")
 need(c["step_ms"] > 0 and g["step_ms"] > 0, "both step times positive")
+need(abs(sum(c["part_ms"].values()) - c["step_ms"]) < 1e-9, "the CPU step is the sum of its parts (one measured step)")
 need(g["launches_per_step"] == 12 and len(g["kernels"]) == 12, "twelve launches a step")
 need([k["kernel"] for k in g["kernels"]].count("matmul") == 5, "five fp32 GEMMs")
 parts = sum(k["predicted_ms"] for k in g["kernels"]) + g["launch_overhead_ms"] + g["pcie_ms"]
