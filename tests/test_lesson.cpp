@@ -340,3 +340,28 @@ sizes = [{M = 1, N = 1024}]
   CHECK(r.message.find("predicted time") == std::string::npos);
   CHECK(r.stage == "launch");
 }
+
+TEST_CASE("a measure step may run at its own size (lesson 05's timeline step fills the GPU)") {
+  Lesson L = load_lesson("lessons/05-occupancy");
+  const Step* timed = nullptr;
+  for (const auto& s : L.steps)
+    if (!s.measure_size.empty()) timed = &s;
+  REQUIRE(timed);
+  Exercise ex = L.measured_exercise(*timed);
+  REQUIRE(ex.sizes.size() == 1);
+  CHECK(ex.metric_size == 0);
+  CHECK(ex.sizes[0].at("M") == 1024);
+  CHECK(L.find_exercise(timed->measure_exercise)->sizes[0].at("M") == 64);  // the exercise's own sizes unchanged
+  // A size missing one of the exercise's variables is refused at load, naming the field.
+  Scratch t;
+  fs::copy("lessons/05-occupancy", t.path / "05-occupancy", fs::copy_options::recursive);
+  fs::create_directories(t.path / ".solutions");
+  fs::copy("lessons/.solutions/05-occupancy", t.path / ".solutions" / "05-occupancy", fs::copy_options::recursive);
+  std::string toml = slurp((t.path / "05-occupancy" / "lesson.toml").string());
+  auto at = toml.find("size = {M = 1024, N = 1024, K = 64}");
+  REQUIRE(at != std::string::npos);
+  toml.replace(at, std::string("size = {M = 1024, N = 1024, K = 64}").size(), "size = {M = 1024, N = 1024}");
+  spit(t.path / "05-occupancy" / "lesson.toml", toml);
+  CHECK_THROWS_WITH_AS(load_lesson((t.path / "05-occupancy").string()), doctest::Contains("measure.size: needs 'K'"),
+                       ManifestError);
+}

@@ -129,6 +129,14 @@ const Exercise* Lesson::find_exercise(const std::string& ex_id) const {
   return nullptr;
 }
 
+Exercise Lesson::measured_exercise(const Step& s) const {
+  const Exercise* e = find_exercise(s.measure_exercise);
+  if (!e) throw std::runtime_error("this step runs no exercise's kernel");
+  Exercise ex = *e;
+  if (!s.measure_size.empty()) ex.sizes = {s.measure_size}, ex.metric_size = 0;
+  return ex;
+}
+
 namespace {
 
 struct Reader {
@@ -427,6 +435,15 @@ Lesson load_lesson(const std::string& dir_in) {
         s.measure_exercise = r.str(*mt, fs_ + "measure.", "exercise", true);
         s.measure_file = r.inside(*mt, fs_ + "measure.", "file", true, "", true);
         s.measure_kernel = r.str(*mt, fs_ + "measure.", "kernel", false);
+        if (auto sz = mt->get("size")) {
+          auto szt = sz->as_table();
+          if (!szt) r.fail(fs_ + "measure.size", "must be a table like {M = 1024, N = 1024, K = 64}");
+          for (auto& [k, val] : *szt) {
+            auto iv = val.value<int64_t>();
+            if (!iv || *iv <= 0) r.fail(fs_ + "measure.size." + std::string(k.str()), "must be a positive integer");
+            s.measure_size[std::string(k.str())] = *iv;
+          }
+        }
         if (!fs::exists(dir / s.measure_file)) r.fail(fs_ + "measure.file", "file '" + s.measure_file + "' not found");
       }
       if (auto rl = st->get("roofline_layer")) {
@@ -463,9 +480,15 @@ Lesson load_lesson(const std::string& dir_in) {
       L.exercises.push_back(std::move(e));
     }
   }
-  for (size_t i = 0; i < L.steps.size(); ++i)
+  for (size_t i = 0; i < L.steps.size(); ++i) {
     if (!L.steps[i].measure_exercise.empty() && !L.find_exercise(L.steps[i].measure_exercise))
       r.fail("steps[" + std::to_string(i) + "].measure.exercise", "no exercise '" + L.steps[i].measure_exercise + "'");
+    // A step's own size names the same variables as the exercise's sizes.
+    if (const Exercise* e = L.find_exercise(L.steps[i].measure_exercise); e && !L.steps[i].measure_size.empty())
+      for (const auto& [k, v] : e->sizes.front())
+        if (!L.steps[i].measure_size.count(k))
+          r.fail("steps[" + std::to_string(i) + "].measure.size", "needs '" + k + "', as the exercise's sizes have it");
+  }
   return L;
 }
 

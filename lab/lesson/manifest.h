@@ -34,6 +34,7 @@ struct Step {
   std::string section;  // a "## " heading of the README whose text this step shows
   int cpu_gemm = 0;     // > 0: time every CPU GEMM version on an n x n x n problem
   std::string measure_exercise, measure_file, measure_kernel;  // run a file as that exercise and show the simulator's counts
+  SizeVars measure_size;  // the size it runs at; empty: the exercise's metric size
   int layer_in = 0, layer_out = 0;  // > 0: roofline table of Y = X*W over batch sizes
   std::string command;  // e.g. "gpulab sim lessons/.solutions/03-coalescing/solution.cu --kernel ..."; "" for none
   // The view panes that make this step's point, comma-separated
@@ -134,6 +135,9 @@ struct Lesson {
 
   std::string path(const std::string& rel) const { return dir + "/" + rel; }
   const Exercise* find_exercise(const std::string& id) const;
+  // The exercise as step `s` measures it: its own, run at the step's size when
+  // the step names one (a view that needs a full GPU, such as the timeline).
+  Exercise measured_exercise(const Step& s) const;
 };
 
 // Loads and validates lessons/<dir>/lesson.toml. Throws ManifestError.

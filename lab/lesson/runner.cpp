@@ -104,7 +104,7 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
       fmt::print(o.out, "$ (measure) {}\n", L.path(s.measure_file));
       std::fflush(o.out);
       try {
-        fmt::print(o.out, "{}\n", measure_table(L, *L.find_exercise(s.measure_exercise), s.measure_file, s.measure_kernel));
+        fmt::print(o.out, "{}\n", measure_table(L, L.measured_exercise(s), s.measure_file, s.measure_kernel));
       } catch (const std::exception& e) {
         ++failed;
         fmt::print(o.out, "(could not run it: {})\n\n", e.what());
