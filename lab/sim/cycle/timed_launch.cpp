@@ -188,7 +188,6 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   sc.tail_bandwidth_share = plan.tail_bandwidth_share;
   sc.events = options.events;
   std::vector<uint64_t> seg_cycles;
-  std::vector<std::vector<uint64_t>> retire;
   bool deadlock = false;
   double waiting_s = 0;  // the cycle model waiting for the interpreter
   for (size_t i = 0; i < plan.segments.size(); ++i) {
@@ -203,13 +202,12 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     SliceRun run = simulate_slice(dk, p, sc, seg.blocks, timed_source, *r);
     deadlock |= run.deadlock;
     seg_cycles.push_back(run.cycles);
-    retire.push_back(std::move(run.retire_cycle));
     r->blocks_timed += seg.blocks.size();
     r->segments.push_back(SampleSegment{seg.what, seg.blocks.empty() ? 0 : seg.blocks.front(), seg.blocks.size(),
                                         run.cycles});
   }
   pre.stop();
-  r->cycles = stitch_cycles(plan, seg_cycles, retire);
+  r->cycles = stitch_cycles(plan, seg_cycles);
   r->time_s = r->cycles / p.clock_hz + p.launch_overhead_s;
   r->outputs_incomplete = options.sample_only && !plan.full;
   uint64_t simulated = 0;
