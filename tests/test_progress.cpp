@@ -132,6 +132,8 @@ TEST_CASE("hints past the end are clamped") {
   Scratch t;
   fs::create_directories(t.path / "lessons");
   fs::copy("lessons/01-latency-vs-throughput", t.path / "lessons" / "01-latency-vs-throughput", fs::copy_options::recursive);
+  fs::create_directories((t.path / "lessons" / ".solutions" / "01-latency-vs-throughput").parent_path());
+  fs::copy("lessons/.solutions/01-latency-vs-throughput", t.path / "lessons" / ".solutions" / "01-latency-vs-throughput", fs::copy_options::recursive);
   Workspace ws = Workspace::open((t.path / "lessons").string());
   const Lesson& L = ws.lessons.at(0);
   const Exercise& e = L.exercises.at(0);
@@ -196,14 +198,16 @@ TEST_CASE("lesson ids: numbers too large are 'no such lesson', not a library mes
 }
 
 TEST_CASE("printed commands carry --lessons and work from any folder") {
-  std::string c = localize_command("gpulab sim lessons/01-latency-vs-throughput/solution.cu --kernel k", "/tmp/my lessons", true);
-  CHECK(c == "gpulab sim '/tmp/my lessons/01-latency-vs-throughput/solution.cu' --kernel k");
+  std::string c = localize_command("gpulab sim lessons/.solutions/01-latency-vs-throughput/solution.cu --kernel k", "/tmp/my lessons", true);
+  CHECK(c == "gpulab sim '/tmp/my lessons/.solutions/01-latency-vs-throughput/solution.cu' --kernel k");
   CHECK(localize_command("gpulab check 03/x", "/w/lessons", true) == "gpulab check 03/x --lessons /w/lessons");
   CHECK(localize_command("gpulab check 03/x", "/w/lessons", false) == "gpulab check 03/x");
   CHECK(localize_command("gpulab occupancy --block 256", "/w/lessons", true) == "gpulab occupancy --block 256");
   Scratch t;
   fs::create_directories(t.path / "L");
   fs::copy("lessons/01-latency-vs-throughput", t.path / "L" / "01-latency-vs-throughput", fs::copy_options::recursive);
+  fs::create_directories((t.path / "L" / ".solutions" / "01-latency-vs-throughput").parent_path());
+  fs::copy("lessons/.solutions/01-latency-vs-throughput", t.path / "L" / ".solutions" / "01-latency-vs-throughput", fs::copy_options::recursive);
   Workspace ws = Workspace::open((t.path / "L").string());
   CHECK(ws.command("hint 01-latency-vs-throughput/vector-add").find("--lessons " + (t.path / "L").string()) != std::string::npos);
 }

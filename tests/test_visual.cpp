@@ -55,7 +55,7 @@ TEST_CASE("coalescing inspector: consecutive floats fill 4 sectors, a 128-byte s
   ViewModel vm;
   WarpAccess& a = vm.global_access;
   a.valid = true;
-  a.space = AccessSpace::Global;
+  a.space = lab::ptx::Space::Global;
   a.access_bytes = 4;
   a.mask = 0xffffffffu;
   for (int l = 0; l < 32; ++l) a.lane_addr[l] = 0x1000 + 4 * l;

@@ -132,6 +132,7 @@ int run_app(const AppOptions& opt) {
   ui.projector = opt.demo || opt.projector;
   ui.lesson_auto_seek = opt.session.start_fraction <= 0;
   ui.speed = opt.session.speed;
+  ui.timeline_playing = opt.session.autoplay;  // --play starts the timeline's cycle clock too
   ui.panel = panel_from_name(opt.panel);
   int frame = 0, frames_after_ready = 0;
   std::vector<double> ui_ms, interval_ms;  // the UI's own work; frame start to frame start (with rendering)
@@ -199,7 +200,12 @@ int run_app(const AppOptions& opt) {
       // The perf charts wait for every version's predicted point.
       bool charts = (ui.panel == Panel::All && !ui.projector) || ui.panel == Panel::Roofline ||
                     ui.panel == Panel::Comparison;
-      bool ready = session.ready() && (!charts || session.charts_ready()) && vm->serial > 1;
+      // The timeline pane waits for the cycle model's two timings (or its reason why not).
+      bool timeline = ui.panel == Panel::Timeline ||
+                      (ui.panel == Panel::All && ui.projector &&
+                       std::find(ui.focus.begin(), ui.focus.end(), Panel::Timeline) != ui.focus.end());
+      bool timed = !timeline || (vm->timeline && (vm->timeline->ready() || vm->timeline->status.rfind("no timeline", 0) == 0));
+      bool ready = session.ready() && (!charts || session.charts_ready()) && timed && vm->serial > 1;
       if (ready && !was_ready) was_ready = true, ready_t0 = t0;
       if (ready) ++frames_after_ready;
       bool take = opt.shot_after_seconds > 0

@@ -2,7 +2,7 @@
 // with fixed windows (no docking in ImGui 1.86); a single panel fills it.
 //
 //   +----------------+---------------------------+----------------------+
-//   | lesson         | SM grid                   | source | PTX         |
+//   | lesson         | SM grid | cycles (tabs) | source | PTX         |
 //   |                |                           |  (tabs: block view)  |
 //   +----------------+---------------------------+----------------------+
 //   | launch panel   | coalescing | banks | heat | roofline | comparison |
@@ -53,6 +53,7 @@ struct PanelInfo {
 };
 const PanelInfo kPanels[] = {
     {Panel::SmGrid, "SM grid", draw_sm_grid},
+    {Panel::Timeline, "Cycles: one SM, 1 block vs full occupancy", draw_timeline},
     {Panel::Block, "Block", draw_block},
     {Panel::Memory, "Memory traffic", draw_memory_heat},
     {Panel::Coalescing, "Coalescing", draw_coalescing},
@@ -208,7 +209,11 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
     ImGui::End();
     if (tile("Launch", 0, top_h, lw, bot_h)) draw_launch_panel(vm, ui);
     ImGui::End();
-    if (tile("SM grid", lw, 0, mw, top_h)) draw_sm_grid(vm, ui);
+    if (tile("SM", lw, 0, mw, top_h) && ImGui::BeginTabBar("smtabs")) {
+      tab("SM grid", draw_sm_grid, vm, ui);
+      tab("Cycles (timeline)", draw_timeline, vm, ui);
+      ImGui::EndTabBar();
+    }
     ImGui::End();
     if (tile("Memory", lw, top_h, mw, bot_h) && ImGui::BeginTabBar("memtabs")) {
       tab("Coalescing", draw_coalescing, vm, ui);

@@ -112,13 +112,12 @@ void LiveAggregator::on_event(const sim::WarpEvent& e) {
     case sim::WarpEvent::WarpInstr: break;
   }
   if (e.warp >= warps_per_block_ || e.pc >= s.pc_count.size()) return;
-  const ptx::Kernel& k = *ctx_.kernel;
   bump(s.warp_insts, uint64_t(1));
   bump(s.pc_count[e.pc], uint64_t(1));
   // Warp state, as the trace replay derives it (visual/trace.cpp).
   bool global_load = e.space == ptx::Space::Global && e.access_bytes && !e.is_store;
-  WarpState st = is_barrier(k, e.pc) ? WarpState::Barrier
-                 : is_exit(k, e.pc)  ? WarpState::Done
+  WarpState st = (e.op_flags & ptx::kOpBarrier) ? WarpState::Barrier
+                 : (e.op_flags & ptx::kOpExit)  ? WarpState::Done
                  : global_load       ? WarpState::Memory
                                      : WarpState::Issuing;
   s.warp_pc[e.warp].store(int32_t(e.pc), std::memory_order_relaxed);

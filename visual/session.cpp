@@ -42,6 +42,7 @@ void play_tick(Session::Impl& I, std::chrono::steady_clock::time_point& last, bo
     if (I.replay->cursor() >= I.replay->size()) I.playing = false;
     dirty |= n > 0;
   }
+  I.timeline_tick(dirty);
   if (dirty) {
     ViewModel vm = I.base;
     if (I.replay) I.replay->fill(vm);
@@ -64,6 +65,7 @@ Session::Session(SessionConfig cfg) : impl_(std::make_unique<Impl>()) {
 Session::~Session() {
   stop_ = true;
   if (worker_.joinable()) worker_.join();
+  impl_->timeline_reset();
 }
 
 std::shared_ptr<const ViewModel> Session::snapshot() const {
@@ -85,6 +87,7 @@ void Session::send(UiState& ui) {
   if (ui.run_target.rfind("step:", 0) == 0) impl_->want_step = std::stoi(ui.run_target.substr(5));
   else if (!ui.run_target.empty()) choose(ui.run_target);
   ui.run_target.clear();
+  if (ui.timeline_wanted) impl_->timeline_wanted = true, ui.timeline_wanted = false;
   if (ui.launch_requested) {
     ui.launch_requested = false;
     request_launch(ui.kernel_choice, ui.gpu_choice, ui.size_choice, ui.backend_choice);

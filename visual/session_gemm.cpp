@@ -20,6 +20,8 @@ void Session::Impl::prepare() {
   replay.reset();
   live.reset();
   kernel_run.reset();
+  timeline_reset();
+  timeline_wanted = false;
   const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
   const int n = cfg.size;
   const gemm::GemmVersion& v = versions.at(version);
@@ -29,6 +31,7 @@ void Session::Impl::prepare() {
                              : fmt::format("simulating {} at {}^3 on the CPU and recording its events...", v.name, n);
   publish(base);
   compiled = sim::compile_kernel({v.file, v.kernel, {}, {}}, gpu);
+  timeline_for_gemm();
   const ptx::Kernel& k = compiled.kernel();
   sim::LaunchConfig lc = v.launch_config(n, n, n);
   sim::check_launch_limits(k, lc, gpu, compiled.resources());

@@ -5,12 +5,14 @@
 //   session_kernel.cpp  a user's or a lesson's kernel: launch through sim::run_kernel
 //   session_perf.cpp    roofline and comparison: the machine model's predictions, CPU measured
 //   session_lesson.cpp  the lesson pane's text: a lesson's steps or the versions' header comments
+//   session_timeline.cpp the timeline pane: the cycle model's picture of one SM, 1 block vs full
 // The view reaches lessons only through lab/lesson and runs kernels only
 // through the simulator's run path (lab/sim/compiled.h, run.h, gemm::simulate_gemm).
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -85,6 +87,17 @@ struct Session::Impl {
   std::mutex cmd_mu;
   struct Command { PlayCommand cmd; double fraction; uint64_t position; };
   std::vector<Command> commands;
+  // The timeline pane (session_timeline.cpp): a job that times the kernel on
+  // screen, set by prepare/prepare_kernel, started on its own thread once
+  // the pane is drawn (timeline_wanted), its result taken by timeline_tick.
+  using TimelineJob = std::function<std::shared_ptr<CycleTimeline>(const std::atomic<bool>* cancel)>;
+  TimelineJob timeline_job;
+  std::atomic<bool> timeline_wanted{false};
+  std::atomic<bool> timeline_cancel{false};
+  bool timeline_started = false;
+  std::thread timeline_thread;
+  std::mutex timeline_mu;
+  std::shared_ptr<const CycleTimeline> timeline_result;
 
   void publish(ViewModel vm) {
     vm.serial = ++serial;
@@ -110,6 +123,11 @@ struct Session::Impl {
   // session_lesson.cpp
   void load_lesson();              // cfg.lesson_dir -> lesson, base.lesson
   void progression_text();         // base.lesson from the versions' header comments
+  // session_timeline.cpp
+  void timeline_for_gemm();        // the job for the GEMM version on screen
+  void timeline_for_kernel(const KernelRun& run);
+  void timeline_reset();           // cancel a timing in flight; no timeline until asked again
+  void timeline_tick(bool& dirty); // start the job when wanted; take its result
 };
 
 // One turn of the worker: apply the UI's commands, advance the playback clock, publish.

@@ -42,6 +42,9 @@ KernelRun Session::Impl::lesson_kernel(int step) const {
 void Session::Impl::prepare_kernel(const KernelRun& run) {
   replay.reset();
   live.reset();
+  timeline_reset();
+  timeline_wanted = false;
+  timeline_for_kernel(run);
   const sim::GpuModel& gpu = *run.request.gpu;
   base.playback = Playback{};
   base.playback.status = fmt::format("simulating {} and recording its events...", run.label);

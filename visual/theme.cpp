@@ -145,4 +145,18 @@ void heat_key(double max_value, const char* unit) {
   ImGui::Text("%s .. %s .. %s %s (log scale)", lo, mid, hi, unit);
 }
 
+ImU32 stall_color(const std::string& n) {
+  const Palette& p = palette();
+  if (n == "selected") return IM_COL32(240, 244, 250, 255);
+  if (n == "long_scoreboard") return p.warp_state[int(WarpState::Memory)];
+  if (n == "barrier") return p.warp_state[int(WarpState::Barrier)];
+  if (n == "not_selected") return IM_COL32(40, 120, 80, 255);     // ready: a dimmer "issuing" green
+  if (n == "wait") return IM_COL32(80, 150, 230, 255);
+  if (n == "short_scoreboard") return IM_COL32(230, 100, 170, 255);
+  if (n == "mio_throttle") return IM_COL32(225, 210, 70, 255);
+  if (n == "lg_throttle") return IM_COL32(220, 60, 50, 255);
+  if (n == "math_pipe_throttle") return IM_COL32(60, 200, 200, 255);
+  return IM_COL32(128, 128, 128, 255);
+}
+
 }  // namespace lab::visual

@@ -5,6 +5,8 @@
 
 #include <imgui.h>
 
+#include <string>
+
 #include "visual/view_model.h"
 
 namespace lab::visual {
@@ -37,5 +39,8 @@ void legend_item(ImU32 color, const char* label);
 void heat_key(double max_value, const char* unit);
 // Legend for the warp states (Issuing, Barrier, Memory, Done).
 void warp_state_legend();
+// The timeline's colour for a warp state by Nsight's name ("long_scoreboard",
+// "barrier", ...): memory waits and barriers as the SM grid draws them.
+ImU32 stall_color(const std::string& nsight_name);
 
 }  // namespace lab::visual

@@ -11,17 +11,11 @@
 
 namespace lab::visual {
 
-bool is_barrier(const ptx::Kernel& k, uint32_t pc) {
-  return pc < k.code.size() && (ptx::op_info(k.code[pc].op).flags & ptx::kOpBarrier);
-}
-bool is_exit(const ptx::Kernel& k, uint32_t pc) {
-  return pc < k.code.size() && (ptx::op_info(k.code[pc].op).flags & ptx::kOpExit);
-}
 WarpAccess warp_access(const TraceContext& ctx, const ptx::Kernel& k, const TraceEvent& e,
                        const std::array<uint64_t, 32>& lanes, const sim::SharedServe* served) {
   WarpAccess a;
   a.valid = true;
-  a.space = e.space == ptx::Space::Shared ? AccessSpace::Shared : AccessSpace::Global;
+  a.space = e.space == ptx::Space::Shared ? ptx::Space::Shared : ptx::Space::Global;  // the view draws global or shared
   a.is_store = e.is_store;
   a.access_bytes = e.access_bytes;
   a.mask = e.mask;
@@ -54,7 +48,7 @@ WarpAccess warp_access(const TraceContext& ctx, const ptx::Kernel& k, const Trac
       }
   }
   // Which matrix the lanes touched (shared offsets are never global addresses).
-  if (a.space == AccessSpace::Global)
+  if (a.space == ptx::Space::Global)
     for (const auto& m : ctx.matrices)
       for (int l = 0; l < 32; ++l)
         if (((e.mask >> l) & 1) && a.lane_addr[l] >= m.address && a.lane_addr[l] < m.address + m.bytes) {

@@ -132,8 +132,6 @@ std::string instruction_text(const TraceContext& ctx, uint32_t pc);
 inline bool is_barrier(const TraceEvent& e) { return e.op_flags & ptx::kOpBarrier; }  // bar.sync / bar.red
 inline bool is_exit(const TraceEvent& e) { return e.op_flags & ptx::kOpExit; }        // exit / ret
 // The same from the opcode table, for readers that keep no TraceEvent.
-bool is_barrier(const ptx::Kernel& k, uint32_t pc);
-bool is_exit(const ptx::Kernel& k, uint32_t pc);
 uint32_t line_of(const ptx::Kernel& k, uint32_t pc);
 // The views' description of one memory event, for replayed traces and live runs alike.
 // `served`: how a shared request was served (the simulator's phases), or null.

@@ -191,6 +191,7 @@ void draw_help_overlay(const ViewModel& vm, UiState& ui) {
         {"+ / -", "faster / slower"},
         {"Page Down / Page Up", "next / previous lesson step (demo: next / previous moment)"},
         {"1 .. 9, 0", "show one view full window; 0: all views"},
+        {"T", "the cycle timeline (one SM, 1 block vs full occupancy) full window"},
         {"[ / ]", "smaller / larger text"},
         {"P", "projector layout (the step's panes, large) / all views"},
         {"H, F1", "this help"},
@@ -231,6 +232,7 @@ void handle_shortcuts(UiState& ui) {
   if (pressed(GLFW_KEY_LEFT_BRACKET)) ui.text_scale = std::max(0.5f, ui.text_scale / 1.15f);
   if (pressed(GLFW_KEY_RIGHT_BRACKET)) ui.text_scale = std::min(4.f, ui.text_scale * 1.15f);
   if (pressed(GLFW_KEY_P)) ui.projector = !ui.projector;
+  if (pressed(GLFW_KEY_T)) ui.panel = ui.panel == Panel::Timeline ? Panel::All : Panel::Timeline;
   if (pressed(GLFW_KEY_ESCAPE) && ui.show_help) ui.show_help = false;
   static const Panel by_digit[] = {Panel::All, Panel::SmGrid, Panel::Block, Panel::Memory, Panel::Coalescing,
                                    Panel::Banks, Panel::Source, Panel::Roofline, Panel::Comparison, Panel::Occupancy};

@@ -23,7 +23,7 @@ constexpr uint32_t kLine = 128, kSector = 32, kBankBytes = 4, kBanks = 32;
 
 void access_header(const WarpAccess& a) {
   ImGui::Text("%s %s, %u-byte lanes, block %u warp %u, line %u", a.is_store ? "store" : "load",
-              a.space == AccessSpace::Global ? (a.buffer.empty() ? "global" : ("global " + a.buffer).c_str()) : "shared",
+              a.space == ptx::Space::Global ? (a.buffer.empty() ? "global" : ("global " + a.buffer).c_str()) : "shared",
               a.access_bytes, a.block_linear, a.warp, a.line);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim), "%s", a.ptx.c_str());
 }

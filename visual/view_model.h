@@ -14,6 +14,7 @@
 //   [PERF]      roofline and CPU/GPU comparison
 //   [OCCUPANCY] the GPU model's per-SM limits for the calculator
 //   [LESSON]    lesson text and steps
+//   [TIMELINE]  one SM cycle by cycle (the cycle model), 1 block vs full occupancy
 //   [VIEWMODEL] the snapshot
 //   [UISTATE]   what the UI alone owns
 #pragma once
@@ -21,8 +22,11 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "lab/ptx/module.h"  // ptx::Space: the one representation of a memory space
 
 namespace lab::visual {
 
@@ -75,7 +79,6 @@ struct BlockView {
 };
 
 // [ACCESS] ---------------------------------------------------------------------
-enum class AccessSpace : uint8_t { Global, Shared };
 
 // How the simulator served a shared request (lab/sim/memory_cost.h's
 // SharedServe, copied): lane l is in phase l / lanes_per_phase; its k-th
@@ -91,7 +94,7 @@ struct BankService {
 
 struct WarpAccess {
   bool valid = false;
-  AccessSpace space = AccessSpace::Global;
+  ptx::Space space = ptx::Space::Global;
   bool is_store = false;
   uint8_t access_bytes = 4;
   uint32_t mask = 0;
@@ -210,6 +213,56 @@ struct LessonText {
   std::vector<LessonStep> steps;
 };
 
+// [TIMELINE] -------------------------------------------------------------------
+// One SM's warps cycle by cycle, from the cycle-level SM model's event
+// stream (lab/sim/cycle/result.h: issues and waiting intervals with their
+// stall reasons): the same kernel timed twice, at one resident block per SM
+// and at the occupancy limit, so latency hiding can be watched. Every number
+// is the model's prediction. Copied out of the model's result by the worker
+// (session_timeline.cpp); the view only draws it.
+struct TimelineWait {
+  uint64_t from = 0, to = 0;   // [from, to) in the SM's cycles
+  uint8_t reason = 0;          // index into CycleTimeline::reasons
+};
+
+struct TimelineWarp {
+  uint32_t slot = 0;           // warp slot on the SM (block slot x warps per block + warp)
+  uint32_t scheduler = 0;      // its sub-partition: slot % schedulers
+  std::vector<uint64_t> issues;      // issue cycles, ascending
+  std::vector<TimelineWait> waits;   // waiting intervals, ascending
+  std::vector<std::pair<uint64_t, uint32_t>> blocks;  // (first issue cycle, block) of each block the slot ran
+};
+
+struct TimelineSide {
+  std::string title;                 // "1 block per SM", "2 blocks per SM (occupancy limit)"
+  uint32_t blocks_per_sm = 0, warps_per_block = 0, max_warps_per_sm = 0;
+  uint64_t cycles = 0;               // cycles the drawn SM ran (the model's first sample segment)
+  std::string segment;               // which waves that segment is
+  double kernel_cycles = 0, time_s = 0;  // predicted for the whole grid
+  double issue_utilisation = 0;      // issued / (active SM cycles x schedulers), the model's timed sample
+  double achieved_occupancy = 0;
+  uint64_t issued = 0, active_sm_cycles = 0;
+  std::vector<uint64_t> stall;       // warp-cycles by reason (as CycleTimeline::reasons), the timed sample
+  std::vector<TimelineWarp> warps;   // the drawn SM's warp slots, by scheduler then slot
+  std::vector<std::vector<uint64_t>> scheduler_issues;  // per scheduler: the drawn SM's issue cycles, ascending
+  std::string note;                  // the model's sample note
+  uint64_t waits_drawn = 0;          // waiting intervals on the drawn SM (0: nothing waited)
+};
+
+struct CycleTimeline {
+  std::string status;                // what is happening, or why there is no timeline; "" when ready
+  std::string kernel, problem, gpu;
+  uint32_t schedulers = 4;
+  std::vector<std::string> reasons;       // Nsight's warp-state names, index = reason
+  std::vector<std::string> explanations;  // one line each
+  int selected_reason = 0;                // the index of "selected" (an issue, not a wait)
+  TimelineSide sides[2];                  // [0] one block per SM, [1] the occupancy limit
+  uint64_t open_cycle = 0;                // where the cursor opens: side 0's longest stretch with no issue
+  bool same_residency = false;            // both sides hold one block per SM
+  std::string residency_note;             // why, when they do
+  bool ready() const { return status.empty() && sides[0].cycles && sides[1].cycles; }
+};
+
 // [VIEWMODEL] ------------------------------------------------------------------
 struct LaunchInfo {
   std::string kernel, file, gpu, backend = "simulator";
@@ -262,13 +315,18 @@ struct ViewModel {
   LessonText lesson;
   std::vector<std::string> table;  // the progression's table as text lines
   std::vector<Moment> moments;     // key moments of the trace on screen, in order
+  // The cycle model's picture of one SM (timed on request: the timeline
+  // pane asks for it); shared, so publishing a snapshot does not copy it.
+  std::shared_ptr<const CycleTimeline> timeline;
 };
 
 // [UISTATE] --------------------------------------------------------------------
 // Commands the UI sends to the worker; the worker owns the cursor.
 enum class PlayCommand : uint8_t { None, Play, Pause, Toggle, StepInstr, StepBarrier, StepWave, Restart, Seek, SeekTo };
 
-enum class Panel : uint8_t { All, SmGrid, Block, Memory, Coalescing, Banks, Source, Roofline, Comparison, Occupancy, Lesson };
+enum class Panel : uint8_t {
+  All, SmGrid, Block, Memory, Coalescing, Banks, Source, Roofline, Comparison, Occupancy, Lesson, Timeline
+};
 Panel panel_from_name(const std::string& name, bool* ok = nullptr);
 const char* panel_name(Panel p);
 
@@ -298,6 +356,13 @@ struct UiState {
   std::string run_target;        // a lesson's run button
   // Frame time of the UI's own work, for the status bar.
   float ui_ms = 0;
+  // The timeline pane: its cursor in cycles (-1: open at the model's idle
+  // stretch), the cycles it shows, its own playback in cycles per second.
+  double timeline_cycle = -1;
+  float timeline_window = 1200;
+  bool timeline_playing = false;
+  float timeline_speed = 150;
+  bool timeline_wanted = false;  // the pane was drawn: the worker times the kernel for it
 };
 
 }  // namespace lab::visual

@@ -7,6 +7,7 @@
 namespace lab::visual {
 
 void draw_sm_grid(const ViewModel& vm, UiState& ui);
+void draw_timeline(const ViewModel& vm, UiState& ui);  // one SM cycle by cycle (the cycle model)
 void draw_block(const ViewModel& vm, UiState& ui);
 void draw_memory_heat(const ViewModel& vm, UiState& ui);
 void draw_coalescing(const ViewModel& vm, UiState& ui);

@@ -82,7 +82,7 @@ int run_view(const ViewArgs& a, bool demo) {
   visual::panel_from_name(a.panel, &ok);
   if (!ok) {
     std::fprintf(stderr, "gpulab view: --panel '%s': choose all, sm, block, memory, coalescing, banks, source, "
-                         "roofline, comparison, occupancy or lesson\n", a.panel.c_str());
+                         "roofline, comparison, occupancy, lesson or timeline\n", a.panel.c_str());
     return kExitUsage;
   }
   visual::SessionConfig& s = o.session;
@@ -179,7 +179,7 @@ void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
   if (target) cmd->add_option("--step", a.step, "a lesson: open at this step (1-based; default the first that runs a kernel)");
   cmd->add_option("--minutes", a.minutes, "demo: length of the lecture script")->capture_default_str()->check(CLI::Range(0.1, 120.0));
   cmd->add_option("--panel", a.panel, "one view full window: sm, block, memory, coalescing, banks, source, "
-                                      "roofline, comparison, occupancy, lesson; or all")->capture_default_str();
+                                      "roofline, comparison, occupancy, lesson, timeline; or all")->capture_default_str();
   cmd->add_option("--at", a.at, "start the replay at this fraction of the trace (0..1)")->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--speed", a.speed, "playback speed, warp instructions per second")->capture_default_str();
   cmd->add_flag("--play", a.play, "start playing at once");

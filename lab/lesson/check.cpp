@@ -2,6 +2,7 @@
 // compare with the float64 reference, then judge the efficiency criteria.
 #include "lab/lesson/check.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -162,12 +163,14 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
     const ArgSpec& a = ex.args[i];
     if (a.role != ArgSpec::Role::In && a.role != ArgSpec::Role::InOut) continue;
     const uint64_t n = count[i], eb = uint64_t(a.elem_bytes());
+    const bool nonnegative = std::find(ex.nonnegative.begin(), ex.nonnegative.end(), a.name) != ex.nonnegative.end();
     uint8_t* raw = mem.host(prepared.buffer_address[i], n * eb);
     auto& vals = out.host[i];
     vals.resize(n);
     for (uint64_t j = 0; j < n; ++j) {
       // Floats uniform in [-1, 1); integers in [0, 16) (counts, degrees, indices).
       double v = sim::elem_is_float(a.type) ? uni(rng) : double(rng() % 16);
+      if (nonnegative) v = std::fabs(v);
       sim::store_element(a.type, raw + j * eb, v);
       vals[j] = sim::load_element(a.type, raw + j * eb);
     }

@@ -248,6 +248,7 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
   e.geometry = r.geometry(t, f);
   e.hints = r.strings(t, f, "hints");
   e.defines = r.strings(t, f, "defines");
+  e.nonnegative = r.strings(t, f, "nonnegative");
   if (auto n = t.get("tolerance")) {
     auto v = n->value<double>();
     if (!v || *v <= 0) r.fail(f + "tolerance", "must be a positive number");
@@ -269,6 +270,9 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
     }
     ++i;
   }
+  for (const auto& name : e.nonnegative)
+    if (std::none_of(e.args.begin(), e.args.end(), [&](const ArgSpec& a) { return a.name == name && a.role != ArgSpec::Role::Scalar && a.role != ArgSpec::Role::Out; }))
+      r.fail(f + "nonnegative", "'" + name + "' is not an in or inout buffer of args");
   if (e.args.empty()) r.fail(f + "args", "missing (the kernel's parameters, e.g. [\"in f32 x[N]\", \"i32 N\"])");
   // Sizes: an array of tables of integers.
   auto sn = t.get("sizes");

@@ -35,7 +35,7 @@ struct Step {
   int cpu_gemm = 0;     // > 0: time every CPU GEMM version on an n x n x n problem
   std::string measure_exercise, measure_file, measure_kernel;  // run a file as that exercise and show the simulator's counts
   int layer_in = 0, layer_out = 0;  // > 0: roofline table of Y = X*W over batch sizes
-  std::string command;  // e.g. "gpulab sim lessons/03-coalescing/solution.cu --kernel ..."; "" for none
+  std::string command;  // e.g. "gpulab sim lessons/.solutions/03-coalescing/solution.cu --kernel ..."; "" for none
   // The view panes that make this step's point, comma-separated
   // ("coalescing,source"); `gpulab view LESSON` shows them. "" = the lesson's default.
   std::string view;
@@ -120,6 +120,7 @@ struct Exercise {
   std::vector<std::pair<std::string, Baseline>> baselines;
   std::vector<std::string> hints;
   std::vector<std::string> defines;  // extra -D for compiling
+  std::vector<std::string> nonnegative;  // input buffers filled with |uniform| (e.g. Adam's second moment, a mean of squares)
 };
 
 struct Lesson {

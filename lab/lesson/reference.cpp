@@ -102,6 +102,57 @@ void poly_by_degree(const ReferenceArgs& a) {
   }
 }
 
+// y[M] = the sum of each row of X[M][N] (lesson 9's block reduction).
+void row_sum(const ReferenceArgs& a) {
+  int64_t M = dim(a, "M"), N = dim(a, "N");
+  auto& X = *a.in[0];
+  auto& y = *a.out[0];
+  for (int64_t i = 0; i < M; ++i) {
+    double s = 0;
+    for (int64_t j = 0; j < N; ++j) s += X[i * N + j];
+    y[i] = s;
+  }
+}
+
+// Y[M][N] = the inclusive prefix sum of each row of X[M][N].
+void scan_rows(const ReferenceArgs& a) {
+  int64_t M = dim(a, "M"), N = dim(a, "N");
+  auto& X = *a.in[0];
+  auto& Y = *a.out[0];
+  for (int64_t i = 0; i < M; ++i) {
+    double s = 0;
+    for (int64_t j = 0; j < N; ++j) Y[i * N + j] = s += X[i * N + j];
+  }
+}
+
+// hist[b] += the number of x[i] equal to b (an inout histogram: a kernel
+// adds its counts to what the buffer holds, as atomics accumulate).
+void histogram(const ReferenceArgs& a) {
+  auto& x = *a.in[0];
+  auto& hist = *a.out[0];
+  for (double v : x) {
+    const auto b = static_cast<int64_t>(v);
+    if (b >= 0 && b < int64_t(hist.size())) hist[size_t(b)] += 1;
+  }
+}
+
+// AdamW (Loshchilov & Hutter 2019, Algorithm 2) on n parameters, args
+// (n, p, g, m, v, lr, beta1, beta2, eps, wd, c1, c2) with p, m, v updated in
+// place; c1, c2 = 1 / (1 - beta^t) are the bias corrections for step t.
+void adamw(const ReferenceArgs& a) {
+  const auto& g = *a.in[1];
+  auto& p = *a.out[0];
+  auto& m = *a.out[1];
+  auto& v = *a.out[2];
+  const double lr = a.scalars[0], b1 = a.scalars[1], b2 = a.scalars[2], eps = a.scalars[3], wd = a.scalars[4],
+               c1 = a.scalars[5], c2 = a.scalars[6];
+  for (size_t i = 0; i < p.size(); ++i) {
+    m[i] = b1 * m[i] + (1 - b1) * g[i];
+    v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
+    p[i] -= lr * (m[i] * c1 / (std::sqrt(v[i] * c2) + eps) + wd * p[i]);
+  }
+}
+
 const std::vector<Reference>& table() {
   static const std::vector<Reference> t = {
       {"vector_add", "C = A + B, element by element", 2, 1, 0, {}, vector_add},
@@ -113,6 +164,11 @@ const std::vector<Reference>& table() {
       {"bias_relu", "Y[M][N] = relu(X[M][N] + b[N])", 2, 1, 0, {"M", "N"}, bias_relu},
       {"bias_gelu", "Y[M][N] = gelu_tanh(X[M][N] + b[N])", 2, 1, 0, {"M", "N"}, bias_gelu},
       {"softmax_rows", "Y[M][N] = softmax over each row of X[M][N]", 1, 1, 0, {"M", "N"}, softmax_rows},
+      {"row_sum", "y[M] = sum over each row of X[M][N]", 1, 1, 0, {"M", "N"}, row_sum},
+      {"scan_rows", "Y[M][N] = inclusive prefix sum of each row of X[M][N]", 1, 1, 0, {"M", "N"}, scan_rows},
+      {"histogram", "hist[B] += counts of each value b in x (args: in x, inout hist)", 2, 1, 0, {}, histogram},
+      {"adamw", "AdamW: m, v, p updated in place from g (args n, p, g, m, v, lr, beta1, beta2, eps, wd, c1, c2)", 4, 3,
+       7, {}, adamw},
       {"poly_by_degree", "y[i] = 1 + x[i] + ... + x[i]^d[i]", 2, 1, 0, {}, poly_by_degree},
   };
   return t;

@@ -136,6 +136,11 @@ bool Context::is_device_range(const void* p, size_t bytes) const {
   return a >= ptx::kGlobalBase && a + bytes <= ptx::kGlobalBase + const_cast<sim::GlobalMemory&>(memory_).module_segment_bytes();
 }
 
+uint64_t Context::live_bytes() {
+  std::lock_guard lock(mutex_);
+  return live_bytes_;
+}
+
 cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
   std::lock_guard lock(mutex_);
   if (sticky_) return result(sticky_);
@@ -146,9 +151,17 @@ cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
     *ptr = nullptr;
     return result(cudaErrorMemoryAllocation);
   }
+  if (live_bytes_ + bytes > gpu_->dram_bytes) {
+    std::fprintf(stderr, "gpulab: cudaMalloc of %zu bytes does not fit: %llu of the %s's %llu bytes are allocated\n",
+                 bytes, (unsigned long long)live_bytes_, std::string(gpu_->name).c_str(),
+                 (unsigned long long)gpu_->dram_bytes);
+    *ptr = nullptr;
+    return result(cudaErrorMemoryAllocation);
+  }
   // Zeroed (a GPU gives whatever was there; zero keeps runs reproducible).
   uint64_t a = memory_.allocate(bytes, fmt::format("cudaMalloc #{} ({} bytes)", ++allocations_, bytes), true);
   live_allocations_.insert(a);
+  live_bytes_ += bytes;
   *ptr = reinterpret_cast<void*>(uintptr_t(a));
   return cudaSuccess;
 }
@@ -158,6 +171,8 @@ cudaError_t Context::free_device(void* ptr) {
   if (sticky_) return result(sticky_);
   if (!ptr) return cudaSuccess;
   // The arena does not reuse memory; freeing only ends the allocation's life.
+  if (const sim::Buffer* b = memory_.find(addr_of(ptr)); b && live_allocations_.count(addr_of(ptr)))
+    live_bytes_ -= b->bytes;
   if (!live_allocations_.erase(addr_of(ptr))) {
     std::fprintf(stderr, "gpulab: cudaFree(%p): not a pointer cudaMalloc returned, or freed twice\n", ptr);
     return result(cudaErrorInvalidValue);

@@ -120,6 +120,10 @@ class Context {
   bool valid_event(cudaEvent_t e) const;
 
   const sim::GpuModel& gpu() const { return *gpu_; }
+  // Bytes of live cudaMalloc allocations, as asked for (cudaMemGetInfo's
+  // "used"; a GPU also rounds each up to its page size and keeps some for
+  // its context, which the lab does not model).
+  uint64_t live_bytes();
   const RunOptions& options() const { return options_; }
 
  private:
@@ -139,6 +143,7 @@ class Context {
   std::map<const void*, KernelEntry> kernels_;       // by host stub address
   std::map<const void*, SymbolEntry> symbols_;       // by host shadow variable address
   std::set<uint64_t> live_allocations_;
+  uint64_t live_bytes_ = 0;
   size_t active_module_ = SIZE_MAX;
   uint64_t allocations_ = 0;
   std::set<uintptr_t> streams_;

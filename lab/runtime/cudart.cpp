@@ -195,7 +195,9 @@ cudaError_t CUDARTAPI cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr att
 }
 
 cudaError_t CUDARTAPI cudaMemGetInfo(size_t* free_bytes, size_t* total) {
-  *free_bytes = *total = ctx().gpu().dram_bytes;
+  if (!free_bytes || !total) return cudaErrorInvalidValue;
+  *total = ctx().gpu().dram_bytes;
+  *free_bytes = *total - ctx().live_bytes();
   return cudaSuccess;
 }
 

@@ -28,13 +28,13 @@ bool read_lane(WarpContext& c, uint32_t lane, uint64_t addr, void* out, uint32_t
   Access a;
   a.bytes = bytes;
   if (addr - ptx::kSharedWindow < ptx::kWindowSize) {
-    a.where = Where::Shared;
+    a.where = ptx::Space::Shared;
     a.addr[lane] = addr - ptx::kSharedWindow;
   } else if (addr - ptx::kLocalWindow < ptx::kWindowSize) {
-    a.where = Where::Local;
+    a.where = ptx::Space::Local;
     a.addr[lane] = addr - ptx::kLocalWindow;
   } else {
-    a.where = Where::Global;
+    a.where = ptx::Space::Global;
     a.addr[lane] = addr;
   }
   if (!resolve(c, a, 1u << lane, false, 1)) return false;
@@ -167,7 +167,7 @@ void do_printf(const ptx::Instr& in, WarpContext& c) {
     if (in.ops[0].kind == ptx::OperandKind::Addr) {
       uint32_t r = uint32_t(result);
       Access a;
-      a.where = Where::Local;
+      a.where = ptx::Space::Local;
       a.bytes = 4;
       a.addr[lane] = uint64_t(in.ops[0].imm);
       if (resolve(c, a, 1u << lane, true, 4)) std::memcpy(a.host[lane], &r, 4);

@@ -110,7 +110,7 @@ bool request(WarpContext& c, const uint64_t* addr, uint32_t mask, uint32_t share
     const uint32_t m = mask & (is_shared ? shared : ~shared);
     if (!m) continue;
     Access a;
-    a.where = is_shared ? Where::Shared : Where::Global;
+    a.where = is_shared ? Space::Shared : Space::Global;
     a.bytes = bytes;
     std::copy(addr, addr + kWarpSize, a.addr);
     if (!resolve(c, a, m, is_write, bytes)) return false;

@@ -20,12 +20,12 @@ using ptx::Type;
 
 namespace {
 
-const char* where_name(Where w) {
+const char* space_name(Space w) {
   switch (w) {
-    case Where::Global: return "global";
-    case Where::Shared: return "shared";
-    case Where::Local: return "local";
-    case Where::Param: return "param";
+    case Space::Global: return "global";
+    case Space::Shared: return "shared";
+    case Space::Local: return "local";
+    case Space::Param: return "param";
     default: return "generic";
   }
 }
@@ -43,18 +43,19 @@ void lane_addresses(WarpContext& c, const ptx::Operand& o, uint32_t mask, uint64
   }
 }
 
-Where classify_generic(uint64_t a) {
-  if (a - ptx::kSharedWindow < ptx::kWindowSize) return Where::Shared;
-  if (a - ptx::kLocalWindow < ptx::kWindowSize) return Where::Local;
-  return Where::Global;
+Space classify_generic(uint64_t a) {
+  if (a - ptx::kSharedWindow < ptx::kWindowSize) return Space::Shared;
+  if (a - ptx::kLocalWindow < ptx::kWindowSize) return Space::Local;
+  return Space::Global;
 }
 
-Where where_of(Space s) {
+// The space an instruction's own state space reads from (generic is resolved per lane).
+Space resolved_space(Space s) {
   switch (s) {
-    case Space::Shared: case Space::SharedCluster: return Where::Shared;
-    case Space::Local: return Where::Local;
-    case Space::Param: return Where::Param;
-    default: return Where::Global;  // global, const (module segment), generic-as-global
+    case Space::Shared: case Space::SharedCluster: return Space::Shared;
+    case Space::Local: return Space::Local;
+    case Space::Param: return Space::Param;
+    default: return Space::Global;  // global, const (module segment), generic-as-global
   }
 }
 
@@ -93,12 +94,12 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
     uint32_t lane = uint32_t(std::countr_zero(bad));
     raise_fault(c, "misaligned",
                 fmt::format("misaligned {} {} of {} bytes at address 0x{:x}: the address must be a multiple of {}",
-                            where_name(a.where), is_write ? "write" : "read", bytes, a.addr[lane], align),
+                            space_name(a.where), is_write ? "write" : "read", bytes, a.addr[lane], align),
                 lane);
     return false;
   }
   switch (a.where) {
-    case Where::Global: {
+    case Space::Global: {
       const bool check_gaps = L.options->check;
       each_lane(mask, [&](uint32_t i) {
         uint64_t x = a.addr[i];
@@ -123,7 +124,7 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
       }
       return true;
     }
-    case Where::Shared: {
+    case Space::Shared: {
       uint8_t* base = B.shared.data();
       const uint64_t size = B.shared_bytes;
       each_lane(mask, [&](uint32_t i) {
@@ -143,7 +144,7 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
       }
       return true;
     }
-    case Where::Local: {
+    case Space::Local: {
       const uint64_t frame = B.local_bytes;
       uint8_t* base = B.local.data() + size_t(c.warp->index) * kWarpSize * frame;
       each_lane(mask, [&](uint32_t i) {
@@ -162,7 +163,7 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
       }
       return true;
     }
-    case Where::Param: {
+    case Space::Param: {
       each_lane(mask, [&](uint32_t i) {
         uint64_t off = a.addr[i];
         if (off < L.param_bytes && bytes <= L.param_bytes - off && !is_write)
@@ -208,23 +209,25 @@ SharedCost shared_cost(WarpContext& c, const uint64_t* addr, uint32_t mask, uint
 // Metrics (and the event) of one request in one space.
 }  // namespace
 
-void count_request(WarpContext& c, Where where, const uint64_t* lane_addr, uint32_t access_bytes, uint32_t mask,
-                   bool is_write) {
-  struct { Where where; const uint64_t* addr; uint32_t bytes; } a{where, lane_addr, access_bytes};
+void count_request(WarpContext& c, Space where, const uint64_t* lane_addr, uint32_t access_bytes, uint32_t mask,
+                   bool is_write, bool atomic) {
+  struct { Space where; const uint64_t* addr; uint32_t bytes; } a{where, lane_addr, access_bytes};
   PcCounters& pm = *c.pcm;
   ++pm.requests;
   pm.bytes += uint64_t(lanes_in(mask)) * a.bytes;
   uint32_t sectors = 0;
   SharedCost sc;
-  if (a.where == Where::Shared) {
-    sc = shared_cost(c, a.addr, mask, a.bytes);
+  const uint32_t serial = atomic ? same_address_lanes(a.addr, mask) : 0;
+  pm.atomic_serial += serial;
+  if (a.where == Space::Shared) {
+    sc = atomic ? shared_atomic_wavefronts(a.addr, mask, a.bytes) : shared_cost(c, a.addr, mask, a.bytes);
     pm.wavefronts += sc.wavefronts;
     pm.ideal_wavefronts += sc.ideal;
     if (c.trace) [[unlikely]] c.trace->add_shared(sc.wavefronts, is_write);
-  } else if (a.where == Where::Global || a.where == Where::Local) {
+  } else if (a.where == Space::Global || a.where == Space::Local) {
     uint64_t model[32];
     const uint64_t* addr = a.addr;
-    if (a.where == Where::Local) {
+    if (a.where == Space::Local) {
       // Local memory is interleaved across the warp in 4-byte words, so a
       // warp-uniform offset is one coalesced request (CUDA Programming Guide
       // 5.3.2, "Local Memory"). Each warp's frames get their own region.
@@ -251,24 +254,26 @@ void count_request(WarpContext& c, Where where, const uint64_t* lane_addr, uint3
     sectors = ordered ? n : global_sectors(addr, mask, a.bytes, sec);
     pm.sectors += sectors;
     uint32_t misses = 0;
-    if (c.L->l2 && a.where == Where::Global) {
+    if (c.L->l2 && a.where == Space::Global) {
       misses = c.L->l2->access(sec, std::min<uint32_t>(sectors, 64), is_write);
       if (is_write) pm.dram_write_bytes += uint64_t(misses) * kSectorBytes;
       else pm.dram_read_bytes += uint64_t(misses) * kSectorBytes;
     }
-    if (c.trace) [[unlikely]]
-      c.trace->add_global(sec, std::min<uint32_t>(sectors, 64), misses, is_write, a.where == Where::Local);
+    if (c.trace) [[unlikely]] {
+      c.trace->add_global(sec, std::min<uint32_t>(sectors, 64), misses, is_write, a.where == Space::Local);
+      c.trace->mems.back().serial = uint16_t(serial);
+    }
   }
   if (c.ev) [[unlikely]] {
     WarpEvent& ev = *c.ev;
-    ev.space = a.where == Where::Shared ? Space::Shared : a.where == Where::Local ? Space::Local : Space::Global;
+    ev.space = a.where == Space::Shared ? Space::Shared : a.where == Space::Local ? Space::Local : Space::Global;
     ev.access_bytes = uint8_t(std::min<uint32_t>(a.bytes, 255));
     ev.is_store = is_write;
     ev.sectors += sectors;
     ev.wavefronts += sc.wavefronts;
     ev.ideal_wavefronts += sc.ideal;
     for (uint32_t i = 0; i < kWarpSize; ++i) ev.lane_addr[i] = (mask >> i) & 1 ? a.addr[i] : ev.lane_addr[i];
-    if (a.where == Where::Shared) ev.shared = shared_serve(a.addr, mask, a.bytes);
+    if (a.where == Space::Shared) ev.shared = shared_serve(a.addr, mask, a.bytes);
     else ev.ideal_sectors += global_ideal_sectors(a.addr, mask, a.bytes);
   }
 }
@@ -282,34 +287,34 @@ void for_each_space(WarpContext& c, const ptx::Instr& in, const ptx::Operand& ad
   a.bytes = bytes;
   lane_addresses(c, addr_op, c.mask, a.addr);
   if (in.space != Space::Generic) {
-    a.where = where_of(in.space);
-    if (a.where == Where::Shared || a.where == Where::Local)
+    a.where = resolved_space(in.space);
+    if (a.where == Space::Shared || a.where == Space::Local)
       each_lane(c.mask, [&](uint32_t i) { a.addr[i] &= 0xffffffffull; });
     f(a, c.mask);
     return;
   }
   uint32_t sm = 0, lm = 0;
   each_lane(c.mask, [&](uint32_t i) {
-    Where w = classify_generic(a.addr[i]);
-    sm |= uint32_t(w == Where::Shared) << i;
-    lm |= uint32_t(w == Where::Local) << i;
+    Space w = classify_generic(a.addr[i]);
+    sm |= uint32_t(w == Space::Shared) << i;
+    lm |= uint32_t(w == Space::Local) << i;
   });
   uint32_t gm = c.mask & ~sm & ~lm;
   if (gm) {
-    a.where = Where::Global;
+    a.where = Space::Global;
     f(a, gm);
     if (c.warp->status == WarpStatus::Faulted) return;
   }
   if (sm) {
     Access s = a;
-    s.where = Where::Shared;
+    s.where = Space::Shared;
     each_lane(sm, [&](uint32_t i) { s.addr[i] = a.addr[i] - ptx::kSharedWindow; });
     f(s, sm);
     if (c.warp->status == WarpStatus::Faulted) return;
   }
   if (lm) {
     Access l = a;
-    l.where = Where::Local;
+    l.where = Space::Local;
     each_lane(lm, [&](uint32_t i) { l.addr[i] = a.addr[i] - ptx::kLocalWindow; });
     f(l, lm);
   }
@@ -321,9 +326,9 @@ uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_wr
                       const uint64_t* values) {
   if (!c.checker) return mask;
   MemoryAccess m;
-  m.space = a.where == Where::Shared ? Space::Shared
-            : a.where == Where::Local ? Space::Local
-            : a.where == Where::Param ? Space::Param
+  m.space = a.where == Space::Shared ? Space::Shared
+            : a.where == Space::Local ? Space::Local
+            : a.where == Space::Param ? Space::Param
                                       : Space::Global;
   m.pc = c.pc;
   m.warp = c.warp->index;
@@ -437,16 +442,16 @@ bool fast_access(const ptx::Instr& in, WarpContext& c) {
   const LaunchState& L = *c.L;
   if (in.space == Space::Shared && c.mask == 0xffffffffu)
     return fast_shared<kStore>(in, c, ao, c.regs + size_t(vo.reg) * kWarpSize, elem);
-  Where where;
+  Space where;
   uint8_t* base;
   uint64_t lo, size;
   if (in.space == Space::Shared) {
-    where = Where::Shared;
+    where = Space::Shared;
     base = c.B->shared.data();
     lo = 0;
     size = c.B->shared_bytes;
   } else if ((in.space == Space::Global || in.space == Space::Generic) && !L.options->check) {
-    where = Where::Global;
+    where = Space::Global;
     base = L.arena;
     lo = L.arena_lo;
     size = L.arena_bytes;
@@ -456,7 +461,7 @@ bool fast_access(const ptx::Instr& in, WarpContext& c) {
   if (size < elem) return false;
   const uint64_t* r = c.regs + size_t(ao.reg) * kWarpSize;
   const uint64_t imm = uint64_t(ao.imm);
-  const uint64_t amask = where == Where::Shared ? 0xffffffffull : ~0ull;
+  const uint64_t amask = where == Space::Shared ? 0xffffffffull : ~0ull;
   uint64_t addr[32];
   uint64_t bits_or = 0, max_off = 0;
   const uint32_t mask = c.mask;
@@ -502,7 +507,7 @@ void exec_load(const ptx::Instr& in, WarpContext& c) {
   for_each_space(c, in, in.ops[1], total, [&](Access& a, uint32_t mask) {
     if (!resolve(c, a, mask, false, total)) return;
     mask = checker_veto(c, a, mask, false, false);
-    if (a.where != Where::Param) count_request(c, a.where, a.addr, a.bytes, mask, false);
+    if (a.where != Space::Param) count_request(c, a.where, a.addr, a.bytes, mask, false);
     if (n == 1) {
       uint64_t* out = slots[0] < ptx::kSinkReg ? c.regs + size_t(slots[0]) * kWarpSize : c.sink;
       if (elem == 4 && !sign) {
@@ -585,7 +590,7 @@ template <class T>
 void atom_lanes(WarpContext& c, const ptx::Instr& in, Access& a, uint32_t mask, const uint64_t* b,
                 const uint64_t* cv, uint64_t* out) {
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>>;
-  const bool global = a.where == Where::Global;
+  const bool global = a.where == Space::Global;
   // Lanes are applied in lane order, as one of the orders hardware may pick.
   each_lane(mask, [&](uint32_t i) {
     T bv = as<T>(b[i]);
@@ -631,14 +636,14 @@ void exec_atomic(const ptx::Instr& in, WarpContext& c) {
   if (cv) { std::memcpy(ccopy, cv, sizeof ccopy); cv = ccopy; }
   const uint32_t bytes = uint32_t(ptx::type_bytes(in.type));
   for_each_space(c, in, addr_op, bytes, [&](Access& a, uint32_t mask) {
-    if (a.where == Where::Local || a.where == Where::Param) {
+    if (a.where == Space::Local || a.where == Space::Param) {
       raise_fault(c, "fault", "atomic operation on local or param memory: atomics need a global or shared address",
                   uint32_t(std::countr_zero(mask)));
       return;
     }
     if (!resolve(c, a, mask, true, bytes)) return;
     mask = checker_veto(c, a, mask, true, true);
-    count_request(c, a.where, a.addr, a.bytes, mask, true);
+    count_request(c, a.where, a.addr, a.bytes, mask, true, true);
     switch (in.type) {
       case Type::F32: atom_lanes<float>(c, in, a, mask, bcopy, cv, out); break;
       case Type::F64: atom_lanes<double>(c, in, a, mask, bcopy, cv, out); break;
@@ -664,11 +669,11 @@ void exec_cp_async(const ptx::Instr& in, WarpContext& c) {
   const uint64_t* src_size = in.ops[3].kind != ptx::OperandKind::None ? src(c, in.ops[3], ts) : nullptr;
   Access s;
   s.bytes = cp_size;
-  s.where = Where::Global;
+  s.where = Space::Global;
   lane_addresses(c, in.ops[1], c.mask, s.addr);
   Access d;
   d.bytes = cp_size;
-  d.where = Where::Shared;
+  d.where = Space::Shared;
   lane_addresses(c, in.ops[0], c.mask, d.addr);
   each_lane(c.mask, [&](uint32_t i) {
     d.addr[i] &= 0xffffffffull;
@@ -716,10 +721,10 @@ void exec_memory(const ptx::Instr& in, WarpContext& c) {
       const uint64_t* a = src(c, in.ops[1], ta);
       uint64_t* d = dst(c, in.ops[0]);
       each_lane(c.mask, [&](uint32_t i) {
-        Where w = classify_generic(a[i]);
-        d[i] = in.space == Space::Shared ? w == Where::Shared
-               : in.space == Space::Local ? w == Where::Local
-                                          : w == Where::Global;
+        Space w = classify_generic(a[i]);
+        d[i] = in.space == Space::Shared ? w == Space::Shared
+               : in.space == Space::Local ? w == Space::Local
+                                          : w == Space::Global;
       });
       return;
     }

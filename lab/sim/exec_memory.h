@@ -10,13 +10,13 @@
 
 namespace lab::sim {
 
-// Where lane addresses point after generic resolution.
-enum class Where : uint8_t { Global, Shared, Local, Param, Invalid };
 
 struct Access {
   uint64_t addr[32];   // space-local: global address, shared offset, local frame offset, param offset
   uint8_t* host[32];
-  Where where = Where::Global;
+  // The space the lanes' addresses point into after generic resolution:
+  // Global, Shared, Local or Param only (const is read as global).
+  ptx::Space where = ptx::Space::Global;
   uint32_t bytes = 0;  // per lane
 };
 
@@ -32,7 +32,9 @@ uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_wr
 
 // Counts one request in Nsight Compute's units (sectors + L2 for global and
 // local, wavefronts for shared) on the current pc, and fills the event.
-void count_request(WarpContext& c, Where where, const uint64_t* lane_addr, uint32_t access_bytes, uint32_t mask,
-                   bool is_write);
+// `atomic`: an atom/red request (memory_cost.h: shared_atomic_wavefronts,
+// same_address_lanes).
+void count_request(WarpContext& c, ptx::Space where, const uint64_t* lane_addr, uint32_t access_bytes, uint32_t mask,
+                   bool is_write, bool atomic = false);
 
 }  // namespace lab::sim

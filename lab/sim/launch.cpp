@@ -33,6 +33,7 @@ void PcCounters::add(const PcCounters& o) {
   divergent += o.divergent;
   dram_read_bytes += o.dram_read_bytes;
   dram_write_bytes += o.dram_write_bytes;
+  atomic_serial += o.atomic_serial;
 }
 
 uint64_t KernelMetrics::total_warp_insts() const {
@@ -374,13 +375,12 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   }
   std::atomic<uint64_t> next_block{0}, blocks_done{0}, faults{0};
   uint64_t range_end = total_blocks;
-  auto stopped = [&] {
-    return (options.cancel && options.cancel->load(std::memory_order_relaxed)) ||
-           faults.load(std::memory_order_relaxed) >= kMaxFaults;
-  };
+  // One test for every early stop: a cancel flag, a deadline hit by another
+  // worker (both in ctl), or too many faults.
+  auto stopped = [&] { return ctl.should_stop() || faults.load(std::memory_order_relaxed) >= kMaxFaults; };
   auto work = [&](WorkerState& W, bool reports_progress) {
     for (;;) {
-      if (ctl.should_stop() || stopped()) break;
+      if (stopped()) break;
       uint64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
       if (b >= range_end) break;
       uint64_t before = W.faults;
@@ -424,7 +424,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
                                 [&](uint64_t b, cycle::BlockTrace& trace) {
                                   if (!only) run_range(cursor, b);
                                   cursor = std::max(cursor, b + 1);
-                                  if (stopped() || ctl.should_stop()) return;
+                                  if (stopped()) return;
                                   WorkerState& W = workers[0];
                                   uint64_t before = W.faults;
                                   W.trace = &trace;

@@ -43,6 +43,10 @@ struct TimingOptions {
   uint32_t slice_sms = 0;         // SMs of the sampled slice; 0 = chosen from a work budget (at most 8)
   int registers_per_thread = 0;   // for occupancy (ptxas); 0 = 32 assumed
   bool events = false;            // keep the per-warp issue/stall event stream (live view)
+  // At most this many resident blocks per SM (0 = the occupancy limit): the
+  // views time the same kernel at 1 block per SM beside full occupancy, as
+  // if each block claimed the SM's whole shared memory.
+  uint32_t max_blocks_per_sm = 0;
 };
 
 struct SimOptions {

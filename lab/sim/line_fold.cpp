@@ -48,6 +48,7 @@ void MemoryCounts::add(const MemoryCounts& o) {
   sectors += o.sectors;
   wavefronts += o.wavefronts;
   ideal_wavefronts += o.ideal_wavefronts;
+  serial_updates += o.serial_updates;
   bytes += o.bytes;
 }
 
@@ -121,6 +122,7 @@ LineFold fold_lines(const ptx::Module& module, const ptx::Kernel& kernel, const 
     mc->requests += c.requests - shared_part_requests;
     mc->sectors += c.sectors;
     mc->bytes += c.bytes;
+    mc->serial_updates += c.atomic_serial;
     if (space == Space::Shared) {
       mc->wavefronts += c.wavefronts;
       mc->ideal_wavefronts += c.ideal_wavefronts;

@@ -29,6 +29,7 @@ ptx::Space access_space(const ptx::Instr& in, const PcCounters& c);
 
 struct MemoryCounts {
   uint64_t requests = 0, sectors = 0, wavefronts = 0, ideal_wavefronts = 0, bytes = 0;
+  uint64_t serial_updates = 0;  // atomics: same-address updates applied one at a time (PcCounters::atomic_serial)
   uint64_t bank_conflicts() const { return sim::bank_conflicts(wavefronts, ideal_wavefronts); }
   double sectors_per_request() const { return requests ? double(sectors) / double(requests) : 0; }
   double wavefronts_per_request() const { return requests ? double(wavefronts) / double(requests) : 0; }

@@ -116,6 +116,29 @@ SharedCost shared_wavefronts(const uint64_t* lane_addr, uint32_t mask, uint32_t 
   return serve_phases(lane_addr, mask, access_bytes, nullptr);
 }
 
+SharedCost shared_atomic_wavefronts(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes) {
+  SharedCost c = shared_wavefronts(lane_addr, mask, access_bytes);
+  uint32_t per_bank[32] = {}, most = 0;
+  const uint32_t words = std::max<uint32_t>(1, access_bytes / 4);
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint64_t w0 = lane_addr[std::countr_zero(m)] / 4;
+    for (uint32_t k = 0; k < words; ++k) most = std::max(most, ++per_bank[(w0 + k) % 32]);
+  }
+  c.wavefronts = std::max(c.wavefronts, most);
+  return c;
+}
+
+uint32_t same_address_lanes(const uint64_t* lane_addr, uint32_t mask) {
+  uint32_t most = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint64_t a = lane_addr[std::countr_zero(m)];
+    uint32_t n = 0;
+    for (uint32_t r = m; r; r &= r - 1) n += lane_addr[std::countr_zero(r)] == a;
+    most = std::max(most, n);
+  }
+  return most;
+}
+
 SharedServe shared_serve(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes) {
   SharedServe s;
   serve_phases(lane_addr, mask, access_bytes, &s);

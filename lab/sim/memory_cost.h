@@ -45,6 +45,18 @@ struct SharedCost {
 };
 SharedCost shared_wavefronts(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes);
 
+// An atomic's lanes: updates of one word cannot be merged (each lane's
+// read-modify-write sees the previous lane's result), so unlike a load no
+// lane shares another's wavefront: a bank serves one lane per wavefront.
+// The ideal is shared_wavefronts()'s, so same-address atomics count as bank
+// conflicts, as Nsight Compute counts them on shared atomics
+// (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom).
+SharedCost shared_atomic_wavefronts(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes);
+
+// The most lanes of `mask` that name one address: the updates an atomic
+// request must apply one after another at that address.
+uint32_t same_address_lanes(const uint64_t* lane_addr, uint32_t mask);
+
 // How one shared request is served, for views and tests: the same phases and
 // wavefronts shared_wavefronts() counts (one code path computes both), kept
 // per lane. Lane l belongs to phase l / lanes_per_phase; its k-th 4-byte word

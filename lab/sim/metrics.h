@@ -56,6 +56,11 @@ struct PcCounters {
   uint64_t divergent = 0;        // branches that split the warp
   uint64_t dram_read_bytes = 0;  // from the L2 model (global loads)
   uint64_t dram_write_bytes = 0;
+  // atom/red: per request, the most lanes updating one address, summed. Those
+  // updates are applied one at a time (at the L2 for global memory, in the
+  // shared-memory banks for shared), so this, not the request count, is what
+  // a contended atomic costs.
+  uint64_t atomic_serial = 0;
   void add(const PcCounters& o);
   uint64_t bank_conflicts() const { return sim::bank_conflicts(wavefronts, ideal_wavefronts); }
 };

@@ -88,6 +88,7 @@ KernelReport build_report(const ptx::Module& module, const ptx::Kernel& kernel, 
   r.local_store = a.local_store;
   r.shared_load = sum(a.shared_load, a.shared_atomic);
   r.shared_store = a.shared_store;
+  r.shared_atomic = a.shared_atomic;
   for (const LineCounts& lc : fold.lines) {
     const AccessCounts& la = lc.access;
     LineMetrics l;
@@ -181,6 +182,12 @@ nlohmann::json KernelReport::to_metrics_json() const {
   j["global_load_sectors"] = global_load.sectors;
   j["global_store_requests"] = global_store.requests;
   j["global_store_sectors"] = global_store.sectors;
+  // Atomics (atom and red): requests, and the same-address updates the
+  // hardware applies one after another (memory_cost.h same_address_lanes).
+  j["global_atomic_requests"] = global_atomic.requests;
+  j["global_atomic_serial_updates"] = global_atomic.serial_updates;
+  j["shared_atomic_requests"] = shared_atomic.requests;
+  j["shared_atomic_serial_updates"] = shared_atomic.serial_updates;
   j["shared_load_requests"] = shared_load.requests;
   j["shared_load_wavefronts"] = shared_load.wavefronts;
   j["shared_load_bank_conflicts"] = shared_load.bank_conflicts();
@@ -288,6 +295,13 @@ std::string KernelReport::text(size_t max_lines) const {
                   global_load.sectors, global_load.sectors_per_request()));
   add(fmt::format("  global stores    {} requests, {} sectors ({:.1f} per request)", global_store.requests,
                   global_store.sectors, global_store.sectors_per_request()));
+  // Atomics: what they cost is the same-address updates applied one at a time.
+  if (global_atomic.requests)
+    add(fmt::format("  global atomics   {} requests, {} sectors, {} same-address updates applied one at a time",
+                    global_atomic.requests, global_atomic.sectors, global_atomic.serial_updates));
+  if (shared_atomic.requests)
+    add(fmt::format("  shared atomics   {} requests (counted with the shared loads), {} same-address updates",
+                    shared_atomic.requests, shared_atomic.serial_updates));
   if (shared_load.requests || shared_store.requests) {
     add(fmt::format("  shared loads     {} requests, {} wavefronts, {} bank conflicts", shared_load.requests,
                     shared_load.wavefronts, shared_load.bank_conflicts()));

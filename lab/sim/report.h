@@ -56,6 +56,7 @@ struct KernelReport {
   LaunchConfig config;
   // Memory metrics (Nsight definitions; generic accesses counted where they went).
   MemoryCounts global_load, global_store, global_atomic, local_load, local_store, shared_load, shared_store;
+  MemoryCounts shared_atomic;  // also inside shared_load (a read-modify-write); apart for the atomic counts
   uint64_t warp_insts = 0, thread_insts = 0;
   double warp_execution_efficiency = 0;  // active lanes / (32 x warp instructions)
   uint64_t dram_read_bytes = 0, dram_write_bytes = 0;

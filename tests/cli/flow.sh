@@ -41,7 +41,7 @@ out=$("$GPULAB" hint $E1 --lessons "$L")
 grep -q "No more hints (3 of 3 shown)" <<<"$out" || bad "4th hint: $out"
 
 # A pass names the next exercise and its command; a failing re-check clears done.
-cp "$L/01-latency-vs-throughput/solution.cu" "$L/01-latency-vs-throughput/exercise.cu"
+cp "$L/.solutions/01-latency-vs-throughput/solution.cu" "$L/01-latency-vs-throughput/exercise.cu"
 out=$("$GPULAB" check $E1 --lessons "$L" 2>&1) || bad "solved exercise fails: $out"
 grep -q "^Next: 02-simt/" <<<"$out" || bad "no next exercise after a pass: $out"
 grep -q "gpulab check 02-simt/.* --lessons '$L'" <<<"$out" || bad "next command lacks --lessons: $out"

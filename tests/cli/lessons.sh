@@ -21,6 +21,13 @@ for id in $ids; do
   if ! grep -q "FAIL" <<<"$out"; then echo "FAIL: $id: no FAIL line in: $out"; fail=1; fi
   "$GPULAB" check "$id" --solution --lessons "$work/lessons" >/dev/null 2>&1 || { echo "FAIL: solution of $id does not pass"; fail=1; }
 done
+# Solutions stay out of the exercise folders (issue 16: hidden until a pass
+# or an explicit --reveal): none lies beside an exercise, and each one the
+# manifests name is in lessons/.solutions/.
+for f in lessons/[0-9]*/solution*.cu; do
+  [ -e "$f" ] && { echo "FAIL: $f: a reference solution in an exercise folder (move it to lessons/.solutions/)"; fail=1; }
+done
+grep -ho '^solution = "[^"]*"' lessons/[0-9]*/lesson.toml | grep -v '"../.solutions/' && { echo "FAIL: a manifest names a solution outside lessons/.solutions/"; fail=1; }
 # The state file lives inside the copied lessons folder, never in the repository's.
 [ -f "$work/lessons/.gpulab/progress.json" ] || { echo "FAIL: no progress state written"; fail=1; }
 [ $fail -eq 0 ] && echo "ok: every shipped exercise fails, every solution passes"

@@ -31,7 +31,7 @@ wait
 [ "$(state $E1 checks)" = 3 ] || bad "3 concurrent checks recorded $(state $E1 checks) counts"
 
 # ---- watch + check on different exercises ------------------------------------
-cp "$L/01-latency-vs-throughput/solution.cu" "$L/01-latency-vs-throughput/exercise.cu"
+cp "$L/.solutions/01-latency-vs-throughput/solution.cu" "$L/01-latency-vs-throughput/exercise.cu"
 mkfifo "$work/keys"
 "$GPULAB" watch $E3 --lessons "$L" <"$work/keys" >"$work/watch.out" 2>&1 &
 wpid=$!
@@ -78,6 +78,27 @@ echo q >&8; exec 8>&-
 for _ in $(seq 40); do kill -0 $wpid 2>/dev/null || break; sleep 0.25; done
 kill -0 $wpid 2>/dev/null && { bad "watch ignored q during a check"; kill $wpid; }
 [ $((SECONDS - start)) -le 5 ] || bad "watch took $((SECONDS - start)) s to quit"
+
+# A save during a long check cancels it (nothing printed or recorded for the
+# old version) and checks the new one at once.
+mkfifo "$work/keys3"
+"$GPULAB" watch $E1 --lessons "$L" <"$work/keys3" >"$work/watch3.out" 2>&1 &
+wpid=$!
+exec 8>"$work/keys3"
+for _ in $(seq 40); do grep -q "checking" "$work/watch3.out" && break; sleep 0.25; done
+sleep 1
+cp "$L/.solutions/01-latency-vs-throughput/solution.cu" "$L/01-latency-vs-throughput/exercise.cu"
+start=$SECONDS
+for _ in $(seq 120); do grep -q "PASS" "$work/watch3.out" && break; sleep 0.25; done
+grep -q "PASS" "$work/watch3.out" || bad "watch did not re-check the saved fix: $(cat "$work/watch3.out")"
+[ $((SECONDS - start)) -le 20 ] || bad "watch took $((SECONDS - start)) s to check the saved fix"
+grep -q "hang" "$work/watch3.out" && bad "watch reported the cancelled check's hang: $(cat "$work/watch3.out")"
+[ "$(grep -c 'checking' "$work/watch3.out")" -eq 2 ] || bad "watch: expected 2 checks (the loop, then the fix): $(cat "$work/watch3.out")"
+echo q >&8; exec 8>&-
+for _ in $(seq 40); do kill -0 $wpid 2>/dev/null || break; sleep 0.25; done
+kill -0 $wpid 2>/dev/null && { bad "watch ignored q"; kill $wpid; }
+[ "$(state $E1 done)" = True ] || bad "watch did not record the fix's pass"
+cp "$L/01-latency-vs-throughput/exercise.cu.template" "$L/01-latency-vs-throughput/exercise.cu"
 
 # ---- the simulator's own limits -------------------------------------------------
 K=tests/check/ok_global_neighbour.cu

@@ -45,6 +45,8 @@ check "streams_events passes" "[ $rc = 0 ] && has out PASSED"
 check "the device is the --gpu model" "has out 'A100' && has out '108 SMs, cc 8.0'"
 check ">48 KB dynamic shared memory needs the attribute" "has out 'without opt-in: cudaErrorInvalidValue' && has err cudaFuncSetAttribute"
 check "__device__ counter from every launch" "has out 'launches seen on the device: 3'"
+run tests/run/mem_info.cu
+check "cudaMemGetInfo counts live cudaMalloc bytes" "[ $rc = 0 ] && has out 'used 4000 freed 4000'"
 
 # 4. assert: file, line, block, thread, expression; cudaErrorAssert, sticky.
 run tests/run/device_assert.cu

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
 namespace lab::sim::cycle {
 
@@ -63,6 +64,7 @@ struct Warp {
   uint64_t async_done = 0; // cp.async completion
   bool active = false, at_barrier = false;
   bool deps_ok = false;    // the next instruction's registers were found ready (they stay ready until it issues)
+  uint16_t sm = 0;         // its SM in the slice (for the event stream)
   uint64_t* ready = nullptr;  // per register slot: cycle the value is ready
   Stall* why = nullptr;       // per register slot: what a reader waits on
 };
@@ -163,6 +165,10 @@ class Slice {
       }
       t = tn;
     }
+    // Reductions (red) the warps did not wait for still drain through the
+    // L2's atomic queues: the launch ends when the last update is applied.
+    if (!run_.deadlock)
+      for (const auto& [sector, free] : atomic_free_) t = std::max(t, uint64_t(std::ceil(free)) + uint64_t(p_.lat_l2));
     run_.cycles = t;
     acc_.sim_cycles += t;
     return std::move(run_);
@@ -185,12 +191,23 @@ class Slice {
   double l2_free_ = 0, dram_free_ = 0;
   double l2_cycles_per_sector_ = 0, dram_cycles_per_sector_ = 0;
   uint64_t l2_seen_ = 0, dram_seen_ = 0;  // sectors that reached L2, and went on to DRAM, so far
+  // Global atomics: the L2 applies the updates of one address one at a time
+  // (NVIDIA Nsight Visual Studio Edition, "Memory Statistics - Atomics": a
+  // warp's read-modify-writes of one location are all serialised), about one
+  // per clock (NVIDIA Kepler GK110 whitepaper, 2012: same-address global
+  // atomics at "one operation per clock"; no later figure published).
+  // A queue per address (keyed by the request's first sector), its rate
+  // scaled by the slice's bandwidth share: every SM of the GPU contends for a
+  // hot address, not only the slice's.
+  std::unordered_map<uint64_t, double> atomic_free_;
+  double atomic_cycles_per_update_ = 1;
 
   bool tail_rates_ = false;
 
   void set_rates(double share) {
     l2_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.l2_bytes_per_cycle * share);
     dram_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.dram_bytes_per_cycle * share);
+    atomic_cycles_per_update_ = 1.0 / std::max(1e-9, share);
   }
 
   void set_state(Warp& w, Stall s, uint64_t t) {
@@ -199,9 +216,26 @@ class Slice {
       const uint32_t pc = w.tr->insts[w.next].pc;
       acc_.per_pc[pc].stall[size_t(w.state)] += t - w.since;
       acc_.stall[size_t(w.state)] += t - w.since;
+      record_span(w, t);
     }
     w.state = s;
     w.since = t;
+  }
+
+  // The event stream's record of the interval [w.since, t) in w.state.
+  void record_span(const Warp& w, uint64_t t) {
+    if (!cfg_.events || acc_.spans.size() >= kMaxEvents) return;
+    WarpSpan sp;
+    sp.from = w.since;
+    sp.to = t;
+    sp.block = uint32_t(sms_[w.sm].blocks[w.block_slot].id);
+    sp.sm = w.sm;
+    sp.warp = uint16_t(w.index);
+    sp.block_slot = uint8_t(w.block_slot);
+    sp.scheduler = uint8_t((w.block_slot * cfg_.warps_per_block + w.index) % p_.schedulers);
+    sp.reason = w.state;
+    sp.segment = cfg_.segment;
+    acc_.spans.push_back(sp);
   }
 
   void dispatch(uint64_t t) {
@@ -246,6 +280,7 @@ class Slice {
       w.next = w.next_mem = 0;
       w.block_slot = slot;
       w.index = wi;
+      w.sm = uint16_t(&sm - sms_.data());
       w.earliest = t;
       w.since = t;
       w.state = Stall::NotSelected;
@@ -406,6 +441,11 @@ class Slice {
         done = std::max(done, uint64_t(d));
       }
     }
+    if (m.serial && m.runs) {  // atom and red alike (red has no destination register)
+      double& free = atomic_free_[tr.runs[m.first_run].first];
+      free = std::max(free, t_data) + m.serial * atomic_cycles_per_update_;
+      done = std::max(done, uint64_t(free) + p_.lat_l2);
+    }
     // DRAM sectors the L2 model charged beyond the L1 misses (write-backs).
     for (; dram_left; --dram_left) dram_free_ = std::max(dram_free_, t_data) + dram_cycles_per_sector_;
     if (!m.write && !atomic) {
@@ -427,6 +467,7 @@ class Slice {
     if (t > w.since) {
       acc_.per_pc[ti.pc].stall[size_t(w.state)] += t - w.since;
       acc_.stall[size_t(w.state)] += t - w.since;
+      record_span(w, t);
     }
     if (cfg_.events && acc_.events.size() < kMaxEvents) {
       IssueEvent e;
@@ -438,6 +479,8 @@ class Slice {
       e.pc = ti.pc;
       e.reason = t > w.since ? w.state : Stall::Selected;
       e.segment = cfg_.segment;
+      e.block_slot = uint8_t(w.block_slot);
+      e.scheduler = uint8_t(slot % sm.sched.size());
       acc_.events.push_back(e);
     }
     ++acc_.per_pc[ti.pc].issued;

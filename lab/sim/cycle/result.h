@@ -30,6 +30,20 @@ struct IssueEvent {
   uint32_t pc = 0;
   Stall reason = Stall::Selected;  // the state of [wait_from, cycle) (Selected: no wait)
   uint8_t segment = 0;
+  uint8_t block_slot = 0;    // the block's slot on its SM: the warp's slot is block_slot x warps per block + warp
+  uint8_t scheduler = 0;     // the SM sub-partition (scheduler) that issued it
+};
+
+// One interval a warp spent in one waiting state (TimingOptions::events):
+// every state change is kept, so a wait that began on long_scoreboard and
+// ended not_selected shows both parts (IssueEvent keeps only the last).
+struct WarpSpan {
+  uint64_t from = 0, to = 0;  // [from, to), segment-local cycles
+  uint32_t block = 0;
+  uint16_t sm = 0, warp = 0;
+  uint8_t block_slot = 0, scheduler = 0;
+  Stall reason = Stall::NotSelected;
+  uint8_t segment = 0;
 };
 
 struct SampleSegment {
@@ -79,6 +93,7 @@ struct CycleResult {
   std::array<uint64_t, kStallCount> stall{};  // warp-cycles by state, whole timed sample
   std::vector<PcCycles> per_pc;               // indexed like Kernel::code
   std::vector<IssueEvent> events;             // with TimingOptions::events
+  std::vector<WarpSpan> spans;                // with TimingOptions::events: every waiting interval
   double model_seconds = 0;                   // wall time of the cycle model itself
   double interpreter_seconds = 0;             // running the timed blocks in the interpreter (own thread)
 };

@@ -120,6 +120,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   } catch (const std::exception&) {
     bps = 1;  // the report names the occupancy problem; time it as one block per SM
   }
+  if (options.max_blocks_per_sm) bps = std::min(bps, int(options.max_blocks_per_sm));
   bps = std::max(1, bps);
   const uint32_t sms = uint32_t(std::max(1, gpu.sm_count));
   std::mutex interp_m;

@@ -35,6 +35,7 @@ struct TraceMem {
   uint16_t count = 0;       // sectors (global/local) or wavefronts (shared)
   uint16_t dram = 0;        // sectors the L2 model sent to DRAM (global only)
   uint16_t lines = 0;       // distinct 128-byte lines (global/local): L1 data-path cycles
+  uint16_t serial = 0;      // global atom/red: the most lanes updating one address (metrics.h atomic_serial)
   MemSpace space = MemSpace::Global;
   bool write = false;
 };

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# tests/cli/visual_timeline.sh GPULAB: the timeline pane (issue 15, item 4),
+# one SM cycle by cycle from the cycle model, read back from `--state` and
+# from the pixels of its picture under Xvfb:
+#  - the same kernel (03_smem_tiled) is timed at 1 block per SM and at the
+#    occupancy limit (2 blocks of 32 warps on H100), and the 1-block side
+#    uses fewer issue slots (the model's numbers, as printed on screen);
+#  - in the cycles shown, the 1-block side has more idle issue slots;
+#  - the pane draws waits by stall reason: long_scoreboard waits are
+#    counted on screen and painted (many orange regions, not only the legend's);
+#  - idle issue slots are painted (the dark red of the legend, in the rows too);
+#  - with --play the cursor moves on in cycles.
+set -euo pipefail
+GPULAB=${1:?usage: visual_timeline.sh path/to/gpulab}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PIX="python3 $HERE/png_pixels.py"
+if ! command -v xvfb-run >/dev/null; then
+  echo "FAIL: xvfb-run is missing (apt-get install xvfb; .ci/bootstrap installs it)"; exit 1
+fi
+if "$GPULAB" view --screenshot /dev/null --frames 1 2>&1 | grep -q "built without the visual lab"; then
+  echo "SKIP: this gpulab was built without the visual lab (GPULAB_VISUAL=OFF)"; exit 0
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+get() { python3 -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v=v.get(k,"") if isinstance(v,dict) else ""
+print(v if not isinstance(v,float) or v!=int(v) else int(v))' "$1" "$2"; }
+check() { if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi; }
+less() {  # less NAME A B: A < B as numbers
+  if python3 -c "import sys; sys.exit(0 if float('$2') < float('$3') else 1)"; then echo "ok: $1 ($2 < $3)"
+  else echo "FAIL: $1: $2 is not below $3"; fail=1; fi; }
+
+xvfb-run -a -s "-screen 0 1280x720x24" "$GPULAB" view --version 03_smem_tiled --panel timeline --size 1280x720 \
+  --screenshot "$T/tl.png" --state "$T/tl.json" --frames 3 >/dev/null
+S="$T/tl.json"
+check "timeline ready" "$(get "$S" timeline.status)" "ready"
+check "kernel" "$(get "$S" timeline.kernel)" "03_smem_tiled"
+check "1-block side: blocks per SM" "$(get "$S" timeline.one.blocks_per_sm)" "1"
+check "full side: blocks per SM" "$(get "$S" timeline.full.blocks_per_sm)" "2"
+check "1-block side: warps" "$(get "$S" timeline.one.warps)" "32"
+check "full side: warps" "$(get "$S" timeline.full.warps)" "64"
+less "issue-slot utilisation, 1 block vs full" "$(get "$S" timeline.one.issue_utilisation)" \
+  "$(get "$S" timeline.full.issue_utilisation)"
+less "idle issue slots in view, full vs 1 block" "$(get "$S" timeline.full.view_idle_slots)" \
+  "$(get "$S" timeline.one.view_idle_slots)"
+less "predicted kernel cycles, full vs 1 block" "$(get "$S" timeline.full.kernel_cycles)" \
+  "$(get "$S" timeline.one.kernel_cycles)"
+less "long_scoreboard waits drawn on the 1-block side" 0 "$(get "$S" timeline.one.view_waits.long_scoreboard)"
+less "waits drawn on the full side" 0 "$(get "$S" timeline.full.view_waits_total)"
+less "long_scoreboard's share of the 1-block side's warp-cycles" 0.2 "$(get "$S" timeline.one.stall_share.long_scoreboard)"
+# Pixels: long_scoreboard waits (245,160,40) paint many separate row pieces; idle slots (95,38,38) more than the legend.
+less "orange (long_scoreboard) regions" 10 "$($PIX "$T/tl.png" components 245 160 40)"
+less "dark red (idle issue slot) regions" 1 "$($PIX "$T/tl.png" components 95 38 38)"
+
+# --play moves the pane's cursor in cycles, from where it opened.
+xvfb-run -a -s "-screen 0 960x540x24" "$GPULAB" view --version 03_smem_tiled --panel timeline --size 960x540 --play \
+  --screenshot "$T/play.png" --state "$T/play.json" --shot-after 3 >/dev/null
+less "the cursor played on (cycles)" "$(get "$S" timeline.cursor)" "$(get "$T/play.json" timeline.cursor)"
+exit $fail
