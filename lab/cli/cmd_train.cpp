@@ -65,7 +65,7 @@ constexpr size_t kLaunchesPerStep = std::size(kRoles);
 struct CpuRun {
   std::vector<double> losses;
   double step_ms = 0;  // median over timed steps
-  std::map<std::string, double> part_ms;  // median over timed steps (the parts' medians need not sum to the step's)
+  std::map<std::string, double> part_ms;  // the median step's parts (they add up to step_ms)
   int timed_steps = 0;
 };
 
@@ -110,13 +110,14 @@ CpuRun run_cpu(const mlp::Shape& shape, int steps, cpu::Precision prec) {
     parts["adamw"].push_back(t.adamw_ms);
     spent += t.total_ms() + t.data_ms;
   }
-  // Medians: one descheduling on a shared machine does not move them (lab/cpu/timer.h).
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  for (auto& [k, v] : parts) r.part_ms[k] = median(v);
-  r.step_ms = median(totals);
+  // The median step (one descheduling on a shared machine does not move it,
+  // lab/cpu/timer.h), with that step's own parts, so the parts add up to it.
+  std::vector<size_t> order(totals.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return totals[x] < totals[y]; });
+  const size_t mid = order[order.size() / 2];
+  for (auto& [k, v] : parts) r.part_ms[k] = v[mid];
+  r.step_ms = totals[mid];
   r.timed_steps = int(totals.size());
   return r;
 }
@@ -129,10 +130,11 @@ bool g_adamw_reference = true;
 GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, cpu::Precision prec,
                const sim::GpuModel& gpu, std::string& error) {
   GpuRun r;
-  const std::string cmd =
-      fmt::format("'{}/gpulab' run '{}' --json --gpu {} -D ADAMW_REFERENCE={} -- {} {} {} {} 2>&1", gpulab_dir(),
-                  train_cu, gpu.name, g_adamw_reference ? 1 : 0, shape.batch, shape.hidden, steps,
-                  cpu::precision_name(prec));
+  // The task header by absolute path: the lessons folder may be a copy away from the lab's sources.
+  const std::string cmd = fmt::format(
+      "'{}/gpulab' run '{}' --json --gpu {} -D ADAMW_REFERENCE={} -D 'MLP_TASK_HEADER=\"{}\"' -- {} {} {} {} 2>&1",
+      gpulab_dir(), train_cu, gpu.name, g_adamw_reference ? 1 : 0, GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h",
+      shape.batch, shape.hidden, steps, cpu::precision_name(prec));
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
     char buf[65536];
@@ -300,7 +302,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
                    "predicted GPU step", gpu_ms, g.program_event_ms);
 
   t += memory_text(g, shape, gpu);
-  t += fmt::format("\nWhere the time goes: CPU MEASURED here (median of {} steps, OpenBLAS threads as configured), "
+  t += fmt::format("\nWhere the time goes: CPU MEASURED here (the median of {} steps, OpenBLAS threads as configured), "
                    "GPU PREDICTED\n",
                    c.timed_steps);
   t += fmt::format("  {:<24} {:>11} {:>11} {:>9}\n", "part", "CPU ms", "GPU ms", "speedup");
@@ -371,6 +373,18 @@ int run_train(const TrainArgs& a) {
   const double cpu_peak = cpu_sgemm_flops(), ratio = gpu_peak / cpu_peak;
   j["peak_ratio"] = {{"gpu_peak_flops", gpu_peak}, {"gpu_peak_kind", peak_kind},
                      {"cpu_sgemm_flops_measured", cpu_peak}, {"ratio", ratio}};
+  if (o.j.contains("speedup")) {
+    // Amdahl's bound: every kernel the whole peak ratio faster than the
+    // CPU's step, but the fixed costs the CPU never pays (launches, copies)
+    // left as they are: T_gpu >= T_cpu / ratio + fixed.
+    const double cms = o.j["cpu"]["step_ms"], fixed = o.j["gpu"]["launch_overhead_ms"].get<double>() +
+                                                      o.j["gpu"]["pcie_ms"].get<double>();
+    const double bound = cms / (cms / ratio + fixed);
+    j["amdahl"] = {{"fixed_ms", fixed}, {"bound", bound}};
+    text += fmt::format("\nAmdahl: even if every kernel ran the whole peak ratio faster than the CPU, the launches and "
+                        "copies ({:.4f} ms a step, which the CPU does not pay) would cap this step's speedup at {:.1f}x.",
+                        fixed, bound);
+  }
   if (o.j.contains("speedup"))
     text += fmt::format("\nSpeedup of the whole step: {:.1f}x. Peak ratio: {:.0f}x ({} {} {:.1f} TFLOP/s dense, datasheet, "
                         "over this CPU's OpenBLAS sgemm at 1024^3, {:.0f} GFLOP/s measured).\n",
@@ -379,8 +393,8 @@ int run_train(const TrainArgs& a) {
   if (!sweep.empty()) {
     j["sweep"] = json::array();
     text += fmt::format("\nSweep (2 steps each; CPU MEASURED, GPU PREDICTED for the {}):\n", gpu->name);
-    text += fmt::format("  {:>6} {:>7} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9}\n", "batch", "hidden",
-                        "GEMM MFLOP", "CPU ms", "GPU ms", "speedup", "GPU GEMM", "overhead", "of peak");
+    text += fmt::format("  {:>6} {:>7} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9} {:>8}\n", "batch", "hidden",
+                        "GEMM MFLOP", "CPU ms", "GPU ms", "speedup", "GPU GEMM", "overhead", "of peak", "cap");
     for (auto [b, h] : sweep) {
       mlp::Shape s;
       s.batch = b, s.hidden = h;
@@ -395,14 +409,18 @@ int run_train(const TrainArgs& a) {
       double gemm = 0;
       for (const auto& k : r.j["gpu"]["kernels"]) gemm += k["part"] == "gemm" ? k["predicted_ms"].get<double>() : 0;
       const double fixed = r.j["gpu"]["launch_overhead_ms"].get<double>() + r.j["gpu"]["pcie_ms"].get<double>();
-      text += fmt::format("  {:>6} {:>7} {:>10.1f} {:>10.4f} {:>10.4f} {:>7.1f}x {:>8.0f}% {:>8.0f}% {:>8.1f}%\n", b,
-                          h, s.gemm_flops() / 1e6, cms, gms, sp, 100 * gemm / gms, 100 * fixed / gms, 100 * sp / ratio);
+      const double cap = cms / (cms / ratio + fixed);
+      text += fmt::format("  {:>6} {:>7} {:>10.1f} {:>10.4f} {:>10.4f} {:>7.1f}x {:>8.0f}% {:>8.0f}% {:>8.1f}% {:>7.0f}x\n",
+                          b, h, s.gemm_flops() / 1e6, cms, gms, sp, 100 * gemm / gms, 100 * fixed / gms,
+                          100 * sp / ratio, cap);
       j["sweep"].push_back({{"batch", b}, {"hidden", h}, {"cpu_step_ms", cms}, {"gpu_step_ms", gms},
                             {"speedup", sp}, {"gpu_gemm_share", gemm / gms}, {"gpu_fixed_share", fixed / gms},
+                            {"amdahl_cap", cap},
                             {"losses_match", r.j["losses_match"]}});
     }
     text += "  GPU GEMM: share of the predicted step in the five GEMMs; overhead: launches + PCIe; "
-            "of peak: speedup / peak ratio.\n";
+            "of peak: speedup / peak ratio;\n  cap: Amdahl's bound, every kernel at the peak ratio and the overhead "
+            "left as it is.\n";
   }
   j["adamw"] = g_adamw_reference ? "reference" : "exercise";
   j["ok"] = ok;

@@ -33,7 +33,13 @@
 #include <cstring>
 #include <vector>
 
+// The task, shared with the CPU step. `gpulab train` names the lab's copy
+// with -D MLP_TASK_HEADER, so a copied lessons folder builds too.
+#ifdef MLP_TASK_HEADER
+#include MLP_TASK_HEADER
+#else
 #include "../../lab/cpu/mlp_task.h"
+#endif
 // The AdamW kernel: yours (the exercise) unless built with -D ADAMW_REFERENCE=1,
 // which `gpulab train` does unless told `--adamw exercise`.
 #if ADAMW_REFERENCE

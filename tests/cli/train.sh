@@ -25,6 +25,7 @@ need(c["losses"][-1] < c["losses"][0] and g["losses"][-1] < g["losses"][0], "los
 need(2.0 < g["losses"][0] < 4.0, f"first loss near ln(16) = 2.77: {g['losses'][0]}")
 need(c["label"] == "measured" and g["label"] == "prediction", "labels")
 need(c["step_ms"] > 0 and g["step_ms"] > 0, "both step times positive")
+need(abs(sum(c["part_ms"].values()) - c["step_ms"]) < 1e-9, "the CPU step is the sum of its parts (one measured step)")
 need(g["launches_per_step"] == 12 and len(g["kernels"]) == 12, "twelve launches a step")
 need([k["kernel"] for k in g["kernels"]].count("matmul") == 5, "five fp32 GEMMs")
 parts = sum(k["predicted_ms"] for k in g["kernels"]) + g["launch_overhead_ms"] + g["pcie_ms"]
@@ -60,6 +61,11 @@ sys.exit(0 if ok else 1)' $tmp/b $tmp/j"
 # The student's AdamW as shipped (plain SGD): the GPU's updates differ from the CPU's AdamW, so must the losses.
 "$GPULAB" train --steps 2 --adamw exercise >"$tmp/o" 2>&1; rc=$?
 check "the shipped exercise (SGD) does not match the CPU's AdamW" "[ $rc = 1 ] && grep -q 'DO NOT MATCH' $tmp/o && grep -q 'gpulab check 10-training-step/adamw' $tmp/o"
+
+# A copy of the lessons folder, away from the lab's sources, still builds train.cu.
+cp -r lessons "$tmp/lessons"
+"$GPULAB" train --steps 2 --lessons "$tmp/lessons" >"$tmp/o" 2>&1; rc=$?
+check "train from a copied lessons folder" "[ $rc = 0 ] && grep -q 'losses match' $tmp/o"
 
 "$GPULAB" train --steps 1 >"$tmp/o" 2>&1; rc=$?
 check "--steps 1 is a usage error" "[ $rc = 2 ] && grep -q 'steps >= 2' $tmp/o"

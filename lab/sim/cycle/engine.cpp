@@ -167,8 +167,11 @@ class Slice {
     }
     // Reductions (red) the warps did not wait for still drain through the
     // L2's atomic queues: the launch ends when the last update is applied.
+    const uint64_t retired = t;
     if (!run_.deadlock)
       for (const auto& [sector, free] : atomic_free_) t = std::max(t, uint64_t(std::ceil(free)) + uint64_t(p_.lat_l2));
+    // Beyond one L2 latency (what the last update takes anyway) the wait is queueing.
+    acc_.atomic_drain_cycles += t - retired > uint64_t(p_.lat_l2) ? t - retired - uint64_t(p_.lat_l2) : 0;
     run_.cycles = t;
     acc_.sim_cycles += t;
     return std::move(run_);

@@ -69,6 +69,7 @@ struct CycleResult {
   std::string scheduler = "GTO";
   // ---- Nsight-style metrics of the timed blocks ------------------------------------
   uint64_t sim_cycles = 0;          // SM cycles simulated (sum over segments, per slice)
+  uint64_t atomic_drain_cycles = 0; // of those, cycles after the last warp retired while the L2 applied queued atomics
   uint64_t active_sm_cycles = 0;    // sum over SMs of cycles with >= 1 resident warp
   uint64_t issued = 0;              // warp instructions issued
   uint64_t warp_cycles = 0;         // sum over SMs of resident warps x cycles

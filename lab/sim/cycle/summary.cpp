@@ -34,7 +34,13 @@ void apply_prediction(Prediction& p, const CycleResult& r, const GpuModel& gpu) 
   const double mem = std::max({r.dram_utilisation, r.l2_utilisation, r.l1_utilisation});
   const auto stalls = top_stalls(r.stall);
   const Stall top = stalls.empty() ? Stall::Selected : stalls.front().first;
-  if (mem >= kBusy) {
+  const double drain = r.sim_cycles ? double(r.atomic_drain_cycles) / double(r.sim_cycles) : 0;
+  if (drain >= kBusy) {
+    // Most of the time the warps are gone and the L2 is still applying
+    // same-address atomics one at a time (engine.cpp, atomic_free_).
+    p.bound = "memory";
+    p.limiter = "l2_atomics";
+  } else if (mem >= kBusy) {
     p.bound = "memory";
     p.limiter = r.dram_utilisation >= mem ? "dram" : r.l2_utilisation >= mem ? "l2" : "l1_shared";
   } else if (r.issue_slot_utilisation() >= kBusy || top == Stall::MathPipeThrottle || top == Stall::NotSelected) {
