@@ -41,6 +41,17 @@ std::string top_stalls(const CycleTimeline& T, const TimelineSide& s, size_t n) 
   return out;
 }
 
+// The last issue before the next stretch of at least 100 cycles in which
+// none of the side's schedulers issues, from `from` on; ~0 when none.
+uint64_t next_idle_stretch(const TimelineSide& s, uint64_t from) {
+  std::vector<uint64_t> all;
+  for (const auto& v : s.scheduler_issues) all.insert(all.end(), std::lower_bound(v.begin(), v.end(), from), v.end());
+  std::sort(all.begin(), all.end());
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i] - all[i - 1] >= 100) return all[i - 1];
+  return ~0ull;
+}
+
 // A tick spacing of 1, 2 or 5 x 10^k cycles, at least `min_px` apart.
 double tick_step(double cycles_per_px, float min_px) {
   double want = cycles_per_px * min_px, step = 1;
@@ -100,15 +111,18 @@ void draw_side(const CycleTimeline& T, const TimelineSide& s, const char* key, c
   const ImVec4 dim = ImGui::ColorConvertU32ToFloat4(pal.panel_text_dim);
   const std::string k = std::string("timeline.") + key;
   const uint32_t warps = uint32_t(s.warps.size());
+  const float top = ImGui::GetCursorScreenPos().y;
   ImGui::TextColored(ImVec4(0.95f, 0.85f, 0.45f, 1.f), "%s", s.title.c_str());
   ImGui::SameLine();
   ImGui::Text("issue slots used %.1f%% (predicted)", 100.0 * s.issue_utilisation);
-  ImGui::SameLine();
-  ImGui::TextColored(dim, "| %u warps resident of %u | kernel %.0f cycles = %.3g us (predicted)", warps,
-                     s.max_warps_per_sm, s.kernel_cycles, s.time_s * 1e6);
+  // The details wrap in a narrow pane (the full layout's tab) rather than clip.
   const std::string stalls = top_stalls(T, s, 4);
-  ImGui::TextColored(dim, "waiting: %s | drawn: the slice's SM, %s, %llu cycles", stalls.c_str(), s.segment.c_str(),
+  ImGui::PushStyleColor(ImGuiCol_Text, dim);
+  ImGui::TextWrapped("%u warps resident of %u | kernel %.0f cycles = %.3g us (predicted) | waiting: %s | drawn: the "
+                     "slice's SM, %s, %llu cycles",
+                     warps, s.max_warps_per_sm, s.kernel_cycles, s.time_s * 1e6, stalls.c_str(), s.segment.c_str(),
                      (unsigned long long)s.cycles);
+  ImGui::PopStyleColor();
   shown(k + ".title", s.title);
   shown(k + ".blocks_per_sm", double(s.blocks_per_sm));
   shown(k + ".warps", double(warps));
@@ -131,9 +145,8 @@ void draw_side(const CycleTimeline& T, const TimelineSide& s, const char* key, c
   Frame f = frame_in;
   f.x0 = o.x + label_w;
   f.x1 = o.x + avail_w - 2;
-  // The two lines above, then the drawing, then the cursor's step past it (2 px and one item spacing).
-  const float area = std::max(height - 2 * ImGui::GetTextLineHeightWithSpacing() - 3 - ImGui::GetStyle().ItemSpacing.y,
-                              lh * 4);
+  // The lines above, then the drawing, then the cursor's step past it (2 px and one item spacing).
+  const float area = std::max(height - (o.y - top) - 3 - ImGui::GetStyle().ItemSpacing.y, lh * 4);
   const float axis_h = lh;
   const uint32_t scheds = std::max(1u, T.schedulers);
   const float sched_h = std::clamp(area * 0.045f, 3.f, lh);
@@ -257,14 +270,19 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
   ImGui::TextWrapped("%s on one %s SM, cycle by cycle: predicted by the lab's cycle model (%u schedulers per SM, "
                      "GTO). %s.",
                      T.kernel.c_str(), T.gpu.c_str(), T.schedulers, T.problem.c_str());
-  ImGui::Text("Issue slots used (predicted): %s %.1f%%  vs  %s %.1f%%.  Kernel time (predicted): %.3g us vs %.3g us.",
+  ImGui::TextWrapped("Issue slots used (predicted): %s %.1f%%  vs  %s %.1f%%.  Kernel time (predicted): %.3g us vs "
+                     "%.3g us.",
               one.title.c_str(), 100.0 * one.issue_utilisation, full.title.c_str(), 100.0 * full.issue_utilisation,
               one.time_s * 1e6, full.time_s * 1e6);
-  ImGui::TextColored(dim, "Rows S0-S%u: each scheduler's issue slots, one per cycle (%% = used in view). Below: "
-                          "every warp slot of the SM, grouped by the scheduler it issues on, coloured by what it waits for.",
+  ImGui::PushStyleColor(ImGuiCol_Text, dim);
+  ImGui::TextWrapped("Rows S0-S%u: each scheduler's issue slots, one per cycle (%% = used in view). Below: every warp "
+                     "slot of the SM, grouped by the scheduler it issues on, coloured by what it waits for.",
                      T.schedulers - 1);
+  ImGui::PopStyleColor();
   if (T.same_residency) {
-    ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "%s", T.residency_note.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));
+    ImGui::TextWrapped("%s", T.residency_note.c_str());
+    ImGui::PopStyleColor();
   }
 
   // Cursor, window and playback, in cycles.
@@ -275,6 +293,13 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
     if (ui.timeline_cycle >= double(maxc)) ui.timeline_cycle = double(maxc), ui.timeline_playing = false;
   }
   if (ImGui::Button(ui.timeline_playing ? "Pause" : "Play")) ui.timeline_playing = !ui.timeline_playing;
+  ImGui::SameLine();
+  if (ImGui::Button("Next idle")) {
+    const uint64_t next = next_idle_stretch(one, uint64_t(std::max(0.0, ui.timeline_cycle)) + 1);
+    if (next != ~0ull) ui.timeline_cycle = double(next), ui.timeline_playing = false;
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the cursor to the next stretch of 100+ cycles in which no scheduler of the 1-block SM issues");
   ImGui::SameLine();
   const float slider_w = ImGui::GetContentRegionAvail().x * 0.30f;
   ImGui::SetNextItemWidth(slider_w);
@@ -323,6 +348,7 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
   draw_side(T, one, "one", f, each, ui);
   draw_side(T, full, "full", f, each, ui);
   ImGui::TextColored(dim, "%s", full.note.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", full.note.c_str());
 }
 
 }  // namespace lab::visual
