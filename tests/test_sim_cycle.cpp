@@ -232,8 +232,43 @@ TEST_CASE("cycle model: sampled prediction agrees with the full run on a small G
   CHECK(rep.text().find("warp stall reasons") != std::string::npos);
 }
 
+TEST_CASE("cycle model: a sample of a 12-wave launch agrees with the full run") {
+  // T4 (40 SMs, 4 blocks of 256 threads each): 1920 blocks = 12 waves, so
+  // the sample times waves 0-1, three in the middle (scaled over the rest)
+  // and the last two. Each thread reads 8 floats spread over the input, so
+  // blocks mix first touches (DRAM) with L2 hits, and then does dependent FMAs.
+  const char* src = R"(
+extern "C" __global__ void mix(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float a = 0.f;
+  for (int k = 0; k < 8; ++k) a = a * 0.5f + x[(i + k * 10240) % n];
+  for (int k = 0; k < 16; ++k) a = a * 1.0001f + 0.5f;
+  y[i] = a;
+})";
+  const uint32_t blocks = 40 * 4 * 12, n = blocks * 256;
+  double cycles[2] = {};
+  std::string note;
+  for (int pass = 0; pass < 2; ++pass) {
+    auto p = simtest::Program::from_cuda(src, "mix");
+    uint64_t xa = p.buffer(std::vector<float>(n, 1.0f)), ya = p.memory.allocate(uint64_t(n) * 4, "y");
+    p.arg<uint64_t>(xa); p.arg<uint64_t>(ya); p.arg<int>(int(n));
+    auto res = p.run({blocks, 1, 1}, {256, 1, 1}, 0, timed(pass ? TimingMode::Sampled : TimingMode::Full, "T4"));
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    CHECK(res.metrics.cycle->sampled == (pass == 1));
+    cycles[pass] = res.metrics.cycle->cycles;
+    if (pass) note = res.metrics.cycle->sample_note;
+  }
+  MESSAGE("full " << cycles[0] << " cycles, sampled " << cycles[1] << " (" << note << ")");
+  CHECK(note.find("steady") != std::string::npos);
+  // Measured -3.6% (8 of 40 SMs; 39 of 40 give +1.1%): a DRAM-heavy kernel
+  // is the hard case for a slice with a fifth of the bandwidth. The GEMM
+  // versions at 1024^3 on H100 agree within 3% (docs/benchmarks.md).
+  CHECK(std::abs(cycles[1] - cycles[0]) / cycles[0] < 0.05);
+}
+
 TEST_CASE("sample plan: waves, slices and scaling") {
-  // 10 waves on 132 SMs x 2 blocks: first two, three in the middle, last two.
+  // 10 waves on 132 SMs x 2 blocks: first two, three in the middle, last three.
   auto p = cycle::plan_sample(132 * 2 * 10, 132, 2, 8);
   CHECK_FALSE(p.full);
   REQUIRE(p.segments.size() == 3);
@@ -252,12 +287,14 @@ TEST_CASE("sample plan: waves, slices and scaling") {
   REQUIRE(t.segments.size() == 1);
   CHECK(t.segments[0].blocks.back() == 264 + 17);
   CHECK(t.tail_first_block == 264);
-  CHECK(p.middle_waves_scaled == 6);
   CHECK(p.bandwidth_share == doctest::Approx(8.0 / 132));
-  // 2 segments of 100 cycles, the middle one's waves retire at 100, 150, 200.
-  std::vector<std::vector<uint64_t>> retire(3);
-  for (size_t i = 0; i < p.segments[1].blocks.size(); ++i) retire[1].push_back(50 + 50 * p.segments[1].wave_of[i]);
-  CHECK(cycle::stitch_cycles(p, {100, 150, 100}, retire) == doctest::Approx(100 + 6 * 50 + 100));
+  CHECK(p.segments[1].first_wave == 4);
+  CHECK(p.segments[2].first_wave == 7);
+  CHECK(p.segments[2].waves == 3);
+  CHECK(p.middle_waves_scaled == 5);
+  // Segments of 100, 150 and 160 cycles: 50 per wave in the middle, counted
+  // for waves 2-6 (the middle segment's three among them).
+  CHECK(cycle::stitch_cycles(p, {100, 150, 160}) == doctest::Approx(100 + 5 * 50 + 160));
   auto full = cycle::plan_sample(1000, 132, 2, 132);
   CHECK(full.full);
   CHECK(full.segments[0].blocks.size() == 1000);

@@ -130,6 +130,7 @@ void sim_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVersi
       r.timing_note = cy->sample_note;
       r.model_seconds = cy->model_seconds;
       r.interpreter_seconds = cy->interpreter_seconds;
+      r.model_cpu_seconds = cy->model_cpu_seconds;
       r.warp_insts_timed = cy->issued;
     }
     say(o, fmt::format("{}  simulated in {:.1f} s", label, run.result.metrics.sim_seconds));
@@ -305,6 +306,7 @@ nlohmann::json gemm_report_json(const BenchReport& rep) {
       row["sim_seconds"] = r.sim_seconds;
       row["model_seconds"] = r.model_seconds;
       row["interpreter_seconds"] = r.interpreter_seconds;
+      row["model_cpu_seconds"] = r.model_cpu_seconds;
       row["warp_insts_timed"] = r.warp_insts_timed;
     }
     j["results"].push_back(row);

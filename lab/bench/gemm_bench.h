@@ -61,6 +61,7 @@ struct BenchRow {
   double sim_seconds = 0;     // wall time of the whole simulated launch
   double model_seconds = 0;   // of which the cycle model itself
   double interpreter_seconds = 0;  // running the timed blocks (own thread, beside the model)
+  double model_cpu_seconds = 0;    // CPU time of the cycle model's thread
   uint64_t warp_insts_timed = 0;   // warp instructions the cycle model issued
 };
 
@@ -77,7 +78,7 @@ BenchReport run_gemm_bench(const BenchOptions& options);
 std::string format_gemm_table(const BenchReport& report);
 // {"m","n","k","results":[{"name","device","backend","precision","ms","gflops",
 //   "measured","correct","max_rel_error","reference"; simulator rows also
-//   "cycles","timing_note","sim_seconds","model_seconds","interpreter_seconds",
+//   "cycles","timing_note","sim_seconds","model_seconds","interpreter_seconds","model_cpu_seconds",
 //   "warp_insts_timed"}]}
 nlohmann::json gemm_report_json(const BenchReport& report);
 

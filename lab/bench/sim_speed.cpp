@@ -46,6 +46,8 @@ SimSpeed measure_sim_speed(const SimSpeedOptions& o) {
       s.cycle_warp_insts = double(c->issued);
       s.cycle_seconds = c->model_seconds;
       s.cycle_warp_insts_per_s = c->model_seconds > 0 ? double(c->issued) / c->model_seconds : 0;
+      s.cycle_cpu_seconds = c->model_cpu_seconds;
+      s.cycle_warp_insts_per_cpu_s = c->model_cpu_seconds > 0 ? double(c->issued) / c->model_cpu_seconds : 0;
     }
     ok = ok && timed.result.ok && check_gemm(p, v.precision, timed.C.data()).correct;
   }
@@ -72,10 +74,12 @@ std::string format_sim_speed(const SimSpeed& s) {
       "  {}^3 end to end, {} workers: {:.2f} s (reference built, compiled, simulated, checked)\n"
       "  cycle model, {}^3, every block timed: {:.3g} warp instructions in {:.2f} s = {:.3g} warp-instructions/s "
       "per core\n"
+      "    (its thread's CPU time {:.2f} s = {:.3g} warp-instructions per CPU second)\n"
       "  results {}\n",
       s.kernel, s.speed_size, s.thread_insts, s.speed_seconds, s.thread_insts_per_s_per_core, s.end_to_end_size,
       s.end_to_end_threads, s.end_to_end_seconds, s.speed_size, s.cycle_warp_insts, s.cycle_seconds,
-      s.cycle_warp_insts_per_s, s.correct ? "match the float64 reference" : "WRONG");
+      s.cycle_warp_insts_per_s, s.cycle_cpu_seconds, s.cycle_warp_insts_per_cpu_s,
+      s.correct ? "match the float64 reference" : "WRONG");
 }
 
 nlohmann::json sim_speed_json(const SimSpeed& s) {
@@ -90,6 +94,8 @@ nlohmann::json sim_speed_json(const SimSpeed& s) {
           {"cycle_warp_insts", s.cycle_warp_insts},
           {"cycle_seconds", s.cycle_seconds},
           {"cycle_warp_insts_per_s_per_core", s.cycle_warp_insts_per_s},
+          {"cycle_cpu_seconds", s.cycle_cpu_seconds},
+          {"cycle_warp_insts_per_cpu_s", s.cycle_warp_insts_per_cpu_s},
           {"correct", s.correct}};
 }
 

@@ -36,6 +36,8 @@ struct SimSpeed {
   double cycle_warp_insts = 0;         // warp instructions the cycle model issued
   double cycle_seconds = 0;            // its wall time (excluding the interpreter)
   double cycle_warp_insts_per_s = 0;
+  double cycle_cpu_seconds = 0;        // CPU time of the model's thread (other jobs on the machine do not inflate it)
+  double cycle_warp_insts_per_cpu_s = 0;
 };
 
 SimSpeed measure_sim_speed(const SimSpeedOptions& options);

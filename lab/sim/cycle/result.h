@@ -97,6 +97,7 @@ struct CycleResult {
   std::vector<WarpSpan> spans;                // with TimingOptions::events: every waiting interval
   double model_seconds = 0;                   // wall time of the cycle model itself
   double interpreter_seconds = 0;             // running the timed blocks in the interpreter (own thread)
+  double model_cpu_seconds = 0;               // CPU time of the cycle model's thread (not inflated by other load)
 };
 
 }  // namespace lab::sim::cycle

@@ -10,7 +10,7 @@ namespace lab::sim::cycle {
 
 namespace {
 constexpr uint32_t kDefaultSliceSms = kMaxAutoSliceSms;
-constexpr uint64_t kMaxSimulatedWaves = 6;  // from 7 waves on the three segments do not overlap
+constexpr uint64_t kMaxSimulatedWaves = 8;  // from 9 waves on the three segments do not overlap
 }  // namespace
 
 SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_sm, uint32_t slice_sms) {
@@ -92,23 +92,22 @@ SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_s
   } else {
     const uint64_t m = p.waves / 2 - 1;
     segment(0, 2, "waves 0-1");
-    segment(m, 3, fmt::format("waves {}-{} (steady rate from the last two)", m, m + 2));
-    segment(p.waves - 2, 2, fmt::format("waves {}-{}", p.waves - 2, p.waves - 1));
-    p.middle_waves_scaled = p.waves - 4;
+    segment(m, 3, fmt::format("waves {}-{} (steady per-wave rate)", m, m + 2));
+    segment(p.waves - 3, 3, fmt::format("waves {}-{}", p.waves - 3, p.waves - 1));
+    p.middle_waves_scaled = p.waves - 5;  // waves 2 .. W-4
   }
   return p;
 }
 
-double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles,
-                     const std::vector<std::vector<uint64_t>>& retire) {
+double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles) {
   if (plan.segments.size() == 1) return double(segment_cycles[0]);
-  // Middle segment: the end of its first wave (last retire among wave-0
-  // blocks) to its end covers two steady waves.
-  const SampleSegmentPlan& mid = plan.segments[1];
-  uint64_t end_first = 0;
-  for (size_t i = 0; i < mid.blocks.size(); ++i)
-    if (mid.wave_of[i] == 0) end_first = std::max(end_first, retire[1][i]);
-  const double steady = double(segment_cycles[1] - std::min(end_first, segment_cycles[1])) / 2.0;
+  // The middle segment's three waves, fill included, give the per-wave rate
+  // (the fill of a wave on an empty slice is about what a wave of the steady
+  // state loses to the one before it; estimating the rate from the end of its
+  // first wave instead read 8-10% high on a 12-wave launch, since the first
+  // wave's blocks all start and so retire together). The waves between the
+  // first segment and the last are counted at that rate.
+  const double steady = double(segment_cycles[1]) / 3.0;
   return double(segment_cycles[0]) + double(plan.middle_waves_scaled) * steady + double(segment_cycles[2]);
 }
 

@@ -6,10 +6,11 @@
 // sample, SM 0 included), each with the blocks the GPU would place on it (SM j: blocks
 // j, j + SMs, ... of the wave; in the last wave, as many as an SM holds in
 // the tail). The slice gets S / (busy SMs)
-// of the L2 and DRAM bandwidth. Up to 6 waves are simulated back to back;
+// of the L2 and DRAM bandwidth. Up to 8 waves are simulated back to back;
 // longer launches are timed as the first two waves, three waves in the
-// middle (whose last two give the steady per-wave time) and the last two,
-// and the middle waves not simulated are counted at the steady rate.
+// middle (their mean is the steady per-wave time) and the last three, and
+// the waves between the first two and the last three are counted at the
+// steady rate.
 // With S = the GPU's SM count every block is simulated (a full run).
 #pragma once
 
@@ -43,8 +44,7 @@ struct SamplePlan {
 // `slice_sms` 0 = kMaxAutoSliceSms; >= sm_count = a full run.
 SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_sm, uint32_t slice_sms);
 
-// Kernel cycles from the segments' simulated cycles and block retire times.
-double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles,
-                     const std::vector<std::vector<uint64_t>>& retire_cycles);
+// Kernel cycles from the segments' simulated cycles.
+double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles);
 
 }  // namespace lab::sim::cycle

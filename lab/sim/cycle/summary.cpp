@@ -94,6 +94,7 @@ nlohmann::json cycle_json(const CycleResult& r) {
                  {"blocks_timed", r.blocks_timed}, {"blocks_total", r.blocks_total}, {"waves", r.waves},
                  {"segments", segs},            {"note", r.sample_note},      {"outputs_incomplete", r.outputs_incomplete}};
   j["model_seconds"] = r.model_seconds;
+  j["model_cpu_seconds"] = r.model_cpu_seconds;
   return j;
 }
 

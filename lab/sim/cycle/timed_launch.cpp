@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -30,6 +31,14 @@ namespace {
 // Warp instructions the automatic slice aims to time (a few seconds of
 // interpreter plus cycle model on one core).
 constexpr double kTimedWarpInsts = 16e6;
+
+// CPU time of the calling thread (the cycle model's; the interpreter runs on
+// the prefetch thread), which other jobs on the machine do not inflate.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
 
 uint64_t warp_insts(const BlockTrace& t) {
   uint64_t n = 0;
@@ -106,6 +115,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
                                          const TimingOptions& options, uint32_t shared_bytes_per_block,
                                          const BlockRunner& run_traced) {
   auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = thread_cpu_seconds();
   auto r = std::make_shared<CycleResult>();
   const CycleParams p = cycle_params(gpu);
   const DecodedKernel dk = decode_kernel(kernel, p);
@@ -139,7 +149,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   SamplePlan plan;
   std::unique_ptr<BlockTrace> probe;
   uint64_t probe_block = 0;
-  double probe_s = 0;
+  double probe_s = 0, probe_cpu_s = 0;
   if (options.mode == TimingMode::Full) {
     plan = plan_sample(cfg.grid.count(), sms, uint32_t(bps), sms);
   } else if (options.slice_sms) {
@@ -150,8 +160,10 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
       // Probe: the first timed block, whatever the slice size.
       probe_block = plan.segments[0].blocks[0];
       auto p0 = std::chrono::steady_clock::now();
+      const double pc0 = thread_cpu_seconds();
       probe = make(probe_block);
       probe_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
+      probe_cpu_s = thread_cpu_seconds() - pc0;
       const SamplePlan one = plan_sample(cfg.grid.count(), sms, uint32_t(bps), 1);
       uint64_t per_sm_blocks = 0;
       for (const auto& s : one.segments) per_sm_blocks += s.blocks.size();
@@ -189,7 +201,6 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   sc.tail_bandwidth_share = plan.tail_bandwidth_share;
   sc.events = options.events;
   std::vector<uint64_t> seg_cycles;
-  std::vector<std::vector<uint64_t>> retire;
   bool deadlock = false;
   double waiting_s = 0;  // the cycle model waiting for the interpreter
   for (size_t i = 0; i < plan.segments.size(); ++i) {
@@ -204,13 +215,12 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     SliceRun run = simulate_slice(dk, p, sc, seg.blocks, timed_source, *r);
     deadlock |= run.deadlock;
     seg_cycles.push_back(run.cycles);
-    retire.push_back(std::move(run.retire_cycle));
     r->blocks_timed += seg.blocks.size();
     r->segments.push_back(SampleSegment{seg.what, seg.blocks.empty() ? 0 : seg.blocks.front(), seg.blocks.size(),
                                         run.cycles});
   }
   pre.stop();
-  r->cycles = stitch_cycles(plan, seg_cycles, retire);
+  r->cycles = stitch_cycles(plan, seg_cycles);
   r->time_s = r->cycles / p.clock_hz + p.launch_overhead_s;
   r->outputs_incomplete = options.sample_only && !plan.full;
   uint64_t simulated = 0;
@@ -240,6 +250,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r->model_seconds = std::max(0.0, wall - waiting_s - probe_s);
   r->interpreter_seconds = interpreter_s;
+  r->model_cpu_seconds = std::max(0.0, thread_cpu_seconds() - cpu0 - probe_cpu_s);
   return r;
 }
 
