@@ -28,8 +28,9 @@ KernelRun Session::Impl::user_kernel() const {
 KernelRun Session::Impl::lesson_kernel(int step) const {
   if (!lesson || step < 0 || step >= int(lesson->steps.size())) throw std::runtime_error("no such lesson step");
   const lesson::Step& st = lesson->steps[size_t(step)];
-  const lesson::Exercise* ex = lesson->find_exercise(st.measure_exercise);
-  if (!ex) throw std::runtime_error("step " + std::to_string(step + 1) + " runs no kernel");
+  if (!lesson->find_exercise(st.measure_exercise)) throw std::runtime_error("step " + std::to_string(step + 1) + " runs no kernel");
+  const lesson::Exercise measured = lesson->measured_exercise(st);
+  const lesson::Exercise* ex = &measured;
   lesson::MeasureRun m = lesson::measure_run(*lesson, *ex, st.measure_file, st.measure_kernel, cfg.gpu);
   KernelRun r;
   r.request = m.request;
