@@ -353,7 +353,7 @@ TEST_CASE("a measure step may run at its own size (lesson 05's timeline step fil
   CHECK(ex.sizes[0].at("M") == 1024);
   CHECK(L.find_exercise(timed->measure_exercise)->sizes[0].at("M") == 64);  // the exercise's own sizes unchanged
   // A size missing one of the exercise's variables is refused at load, naming the field.
-  Scratch t;
+  TempDir t;
   fs::copy("lessons/05-occupancy", t.path / "05-occupancy", fs::copy_options::recursive);
   fs::create_directories(t.path / ".solutions");
   fs::copy("lessons/.solutions/05-occupancy", t.path / ".solutions" / "05-occupancy", fs::copy_options::recursive);
