@@ -355,7 +355,7 @@ class Slice {
       return false;
     }
     if (d.unit == Unit::Memory && w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == w.next) {
-      const bool shared = w.tr->mems[w.next_mem].space == MemSpace::Shared;
+      const bool shared = w.tr->mems[w.next_mem].space == ptx::Space::Shared;
       const double limit = shared ? p_.mio_queue_cycles : p_.lg_queue_cycles;
       if (sm.l1_free - double(t) > limit) {
         set_state(w, shared ? Stall::MioThrottle : Stall::LgThrottle, t);
@@ -502,7 +502,7 @@ class Slice {
       while (w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == idx) {
         const TraceMem& m = w.tr->mems[w.next_mem++];
         any = true;
-        if (m.space == MemSpace::Shared) {
+        if (m.space == ptx::Space::Shared) {
           const double start = std::max(double(t), sm.l1_free);
           sm.l1_free = start + std::max<uint16_t>(1, m.count);
           acc_.l1_busy_cycles += std::max<uint16_t>(1, m.count);

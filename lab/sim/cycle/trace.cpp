@@ -9,7 +9,7 @@ void WarpTrace::add_global(const uint64_t* sectors, uint32_t n, uint32_t dram, b
   m.first_run = uint32_t(runs.size());
   m.count = uint16_t(n);
   m.dram = uint16_t(dram);
-  m.space = local ? MemSpace::Local : MemSpace::Global;
+  m.space = local ? ptx::Space::Local : ptx::Space::Global;
   m.write = write;
   uint32_t lines = 0;
   uint64_t last_line = ~0ull;
@@ -39,7 +39,7 @@ void WarpTrace::add_shared(uint32_t wavefronts, bool write) {
   m.inst = insts.empty() ? 0 : uint32_t(insts.size() - 1);
   m.first_run = uint32_t(runs.size());
   m.count = uint16_t(wavefronts);
-  m.space = MemSpace::Shared;
+  m.space = ptx::Space::Shared;
   m.write = write;
   mems.push_back(m);
 }

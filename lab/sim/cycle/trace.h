@@ -13,14 +13,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "lab/ptx/module.h"  // ptx::Space: the one representation of a memory space
+
 namespace lab::sim::cycle {
 
 struct TraceInst {
   uint32_t pc = 0;
   uint32_t mask = 0;  // lanes that executed (active & guard)
 };
-
-enum class MemSpace : uint8_t { Global, Local, Shared };
 
 struct SectorRun {
   uint64_t first = 0;  // sector index (byte address / 32)
@@ -36,7 +36,7 @@ struct TraceMem {
   uint16_t dram = 0;        // sectors the L2 model sent to DRAM (global only)
   uint16_t lines = 0;       // distinct 128-byte lines (global/local): L1 data-path cycles
   uint16_t serial = 0;      // global atom/red: the most lanes updating one address (metrics.h atomic_serial)
-  MemSpace space = MemSpace::Global;
+  ptx::Space space = ptx::Space::Global;  // Global, Local or Shared (resolved, as the interpreter served it)
   bool write = false;
 };
 
