@@ -20,36 +20,71 @@ constexpr uint64_t kNever = ~0ull;
 constexpr size_t kMaxEvents = 4'000'000;  // cap on the live view's event stream (TimingOptions::events)
 
 // Sectored L1 data cache: 128-byte lines with a valid bit per 32-byte
-// sector, 4-way set associative, LRU (Jia et al. 2018 find V100's L1 sectored
-// with 128-byte lines; the associativity is a model assumption).
+// sector (Jia et al. 2018 find V100's L1 sectored with 128-byte lines), in 4
+// sets, LRU within a set: Accel-Sim's L1 microbenchmark (l1_assoc) finds 4
+// sets on every generation since Kepler, so a set holds a quarter of the
+// lines (accel-sim/gpu-app-collection, src/cuda/GPU_Microbenchmark/ubench/
+// l1_cache/l1_config/l1_config.cu: L1_CACHE_SETS 4, assoc = lines / 4).
+// With hundreds of ways per set the LRU order is a list per set and the tags
+// a hash map, so an access costs O(1) whatever the associativity.
 struct L1Cache {
-  struct Line { uint64_t tag = kNever; uint64_t lru = 0; uint8_t valid = 0; };
+  static constexpr uint32_t kSets = 4;
+  struct Line { uint64_t tag = kNever; uint32_t prev = 0, next = 0; uint8_t valid = 0; };
+  struct Set {
+    std::unordered_map<uint64_t, uint32_t> where;  // tag -> index in lines
+    uint32_t head = 0;                             // most recently used; lines[head].prev is the least
+  };
   std::vector<Line> lines;
-  uint32_t sets = 0, ways = 4;
-  uint64_t tick = 0;
+  Set sets[kSets];
+  uint32_t ways = 0;
   void init(uint64_t bytes) {
-    uint64_t n = bytes / 128;
-    sets = uint32_t(n / ways);
-    lines.assign(size_t(sets) * ways, Line{});
+    ways = uint32_t(bytes / 128 / kSets);
+    lines.assign(size_t(ways) * kSets, Line{});
+    for (uint32_t s = 0; s < kSets; ++s) {
+      sets[s].where.clear();
+      sets[s].where.reserve(ways * 2);
+      sets[s].head = s * ways;
+      // A circular list per set: ways slots, in any order (all empty).
+      for (uint32_t w = 0; w < ways; ++w) {
+        const uint32_t i = s * ways + w;
+        lines[i].next = s * ways + (w + 1) % ways;
+        lines[i].prev = s * ways + (w + ways - 1) % ways;
+      }
+    }
+  }
+  // Moves line i to the front (most recently used) of set st.
+  void touch(Set& st, uint32_t i) {
+    if (st.head == i) return;
+    Line& l = lines[i];
+    lines[l.prev].next = l.next;
+    lines[l.next].prev = l.prev;
+    Line& h = lines[st.head];
+    l.next = st.head;
+    l.prev = h.prev;
+    lines[h.prev].next = i;
+    h.prev = i;
+    st.head = i;
   }
   // Returns true on a hit; a read miss allocates the sector.
   bool access(uint64_t sector, bool allocate) {
-    if (!sets) return false;
+    if (!ways) return false;
     const uint64_t line = sector >> 2;
     const uint8_t bit = uint8_t(1u << (sector & 3));
-    Line* set = &lines[size_t(line % sets) * ways];
-    Line* victim = set;
-    ++tick;
-    for (uint32_t w = 0; w < ways; ++w) {
-      if (set[w].tag == line) {
-        set[w].lru = tick;
-        if (set[w].valid & bit) return true;
-        if (allocate) set[w].valid |= bit;
-        return false;
-      }
-      if (set[w].lru < victim->lru) victim = &set[w];
+    Set& st = sets[line % kSets];
+    if (auto it = st.where.find(line); it != st.where.end()) {
+      touch(st, it->second);
+      Line& l = lines[it->second];
+      if (l.valid & bit) return true;
+      if (allocate) l.valid |= bit;
+      return false;
     }
-    if (allocate) *victim = Line{line, tick, bit};
+    if (!allocate) return false;
+    const uint32_t victim = lines[st.head].prev;  // least recently used (or an empty slot)
+    if (lines[victim].tag != kNever) st.where.erase(lines[victim].tag);
+    lines[victim].tag = line;
+    lines[victim].valid = bit;
+    st.where.emplace(line, victim);
+    touch(st, victim);
     return false;
   }
 };
