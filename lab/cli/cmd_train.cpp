@@ -123,17 +123,15 @@ CpuRun run_cpu(const mlp::Shape& shape, int steps, cpu::Precision prec) {
 }
 
 // Runs `gpulab run train.cu --json` (this binary) and reads its output.
-// Which AdamW kernel train.cu builds with: the reference solution, or the
-// student's exercise_adamw.cu.
-bool g_adamw_reference = true;
-
+// `adamw_reference`: train.cu builds with the reference AdamW kernel, else
+// with the student's exercise_adamw.cu.
 GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, cpu::Precision prec,
-               const sim::GpuModel& gpu, std::string& error) {
+               const sim::GpuModel& gpu, bool adamw_reference, std::string& error) {
   GpuRun r;
   // The task header by absolute path: the lessons folder may be a copy away from the lab's sources.
   const std::string cmd = fmt::format(
       "'{}/gpulab' run '{}' --json --gpu {} -D ADAMW_REFERENCE={} -D 'MLP_TASK_HEADER=\"{}\"' -- {} {} {} {} 2>&1",
-      gpulab_dir(), train_cu, gpu.name, g_adamw_reference ? 1 : 0, GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h",
+      gpulab_dir(), train_cu, gpu.name, adamw_reference ? 1 : 0, GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h",
       shape.batch, shape.hidden, steps, cpu::precision_name(prec));
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
@@ -235,11 +233,11 @@ struct Outcome {
 };
 
 Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps, cpu::Precision prec,
-                const sim::GpuModel& gpu) {
+                const sim::GpuModel& gpu, bool adamw_reference) {
   Outcome o;
   CpuRun c = run_cpu(shape, steps, prec);
   std::string error;
-  GpuRun g = run_gpu(train_cu, shape, steps, prec, gpu, error);
+  GpuRun g = run_gpu(train_cu, shape, steps, prec, gpu, adamw_reference, error);
   if (!error.empty()) {
     o.ok = false;
     o.text = error + "\n";
@@ -282,7 +280,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
                      std::fabs(c.losses[size_t(s)] - g.losses[size_t(s)]));
   t += fmt::format("  losses {} (max |diff| {:.2e}, tolerance 1e-3) and {}\n", match ? "match" : "DO NOT MATCH", diff,
                    down ? "fall on both" : "DO NOT FALL");
-  if (!match && !g_adamw_reference)
+  if (!match && !adamw_reference)
     t += "  The GPU ran your exercise_adamw.cu: until it is AdamW (`gpulab check 10-training-step/adamw`), its "
          "updates differ from the CPU's and so do the losses from step 1 on.\n";
 
@@ -354,11 +352,11 @@ int run_train(const TrainArgs& a) {
   }
   mlp::Shape shape;
   shape.batch = a.batch, shape.hidden = a.hidden;
-  g_adamw_reference = a.adamw != "exercise";
+  const bool adamw_reference = a.adamw != "exercise";
   const cpu::Precision prec = a.precision == "bf16"   ? cpu::Precision::bf16
                               : a.precision == "fp16" ? cpu::Precision::fp16
                                                       : cpu::Precision::fp32;
-  Outcome o = run_one(train_cu, shape, a.steps, prec, *gpu);
+  Outcome o = run_one(train_cu, shape, a.steps, prec, *gpu, adamw_reference);
   json j = o.j;
   std::string text = o.text;
   bool ok = o.ok;
@@ -398,7 +396,7 @@ int run_train(const TrainArgs& a) {
     for (auto [b, h] : sweep) {
       mlp::Shape s;
       s.batch = b, s.hidden = h;
-      Outcome r = run_one(train_cu, s, 2, prec, *gpu);
+      Outcome r = run_one(train_cu, s, 2, prec, *gpu, adamw_reference);
       if (!r.j.contains("speedup")) {
         text += r.text;
         ok = false;
@@ -422,7 +420,7 @@ int run_train(const TrainArgs& a) {
             "of peak: speedup / peak ratio;\n  cap: Amdahl's bound, every kernel at the peak ratio and the overhead "
             "left as it is.\n";
   }
-  j["adamw"] = g_adamw_reference ? "reference" : "exercise";
+  j["adamw"] = adamw_reference ? "reference" : "exercise";
   j["ok"] = ok;
   if (a.json) std::puts(j.dump(2).c_str());
   else std::fputs(text.c_str(), stdout);

@@ -260,6 +260,10 @@ class Slice {
     w.since = t;
   }
 
+  // The scheduler (sub-partition) a warp slot issues on: slots are dealt
+  // round-robin over the SM's schedulers.
+  uint32_t scheduler_of(uint32_t warp_slot) const { return warp_slot % p_.schedulers; }
+
   // The event stream's record of the interval [w.since, t) in w.state.
   void record_span(const Warp& w, uint64_t t) {
     if (!cfg_.events || acc_.spans.size() >= kMaxEvents) return;
@@ -270,7 +274,7 @@ class Slice {
     sp.sm = w.sm;
     sp.warp = uint16_t(w.index);
     sp.block_slot = uint8_t(w.block_slot);
-    sp.scheduler = uint8_t((w.block_slot * cfg_.warps_per_block + w.index) % p_.schedulers);
+    sp.scheduler = uint8_t(scheduler_of(w.block_slot * cfg_.warps_per_block + w.index));
     sp.reason = w.state;
     sp.segment = cfg_.segment;
     acc_.spans.push_back(sp);
@@ -330,7 +334,7 @@ class Slice {
       if (!w.active) continue;
       ++B.live;
       ++sm.resident_warps;
-      Sched& sc = sm.sched[s % sm.sched.size()];
+      Sched& sc = sm.sched[scheduler_of(s)];
       sc.warps.push_back(s);
       sc.next_check = std::min(sc.next_check, t);
     }
@@ -360,7 +364,7 @@ class Slice {
       if (!w.active || !w.at_barrier) continue;
       w.at_barrier = false;
       w.earliest = t + 1;
-      Sched& sc = sm.sched[s % sm.sched.size()];
+      Sched& sc = sm.sched[scheduler_of(s)];
       sc.next_check = std::min(sc.next_check, t + 1);
     }
   }
@@ -518,7 +522,7 @@ class Slice {
       e.reason = t > w.since ? w.state : Stall::Selected;
       e.segment = cfg_.segment;
       e.block_slot = uint8_t(w.block_slot);
-      e.scheduler = uint8_t(slot % sm.sched.size());
+      e.scheduler = uint8_t(scheduler_of(slot));
       acc_.events.push_back(e);
     }
     ++acc_.per_pc[ti.pc].issued;
