@@ -3,6 +3,7 @@
 // launch.cpp.
 #include "lab/runtime/context.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,8 @@ RunOptions options_from_env() {
   if (const char* c = std::getenv("GPULAB_RUN_CHECK"); c && *c == '1') o.check = true;
   if (const char* m = std::getenv("GPULAB_RUN_MAX_STEPS"); m && *m) o.max_steps = std::strtoull(m, nullptr, 10);
   if (const char* r = std::getenv("GPULAB_RUN_REPORT"); r && *r) o.report_path = r;
+  if (const char* n = std::getenv("GPULAB_RUN_GPUS"); n && *n) o.gpus = std::max(1, std::atoi(n));
+  if (const char* l = std::getenv("GPULAB_RUN_LINK"); l && *l) o.link = l;
   return o;
 }
 
@@ -27,7 +30,10 @@ Context& Context::get() {
   // Never destroyed: nvcc's exit handlers call into the runtime after main.
   static Context* context = [] {
     auto* c = new Context();
-    std::atexit([] { Context::get().flush_printf(); });  // context destruction flushes printf
+    std::atexit([] {
+      Context::get().flush_printf();  // context destruction flushes printf
+      Context::get().write_device_summary();
+    });
     return c;
   }();
   return *context;
@@ -42,6 +48,11 @@ Context::Context() {
     gpu_ = &sim::default_gpu();
   }
   options_.gpu = std::string(gpu_->name);
+  if (options_.link != "nvlink" && options_.link != "pcie") {
+    std::fprintf(stderr, "gpulab: GPULAB_RUN_LINK=%s: give nvlink or pcie; using nvlink\n", options_.link.c_str());
+    options_.link = "nvlink";
+  }
+  devices_.configure(options_.gpus, options_.link == "pcie" ? LinkKind::PCIe : LinkKind::NVLink, *gpu_);
   if (!options_.report_path.empty()) report_ = std::fopen(options_.report_path.c_str(), "a");
 }
 
@@ -162,6 +173,7 @@ cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
   uint64_t a = memory_.allocate(bytes, fmt::format("cudaMalloc #{} ({} bytes)", ++allocations_, bytes), true);
   live_allocations_.insert(a);
   live_bytes_ += bytes;
+  devices_.on_malloc(a, bytes);
   *ptr = reinterpret_cast<void*>(uintptr_t(a));
   return cudaSuccess;
 }
@@ -173,6 +185,7 @@ cudaError_t Context::free_device(void* ptr) {
   // The arena does not reuse memory; freeing only ends the allocation's life.
   if (const sim::Buffer* b = memory_.find(addr_of(ptr)); b && live_allocations_.count(addr_of(ptr)))
     live_bytes_ -= b->bytes;
+  devices_.on_free(addr_of(ptr));
   if (!live_allocations_.erase(addr_of(ptr))) {
     std::fprintf(stderr, "gpulab: cudaFree(%p): not a pointer cudaMalloc returned, or freed twice\n", ptr);
     return result(cudaErrorInvalidValue);
@@ -217,7 +230,9 @@ cudaError_t Context::memcpy(void* dst, const void* src, size_t bytes, cudaMemcpy
       std::vector<uint8_t> tmp(bytes);
       memory_.read(addr_of(src), tmp.data(), bytes);
       memory_.write(addr_of(dst), tmp.data(), bytes);
-      advance_clock(2.0 * double(bytes) / gpu_->dram_bytes_per_s);  // read and write in DRAM
+      const int from = devices_.owner(addr_of(src)), to = devices_.owner(addr_of(dst));
+      if (from >= 0 && to >= 0 && from != to) devices_.peer_copy(to, from, bytes, 0);  // across a link
+      else advance_clock(2.0 * double(bytes) / gpu_->dram_bytes_per_s);  // read and write in DRAM
       break;
     }
     default:
@@ -335,7 +350,9 @@ cudaError_t Context::record_event(cudaEvent_t e) {
   auto it = events_.find(reinterpret_cast<uintptr_t>(e));
   if (it == events_.end()) return result(cudaErrorInvalidResourceHandle);
   it->second.recorded = true;
-  it->second.model_seconds = model_seconds_;
+  devices_.settle();  // copies into the device have landed before its event
+  it->second.model_seconds = devices_.now().clock;
+  it->second.device = devices_.current();
   return cudaSuccess;
 }
 
@@ -345,6 +362,11 @@ cudaError_t Context::elapsed(float* ms, cudaEvent_t start, cudaEvent_t end) {
   auto a = events_.find(reinterpret_cast<uintptr_t>(start)), b = events_.find(reinterpret_cast<uintptr_t>(end));
   if (!ms || a == events_.end() || b == events_.end()) return result(cudaErrorInvalidResourceHandle);
   if (!a->second.recorded || !b->second.recorded) return result(cudaErrorInvalidResourceHandle);
+  if (a->second.device != b->second.device) {
+    std::fprintf(stderr, "gpulab: cudaEventElapsedTime: the events were recorded on devices %d and %d; each device "
+                 "has its own timeline: time each device apart\n", a->second.device, b->second.device);
+    return result(cudaErrorInvalidResourceHandle);
+  }
   note(fmt::format("cudaEventElapsedTime returns the machine model's PREDICTED time on the {} (kernels from the "
                    "timing model, copies at the PCIe/DRAM rates), not a measurement",
                    std::string(gpu_->name)));
