@@ -2,6 +2,8 @@
 #include "lab/lesson/manifest.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <toml++/toml.h>
@@ -272,6 +274,10 @@ Exercise read_program_exercise(const Reader& r, const toml::table& t, const std:
     run.link = r.str(*rt, fi, "link", false, "nvlink");
     if (run.link != "nvlink" && run.link != "pcie") r.fail(fi + "link", "must be \"nvlink\" or \"pcie\"");
     run.args = r.str(*rt, fi, "args", false);
+    // Words of letters, digits, '.', '_' and '-' only: they reach the program through a shell.
+    for (char c : run.args)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr(" ._-", c))
+        r.fail(fi + "args", "only letters, digits, spaces and . _ - (the program's arguments, split at spaces)");
     e.runs.push_back(run);
   }
   return e;
