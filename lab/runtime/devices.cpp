@@ -60,16 +60,22 @@ int Devices::owner(uint64_t address) const {
   return address < it->first + it->second.second ? it->second.first : -1;
 }
 
-void Devices::peer_copy(int dst, int src, uint64_t bytes, uintptr_t site) {
+void Devices::peer_copy(int dst, uint64_t dst_address, int src, uint64_t src_address, uint64_t bytes,
+                        uintptr_t site) {
   DeviceState &s = state(src), &d = state(dst);
-  settle();
   DeviceState& issuer = now();
+  // The bytes it reads must have landed, if a copy brought them; copies into
+  // the rest of that device (the ring's next chunk) do not hold it up.
+  double ready = 0;
+  for (const auto& l : s.landings)
+    if (l.lo < src_address + bytes && src_address < l.hi) ready = std::max(ready, l.end);
   const double seconds = link_latency_s() + double(bytes) / link_bytes_per_s();
-  const double start = std::max({issuer.clock, s.send_free, d.receive_free});
+  const double start = std::max({issuer.clock, s.send_free, d.receive_free, ready});
   const double end = start + seconds;
   s.send_free = d.receive_free = end;
   issuer.clock = end;
   d.arrivals = std::max(d.arrivals, end);
+  d.landings.push_back({dst_address, dst_address + bytes, end});
   LinkTraffic& t = links_[{src, dst}];
   t.bytes += bytes;
   t.copies += 1;

@@ -12,10 +12,11 @@
 //    memory) is an operation of the device current when it is called (its
 //    stream): it starts when that device has finished what came before and
 //    both the source's send port and the destination's receive port are
-//    free, and takes the link's latency plus bytes / bandwidth (one
-//    direction). The issuing device waits for it (stream order); the
-//    destination's next launch, copy or event waits for it to land (the
-//    program synchronises before it uses the data, as CUDA requires).
+//    free, and what it reads has landed (a copy into those bytes has ended),
+//    and takes the link's latency plus bytes / bandwidth (one direction).
+//    The issuing device waits for it (stream order); the destination's next
+//    launch or event waits for it to land (the program synchronises before
+//    a kernel uses the data, as CUDA requires).
 //    Copies between different pairs of devices overlap; copies into one
 //    device queue on its receive port: so an all-to-one reduction costs
 //    (N - 1) transfers in a row at the root and a ring costs one per step.
@@ -45,6 +46,11 @@ struct DeviceState {
   double send_free = 0;       // when its link port can start the next send
   double receive_free = 0;    // ... and the next receive
   double arrivals = 0;        // when the last copy into it lands
+  struct Landing {
+    uint64_t lo, hi;          // bytes [lo, hi) of its memory
+    double end;
+  };
+  std::vector<Landing> landings;  // copies into it not yet settled
   uint64_t live_bytes = 0, peak_bytes = 0;  // cudaMalloc bytes owned by this device
   uint64_t launches = 0;
   std::vector<bool> peer_enabled;
@@ -78,7 +84,10 @@ class Devices {
     settle();
     now().clock += seconds;
   }
-  void settle() { now().clock = std::max(now().clock, now().arrivals); }
+  void settle() {
+    now().clock = std::max(now().clock, now().arrivals);
+    now().landings.clear();
+  }
   void on_malloc(uint64_t address, uint64_t bytes);
   // The device that owned it; -1 when the address was never allocated here.
   int on_free(uint64_t address);
@@ -86,8 +95,9 @@ class Devices {
 
   // Charges a copy of `bytes` from device `src` to device `dst` (the rule
   // above) and counts it on that direction's link, under `site`.
-  // The current device issues it.
-  void peer_copy(int dst, int src, uint64_t bytes, uintptr_t site);
+  // The current device issues it; `dst_address` and `src_address` are the
+  // copy's bytes, for its data dependences.
+  void peer_copy(int dst, uint64_t dst_address, int src, uint64_t src_address, uint64_t bytes, uintptr_t site);
 
   // One JSON object: per device (clock, bytes, launches) and per directed
   // link (bytes, copies, busy time, the call sites with file:line).
