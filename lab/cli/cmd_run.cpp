@@ -96,10 +96,12 @@ std::string device_table(const nlohmann::json& s) {
   std::string t = fmt::format("\n{} simulated GPUs joined by {} ({:.0f} GB/s one direction, {:.1f} us a copy); "
                               "times are PREDICTIONS\n", s["devices"].size(), s.value("link", ""),
                               s.value("link_bytes_per_s", 0.0) / 1e9, s.value("link_latency_s", 0.0) * 1e6);
-  t += fmt::format("  {:>6} {:>14} {:>14} {:>14} {:>9}\n", "device", "predicted", "live bytes", "peak bytes", "launches");
+  t += fmt::format("  {:>6} {:>14} {:>14} {:>14} {:>14} {:>14} {:>9}\n", "device", "predicted", "peer copies",
+                   "waiting", "live bytes", "peak bytes", "launches");
   for (const auto& d : s["devices"])
-    t += fmt::format("  {:>6} {:>11.4f} ms {:>14} {:>14} {:>9}\n", d.value("device", 0),
-                     d.value("predicted_seconds", 0.0) * 1e3, d.value("live_bytes", 0), d.value("peak_bytes", 0),
+    t += fmt::format("  {:>6} {:>11.4f} ms {:>11.4f} ms {:>11.4f} ms {:>14} {:>14} {:>9}\n", d.value("device", 0),
+                     d.value("predicted_seconds", 0.0) * 1e3, d.value("copy_seconds", 0.0) * 1e3,
+                     d.value("wait_seconds", 0.0) * 1e3, d.value("live_bytes", 0), d.value("peak_bytes", 0),
                      d.value("launches", 0));
   for (const auto& l : s["links"])
     t += fmt::format("  link {} -> {}: {} bytes in {} copies\n", l.value("src", 0), l.value("dst", 0),

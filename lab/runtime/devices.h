@@ -53,6 +53,10 @@ struct DeviceState {
   std::vector<Landing> landings;  // copies into it not yet settled
   uint64_t live_bytes = 0, peak_bytes = 0;  // cudaMalloc bytes owned by this device
   uint64_t launches = 0;
+  // Of `clock`: time its timeline spent issuing peer copies (from the call to
+  // the copy's end, waits for ports and data included), and waiting for
+  // copies into it to land before a launch or event.
+  double copy_seconds = 0, wait_seconds = 0;
   std::vector<bool> peer_enabled;
 };
 
@@ -85,7 +89,9 @@ class Devices {
     now().clock += seconds;
   }
   void settle() {
-    now().clock = std::max(now().clock, now().arrivals);
+    DeviceState& d = now();
+    if (d.arrivals > d.clock) d.wait_seconds += d.arrivals - d.clock;
+    d.clock = std::max(d.clock, d.arrivals);
     now().landings.clear();
   }
   void on_malloc(uint64_t address, uint64_t bytes);
