@@ -27,8 +27,6 @@
 // the lesson's programs move data with copies (docs/run.md says so).
 #pragma once
 
-#include <cuda_runtime_api.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <map>
