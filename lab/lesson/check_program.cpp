@@ -77,7 +77,11 @@ RunOutput run_once(const std::vector<std::string>& sources, const std::vector<st
       if (!l.value("ok", true) && !l["errors"].empty())
         why = fmt::format("launch #{} {} faulted: {}", l.value("launch", 0), l.value("kernel", ""),
                           l["errors"][0].value("message", ""));
-    out.failure = fmt::format("{} on {} GPUs; its output ended:\n{}", why, run.gpus, tail(printed, 600));
+    // The runtime's and the program's own words first: they say what went wrong.
+    const std::string err = j.value("stderr", "");
+    out.failure = !err.empty()
+                      ? fmt::format("{} on {} GPUs:\n{}", why, run.gpus, tail(err, 800))
+                      : fmt::format("{} on {} GPUs; its output ended:\n{}", why, run.gpus, tail(printed, 600));
     return out;
   }
   std::istringstream lines(printed);

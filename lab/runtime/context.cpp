@@ -231,7 +231,7 @@ cudaError_t Context::memcpy(void* dst, const void* src, size_t bytes, cudaMemcpy
       memory_.read(addr_of(src), tmp.data(), bytes);
       memory_.write(addr_of(dst), tmp.data(), bytes);
       const int from = devices_.owner(addr_of(src)), to = devices_.owner(addr_of(dst));
-      if (from >= 0 && to >= 0 && from != to) devices_.peer_copy(to, addr_of(dst), from, addr_of(src), bytes, 0);  // across a link
+      if (from >= 0 && to >= 0 && from != to) devices_.peer_copy(to, addr_of(dst), from, addr_of(src), bytes, devices_.call_site);  // across a link
       else advance_clock(2.0 * double(bytes) / gpu_->dram_bytes_per_s);  // read and write in DRAM
       break;
     }
@@ -368,7 +368,7 @@ cudaError_t Context::elapsed(float* ms, cudaEvent_t start, cudaEvent_t end) {
     return result(cudaErrorInvalidResourceHandle);
   }
   note(fmt::format("cudaEventElapsedTime returns the machine model's PREDICTED time on the {} (kernels from the "
-                   "timing model, copies at the PCIe/DRAM rates), not a measurement",
+                   "timing model, copies at the PCIe/DRAM/GPU-link rates), not a measurement",
                    std::string(gpu_->name)));
   *ms = float((b->second.model_seconds - a->second.model_seconds) * 1e3);
   return cudaSuccess;

@@ -303,11 +303,13 @@ cudaError_t CUDARTAPI cudaFreeHost(void* ptr) {
 }
 
 cudaError_t CUDARTAPI cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  ctx().devices().call_site = caller(__builtin_return_address(0));
   return ctx().memcpy(dst, src, count, kind, true);
 }
 cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                                       cudaStream_t stream) {
   if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  ctx().devices().call_site = caller(__builtin_return_address(0));
   return ctx().memcpy(dst, src, count, kind, false);
 }
 cudaError_t CUDARTAPI cudaMemset(void* dst, int value, size_t count) { return ctx().memset(dst, value, count); }

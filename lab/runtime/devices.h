@@ -23,8 +23,9 @@
 //  * the link is a per-run choice: NVLink (through an NVSwitch, every pair
 //    at the GPU's full NVLink rate, as in an HGX board) or PCIe (each GPU's
 //    x16 link, peer to peer through a switch).
-// Kernels that read a peer's memory directly are not charged to a link:
-// the lesson's programs move data with copies (docs/run.md says so).
+// Kernels that read a peer's memory directly would not be charged to a
+// link, so a launch given a pointer into another device's memory is refused
+// (launch.cpp): data moves between devices by copies.
 #pragma once
 
 #include <algorithm>
@@ -74,6 +75,10 @@ class Devices {
   const char* link_name() const { return link_ == LinkKind::NVLink ? "nvlink" : "pcie"; }
   double link_bytes_per_s() const;
   double link_latency_s() const;
+
+  // The program's return address of the runtime call being served (cudart.cpp
+  // sets it), so a copy between devices made by cudaMemcpy is named too.
+  uintptr_t call_site = 0;
 
   int current() const { return current_; }
   bool valid(int d) const { return d >= 0 && d < count(); }

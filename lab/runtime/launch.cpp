@@ -108,6 +108,18 @@ cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** 
     const ptx::Param& p = kernel->params[i];
     if (!args || !args[i]) return refuse(cudaErrorInvalidValue, fmt::format("argument {} is missing", i));
     std::memcpy(params.data() + p.offset, args[i], p.size);
+    // A pointer into another simulated GPU's memory: the kernel would load
+    // over the peer link, which the lab does not charge (devices.h), so a
+    // reduction could hide its traffic there. Refused, with the way out.
+    if (p.size == 8 && devices_.count() > 1) {
+      uint64_t v = 0;
+      std::memcpy(&v, args[i], 8);
+      if (const int owner = devices_.owner(v); owner >= 0 && owner != devices_.current())
+        return refuse(cudaErrorInvalidValue,
+                      fmt::format("argument {} points into device {}'s memory, and the kernel runs on device {}; the "
+                                  "lab does not model a kernel's loads and stores over a peer link: copy the data "
+                                  "with cudaMemcpyPeer first (docs/run.md)", i, owner, devices_.current()));
+    }
   }
   activate_module(k->module);
   sim::SimOptions opts;
