@@ -91,7 +91,7 @@ std::vector<nlohmann::json> read_launches(const std::string& path, nlohmann::jso
   return out;
 }
 
-// --report with several GPUs: each device's predicted timeline and memory, and each link's bytes.
+// With several GPUs, after the program: each device's predicted timeline and memory, and each link's bytes.
 std::string device_table(const nlohmann::json& s) {
   std::string t = fmt::format("\n{} simulated GPUs joined by {} ({:.0f} GB/s one direction, {:.1f} us a copy); "
                               "times are PREDICTIONS\n", s["devices"].size(), s.value("link", ""),
@@ -204,7 +204,7 @@ int run(const RunArgs& a) {
     std::puts(j.dump(2).c_str());
   } else {
     if (a.report) std::fputs(launch_table(launches, std::string(gpu->name)).c_str(), stdout);
-    if (a.report && a.gpus > 1 && !summary.is_null()) std::fputs(device_table(summary).c_str(), stdout);
+    if (a.gpus > 1 && !summary.is_null()) std::fputs(device_table(summary).c_str(), stdout);  // several GPUs: always
     if (rc) std::fprintf(stderr, "gpulab run: %s\n", how.c_str());
     else if (!launches_ok) std::fprintf(stderr, "gpulab run: a launch faulted or a check found a problem (see above)\n");
   }

@@ -2,7 +2,7 @@
 // ordinary CUDA program.
 //
 //   gpulab run lessons/11-many-gpus/data_parallel.cu lessons/11-many-gpus/exercise_ring.cu \
-//       --gpus N [--link nvlink|pcie] [--report] -- [BATCH] [HIDDEN] [STEPS] [ZERO] [verify]   (defaults 64 128 5 0)
+//       --gpus N [--link nvlink|pcie] -- [BATCH] [HIDDEN] [STEPS] [ZERO] [verify]   (defaults 64 128 5 0)
 //
 // Every GPU (rank r = device r) holds the model, takes rows [r B/N, (r+1) B/N)
 // of each global batch of B, and runs lesson 10's forward and backward on
@@ -31,7 +31,7 @@
 // buffers of n floats. With "verify" (what `gpulab check` passes) each step
 // also compares the summed gradients with a sum on the host: "verify step S
 // max_error E" (the copies it takes add to the predicted time).
-// `gpulab run --report` adds each GPU's timeline and peak bytes and each
+// `gpulab run --gpus N` then prints each GPU's timeline and peak bytes and each
 // link's bytes, counted by the runtime.
 //
 // On a machine with several NVIDIA GPUs the same file runs with NVIDIA's

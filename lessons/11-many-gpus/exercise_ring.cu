@@ -15,7 +15,7 @@
 //     r holds the finished chunk r; at the end every rank holds every chunk.
 //
 // Check with `gpulab check 11-many-gpus/ring`; run the whole training with
-//   gpulab run lessons/11-many-gpus/data_parallel.cu lessons/11-many-gpus/exercise_ring.cu --gpus 4 --report
+//   gpulab run lessons/11-many-gpus/data_parallel.cu lessons/11-many-gpus/exercise_ring.cu --gpus 4
 #include "ring.h"
 
 static unsigned blocks(long n) { return unsigned((n + 255) / 256); }
