@@ -103,6 +103,10 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
         }
         break;
     }
+    d.plain_load = (in.op == Op::Ld || in.op == Op::Ldu) && !(in.flags & ptx::kFlagVolatile);
+    d.fence = d.unit == Unit::Barrier || d.unit == Unit::AsyncWait || in.op == Op::BarArrive || in.op == Op::Membar ||
+              in.op == Op::Fence || in.op == Op::Call || in.op == Op::Ret || in.op == Op::Exit ||
+              in.op == Op::Atom || in.op == Op::Red || (in.op == Op::Bra && in.target >= 0 && size_t(in.target) <= pc);
     // Moves and conversions of memory addresses (cvta) are integer ops.
     if (in.op == Op::Cvta || in.op == Op::Isspacep) { d.unit = Unit::Int; d.latency = p.lat_int; d.hold = p.ii_int; d.dep = Stall::Wait; }
   }
