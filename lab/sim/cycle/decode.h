@@ -29,6 +29,8 @@ struct DecodedInstr {
   // to an earlier instruction: a loop's back edge).
   bool plain_load = false;
   bool fence = false;
+  bool branch = false;        // bra: ends a basic block
+  bool block_start = false;   // a branch target: begins one
 };
 
 struct DecodedKernel {

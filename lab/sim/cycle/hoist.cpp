@@ -50,6 +50,13 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
     return std::find(set.first, set.second, s) != set.second;
   };
 
+  // Basic blocks of the dynamic stream: one begins at a branch target, after
+  // a jump, and after a branch or an instruction nothing crosses.
+  std::vector<uint8_t> starts(n, 0);
+  for (size_t i = 1; i < n; ++i) {
+    const DecodedInstr& prev = dk.code[w.insts[i - 1].pc];
+    starts[i] = dk.code[w.insts[i].pc].block_start || w.insts[i].pc != w.insts[i - 1].pc + 1 || prev.branch || prev.fence;
+  }
   // Backward pass: the arithmetic that computes a global load's address or
   // guard within the load's region moves up with it (a list scheduler
   // places a load's producers before it).
@@ -58,8 +65,7 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
     std::vector<uint32_t> needed;  // slots a later global load of the region reads
     for (size_t i = n; i-- > 0;) {
       const DecodedInstr& d = dk.code[w.insts[i].pc];
-      const bool back_jump = i + 1 < n && w.insts[i + 1].pc <= w.insts[i].pc;
-      if (d.fence || back_jump) needed.clear();
+      if (i + 1 < n && starts[i + 1]) needed.clear();
       const auto ri = reads(i), wi = writes(i);
       if (access(i) == Access::GlobalLoad) {
         needed.insert(needed.end(), ri.first, ri.second);
@@ -82,7 +88,7 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
   size_t region = 0;            // no load moves above order[region]
   uint32_t moved = 0;
   for (size_t i = 0; i < n; ++i) {
-    const DecodedInstr& d = dk.code[w.insts[i].pc];
+    if (starts[i]) region = order.size();
     size_t pos = order.size();
     if (feeds[i]) {
       const auto ri = reads(i), wi = writes(i);
@@ -129,8 +135,6 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
       else ++moved;
     }
     order.insert(order.begin() + ptrdiff_t(pos), uint32_t(i));
-    const bool back_jump = i + 1 < n && w.insts[i + 1].pc <= w.insts[i].pc;
-    if (d.fence || back_jump) region = order.size();
   }
   if (!moved) return 0;
   for (uint32_t j : dead) w.insts[j].dead = 1;

@@ -15,15 +15,20 @@
 // So before a warp's trace is timed, each global load moves up in it to just
 // after the last instruction it must follow: one that produces its address or
 // guard, reads or writes what it writes, stores to global or local memory
-// (it may alias), an earlier global load (requests keep their order), or one
-// no memory access crosses (bar.sync, fences, atomics, calls, exit, a loop's
-// back edge: decode.h `fence`). Shared-memory accesses and forward branches
-// are crossed, the branches as the predication ptxas turns short ones into.
+// (it may alias), an earlier global load (requests keep their order), or the
+// start of its basic block (a branch target, or the instruction after a
+// branch, a jump, or one no memory access crosses: bar.sync, fences,
+// atomics, calls, exit; decode.h). The integer arithmetic that computes its
+// address moves up with it, and shared-memory accesses are crossed. Checked
+// against the SASS ptxas 13.0 makes (nvdisasm): siboehm's warptiling kernel
+// for sm_86 issues its tile loads as LDG.E.128 in groups before their STS;
+// the lab's 06/07 for sm_90, whose every tile load sits in its own
+// bounds-checked branch, keep each LDG.E.128 before its own STS, in turn, as
+// here.
 // An instruction that only writes registers the load overwrites before
-// anything reads them (the `v = 0` before `if (...) v = load`, which NVRTC's
-// PTX writes into the register the next load reuses) is crossed too: its
-// result is dead, so it issues without waiting for its operands and without
-// writing (TraceInst::dead), as the predicated-off copy ptxas leaves of it.
+// anything reads them (the `v = 0` before a load into a register NVRTC's PTX
+// reuses) is crossed too: its result is dead, so it issues without waiting
+// for its operands and without writing (TraceInst::dead).
 #pragma once
 
 #include "lab/sim/cycle/decode.h"
