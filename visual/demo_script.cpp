@@ -32,7 +32,12 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
     beat_ = -1;
   }
   const double per_kernel = total_seconds() / kernels;
-  const int beats = 1 + int(vm.moments.size());
+  // Beats: the overview, the trace's moments, then the SM cycle by cycle.
+  const int beats = 2 + int(vm.moments.size());
+  const int cycles_beat = beats - 1;
+  // The cycle model times the kernel in the background from its first beat
+  // (5-12 s of CPU on the worker's own thread), so its beat finds it ready.
+  if (on_screen(vm)) ui.timeline_wanted = true;
   const double per_beat = per_kernel / beats;
   auto go_beat = [&](int b) {
     beat_ = b;
@@ -40,6 +45,11 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
     if (b == 0) {
       act.seek = true, act.position = 0, act.play = true;
       ui.focus = {Panel::SmGrid, Panel::Source};
+    } else if (b == cycles_beat) {
+      ui.focus = {Panel::SmGrid, Panel::Timeline};
+      ui.timeline_cycle = -1;  // open at the 1-block side's idle stretch
+      ui.timeline_playing = true;
+      ui.timeline_speed = 60;
     } else if (size_t(b - 1) < vm.moments.size()) {
       const Moment& m = vm.moments[size_t(b - 1)];
       act.seek = true, act.position = m.position;
@@ -71,6 +81,18 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
   std::string name = kernel_ < int(vm.launch.kernels.size()) ? vm.launch.kernels[size_t(kernel_)] : "";
   std::string what = "simulating...";
   if (beat_ == 0) what = "overview: the kernel runs";
+  else if (beat_ == cycles_beat) {
+    char c[200] = "one SM cycle by cycle: the cycle model is timing it...";
+    if (vm.timeline && vm.timeline->ready())
+      std::snprintf(c, sizeof c,
+                    "one SM cycle by cycle: warps interleave; issue slots used %.0f%% at 1 block per SM vs %.0f%% at "
+                    "%u (predicted)",
+                    100 * vm.timeline->sides[0].issue_utilisation, 100 * vm.timeline->sides[1].issue_utilisation,
+                    vm.timeline->sides[1].blocks_per_sm);
+    else if (vm.timeline && !vm.timeline->status.empty())
+      std::snprintf(c, sizeof c, "one SM cycle by cycle: %s", vm.timeline->status.c_str());
+    what = c;
+  }
   else if (beat_ > 0 && size_t(beat_ - 1) < vm.moments.size())
     what = vm.moments[size_t(beat_ - 1)].name + ": " + vm.moments[size_t(beat_ - 1)].caption;
   char t[96];
