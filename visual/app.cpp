@@ -204,7 +204,8 @@ int run_app(const AppOptions& opt) {
                     ui.panel == Panel::Comparison;
       // The panes that draw cycles (timeline, SM grid, block) wait for the
       // cycle model's two timings (or its reason why not).
-      bool timeline = cycles_wanted;
+      // The demo's pictures do not wait: its script moves on by its clock.
+      bool timeline = cycles_wanted && !opt.demo;
       bool timed = !timeline || (vm->timeline && (vm->timeline->ready() || vm->timeline->status.rfind("no timeline", 0) == 0));
       bool ready = session.ready() && (!charts || session.charts_ready()) && timed && vm->serial > 1;
       if (ready && !was_ready) was_ready = true, ready_t0 = t0;

@@ -22,7 +22,7 @@ namespace {
 constexpr uint32_t kLine = 128, kSector = 32, kBankBytes = 4, kBanks = 32;
 
 void access_header(const WarpAccess& a) {
-  ImGui::Text("%s %s, %u-byte lanes, block %u warp %u, line %u", a.is_store ? "store" : "load",
+  ImGui::Text("%s %s, %u-byte lanes, block %u warp %u, line %u", a.atomic ? "atomic" : a.is_store ? "store" : "load",
               a.space == ptx::Space::Global ? (a.buffer.empty() ? "global" : ("global " + a.buffer).c_str()) : "shared",
               a.access_bytes, a.block_linear, a.warp, a.line);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim), "%s", a.ptx.c_str());
@@ -305,7 +305,7 @@ void draw_banks(const ViewModel& vm, UiState& ui) {
                                     : "bank serves one word (lanes sharing it: broadcast)");
   ImGui::SameLine(0, 14);
   if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("bank conflict: several words").x + 40) ImGui::NewLine();
-  legend_item(pal.bank_conflict, "bank conflict: several words");
+  legend_item(pal.bank_conflict, a.atomic ? "bank conflict: several updates, one after another" : "bank conflict: several words");
   ImGui::SameLine(0, 14);
   if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("bank idle").x + 40) ImGui::NewLine();
   legend_item(pal.bank_idle, "bank idle");
