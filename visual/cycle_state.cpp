@@ -27,11 +27,13 @@ WarpAtCycle warp_at_cycle(const TimelineWarp& w, uint64_t c) {
   auto it = std::lower_bound(w.issues.begin(), w.issues.end(), c);
   if (it != w.issues.end() && *it == c) {
     a.kind = WarpAtCycle::Issuing;
-    a.pc = int32_t(w.pcs[size_t(it - w.issues.begin())]);
+    const size_t i = size_t(it - w.issues.begin());
+    a.pc = i < w.pcs.size() ? int32_t(w.pcs[i]) : -1;
     return a;
   }
   a.kind = WarpAtCycle::Waiting;
-  if (it != w.issues.end()) a.pc = int32_t(w.pcs[size_t(it - w.issues.begin())]);  // the next issue: what it waits for
+  const size_t next = size_t(it - w.issues.begin());  // the next issue: what it waits for
+  if (next < w.pcs.size()) a.pc = int32_t(w.pcs[next]);
   auto wt = std::partition_point(w.waits.begin(), w.waits.end(), [&](const TimelineWait& x) { return x.to <= c; });
   // Every waiting cycle is in one interval (lab/sim/cycle/result.h, WarpSpan);
   // a cycle outside all of them is one the model attributed to no state: 255.
