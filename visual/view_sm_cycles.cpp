@@ -86,10 +86,7 @@ void side_sm(const CycleTimeline& T, const TimelineSide& s, const std::string& k
   shown(key + ".title", s.title);
   const SideAtCycle n = side_at_cycle(T, s, c);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim));
-  text_words("warps at cycle " + std::to_string(c) + ": " + counts_text(T, n, key));
-  char b[160];
-  std::snprintf(b, sizeof b, "issue slots, the last %u cycles (white: used, dark red: idle):", unsigned(ui.cycle_strip));
-  text_words(b);
+  text_words(counts_text(T, n, key));
   ImGui::PopStyleColor();
   scheduler_strips(T, s, c, uint32_t(ui.cycle_strip), key);
 
@@ -170,6 +167,16 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   text_words(text);
   cycle_controls(T, ui);
   stall_legend(T, true);
+  char strip[96];
+  std::snprintf(strip, sizeof strip, "used issue slot (rows S0-S%u: the last %u cycles)", T.schedulers - 1,
+                unsigned(ui.cycle_strip));
+  ImGui::SameLine(0, ImGui::GetFontSize());
+  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(strip).x + 2 * ImGui::GetFontSize()) ImGui::NewLine();
+  legend_item(stall_color("selected"), strip);
+  ImGui::SameLine(0, ImGui::GetFontSize());
+  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("idle issue slot").x + 2 * ImGui::GetFontSize())
+    ImGui::NewLine();
+  legend_item(kIdleSlot, "idle issue slot");
   if (T.same_residency) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));
     text_words(T.residency_note);
@@ -178,7 +185,11 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   // The two sides, side by side where each gets a 4:5 area, else stacked,
   // above a short strip of the whole GPU's SMs (block placement by wave).
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float overview_h = std::max(ImGui::GetTextLineHeightWithSpacing() * 3, avail.y * 0.22f);
+  // The strip: two lines of text and at least three text lines of SM cells,
+  // where the pane has room for it (not in the full layout's tab).
+  const float lines = avail.y / ImGui::GetTextLineHeightWithSpacing();
+  const bool overview = lines >= 30;
+  const float overview_h = overview ? std::max(ImGui::GetTextLineHeightWithSpacing() * 5.5f, avail.y * 0.28f) : 0.f;
   const float h = std::max(ImGui::GetTextLineHeightWithSpacing() * 8, avail.y - overview_h);
   const bool side_by_side = avail.x / 2 > h * 0.8f;
   const ImVec2 each = side_by_side ? ImVec2(avail.x / 2 - ImGui::GetStyle().ItemSpacing.x, h) : ImVec2(avail.x, h / 2);
@@ -189,9 +200,11 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
     side_sm(T, T.sides[side], keys[side], c, ui);
     ImGui::EndChild();
   }
+  shown("sm.overview", overview);
+  if (!overview) return;
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim));
-  text_words("The whole GPU: blocks placed on SMs by wave, at the replay's position (placement only; the time is "
-             "the cycle model's, above).");
+  text_words("Every SM: blocks placed by wave at the replay's position (placement only; time is the cycle "
+             "model's, above).");
   ImGui::PopStyleColor();
   draw_sm_overview(vm, ui, false);
 }
