@@ -46,7 +46,9 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
       act.seek = true, act.position = 0, act.play = true;
       ui.focus = {Panel::SmGrid, Panel::Source};
     } else if (b == cycles_beat) {
-      ui.focus = {Panel::SmGrid, Panel::Timeline};
+      // The SM grid from cycles alone: both residencies, issue slots and warps
+      // stay legible in the demo's large text (the timeline pane is key T).
+      ui.focus = {Panel::SmGrid};
       ui.timeline_cycle = -1;  // open at the 1-block side's idle stretch
       ui.timeline_playing = true;
       ui.timeline_speed = 60;

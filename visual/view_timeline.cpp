@@ -121,7 +121,7 @@ void draw_side(const CycleTimeline& T, const TimelineSide& s, const char* key, c
   ImGui::PushStyleColor(ImGuiCol_Text, dim);
   char line[512];
   std::snprintf(line, sizeof line,
-                "%u warps resident of %u | kernel %.0f cycles = %.3g us (predicted from this one-SM slice) | "
+                "%u warps resident of %u | kernel %.0f cycles = %.4g us (predicted from this one-SM slice) | "
                 "waiting: %s | drawn: the slice's SM, %s, %llu cycles",
                 warps, s.max_warps_per_sm, s.kernel_cycles, s.time_s * 1e6, stalls.c_str(), s.segment.c_str(),
                 (unsigned long long)s.cycles);
@@ -270,7 +270,7 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
   text_words(text);
   std::snprintf(text, sizeof text,
                 "Issue slots used (predicted): %s %.1f%%  vs  %s %.1f%%.  Kernel time predicted from this one-SM "
-                "slice: %.3g us vs %.3g us.",
+                "slice: %.4g us vs %.4g us.",
                 one.title.c_str(), 100.0 * one.issue_utilisation, full.title.c_str(), 100.0 * full.issue_utilisation,
                 one.time_s * 1e6, full.time_s * 1e6);
   text_words(text);
@@ -279,7 +279,7 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
     // Two predictions of one launch: the standard one samples more SMs and
     // waves than this one-SM slice; say which is which (lessons cite the standard one).
     std::snprintf(text, sizeof text,
-                  "The launch pane's %.3g us is the standard prediction (gpulab sim, check): it times a larger "
+                  "The launch pane's %.4g us is the standard prediction (gpulab sim, check): it times a larger "
                   "sample of SMs and waves. The times here come from the one SM drawn, scaled to the grid: they "
                   "compare the two sides, not the launch.",
                   vm.launch.predicted_seconds * 1e6);
