@@ -49,7 +49,11 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
       // The SM grid from cycles alone: both residencies, issue slots and warps
       // stay legible in the demo's large text (the timeline pane is key T).
       ui.focus = {Panel::SmGrid};
-      ui.timeline_cycle = -1;  // open at the 1-block side's idle stretch
+      // Open 5% into the drawn SM's run, where both sides' first blocks have
+      // every warp resident (03_smem_tiled: the 1-block SM idle on
+      // long_scoreboard while the 2-block SM issues every cycle).
+      ui.timeline_cycle = -1;
+      ui.cycle_open_fraction = 0.05;
       ui.timeline_playing = true;
       ui.timeline_speed = 60;
     } else if (size_t(b - 1) < vm.moments.size()) {
