@@ -101,12 +101,14 @@ TimelineSide side_from(const cyc::CycleResult& r, uint32_t warps_per_block, uint
 
 // Where the cursor opens: the start of the longest stretch in the middle of
 // the one-block side's run in which none of its schedulers issues (every
-// warp waiting), so the first picture shows the idle slots the other side fills.
-uint64_t idle_stretch(const TimelineSide& s) {
+// warp waiting), so the first picture shows the idle slots the other side
+// fills. The middle of the shorter run of the two, so that the other side
+// is still running there (not in its tail).
+uint64_t idle_stretch(const TimelineSide& s, uint64_t cycles) {
   std::vector<uint64_t> all;
   for (const auto& v : s.scheduler_issues) all.insert(all.end(), v.begin(), v.end());
   std::sort(all.begin(), all.end());
-  const uint64_t lo = s.cycles / 5, hi = s.cycles - s.cycles / 5;
+  const uint64_t lo = cycles / 5, hi = cycles - cycles / 5;
   uint64_t best = 0, at = lo;
   for (size_t i = 1; i < all.size(); ++i)
     if (all[i - 1] >= lo && all[i] <= hi && all[i] - all[i - 1] > best) best = all[i] - all[i - 1], at = all[i - 1];
@@ -144,7 +146,7 @@ std::shared_ptr<CycleTimeline> time_both(
     t.same_residency = true;
     t.residency_note = fmt::format("The grid has {} blocks for {} SMs: no SM gets a second block.", grid_blocks, sm_count);
   }
-  t.open_cycle = idle_stretch(one);
+  t.open_cycle = idle_stretch(one, std::min(one.cycles, full.cycles));
   return std::make_shared<CycleTimeline>(std::move(t));
 }
 

@@ -279,7 +279,7 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
     // Two predictions of one launch: the standard one samples more SMs and
     // waves than this one-SM slice; say which is which (lessons cite the standard one).
     std::snprintf(text, sizeof text,
-                  "The launch pane's %.4g us is the standard prediction (gpulab sim, check): it times a larger "
+                  "The launch pane's %.3g us is the standard prediction (gpulab sim, check): it times a larger "
                   "sample of SMs and waves. The times here come from the one SM drawn, scaled to the grid: they "
                   "compare the two sides, not the launch.",
                   vm.launch.predicted_seconds * 1e6);
