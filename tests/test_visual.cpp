@@ -230,6 +230,9 @@ TEST_CASE("demo script: beats advance with the clock, kernels in order, the whol
     if (demo.beat() == 3) {
       cycles_beat = true;
       CHECK(ui.focus == std::vector<Panel>{Panel::SmGrid});
+      CHECK_FALSE(ui.sm_placement);
+    } else if (demo.beat() >= 0) {
+      CHECK(ui.sm_placement);  // the replay's beats: the SM grid shows placement by wave, not time
     }
     if (demo.beat() >= 0 && !demo.finished()) CHECK(ui.timeline_wanted);
   }

@@ -42,6 +42,7 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
   auto go_beat = [&](int b) {
     beat_ = b;
     beat_clock_ = 0;
+    ui.sm_placement = b != cycles_beat;  // the replay's beats show placement; the last one, cycles
     if (b == 0) {
       act.seek = true, act.position = 0, act.play = true;
       ui.focus = {Panel::SmGrid, Panel::Source};

@@ -99,7 +99,7 @@ TimelineSide side_from(const cyc::CycleResult& r, uint32_t warps_per_block, uint
   return s;
 }
 
-// Where the cursor opens: the start of the longest stretch in the middle of
+// Where the cursor opens: in the longest stretch in the middle of
 // the one-block side's run in which none of its schedulers issues (every
 // warp waiting), so the first picture shows the idle slots the other side
 // fills. The middle of the shorter run of the two, so that the other side
@@ -112,7 +112,9 @@ uint64_t idle_stretch(const TimelineSide& s, uint64_t cycles) {
   uint64_t best = 0, at = lo;
   for (size_t i = 1; i < all.size(); ++i)
     if (all[i - 1] >= lo && all[i] <= hi && all[i] - all[i - 1] > best) best = all[i] - all[i - 1], at = all[i - 1];
-  return at;
+  // Inside the stretch, up to 64 cycles in: the SM grid's and block view's
+  // strips of the last 64 cycles then show its idle slots too.
+  return at + std::min<uint64_t>(64, best / 2);
 }
 
 // Both sides: `time(max_blocks_per_sm)` runs the kernel with those timing

@@ -389,6 +389,7 @@ struct UiState {
   bool timeline_wanted = false;  // the pane was drawn: the worker times the kernel for it
   // The SM grid and block view draw the timeline's cycles (the same cursor).
   double cycle_open_fraction = -1;  // --at: open the cycle cursor at this fraction of the run, not the idle stretch
+  bool sm_placement = false;     // the SM grid shows where blocks sit by wave (the demo's replay moments), not cycles
   int cycle_side = 1;            // the block view's side: 0 one block per SM, 1 the occupancy limit
   int cycle_block_slot = 0;      // the block view's block slot on the timed SM
   const void* cycle_timeline_seen = nullptr;  // the timeline the cursor belongs to (a new one reopens it)

@@ -35,6 +35,16 @@ void replay_note(const ViewModel& vm) {
 
 void draw_sm_grid(const ViewModel& vm, UiState& ui) {
   ui.timeline_wanted = true;  // the worker times the kernel with the cycle model (session_timeline.cpp)
+  if (ui.sm_placement) {
+    // A moment about placement (a full SM, the tail wave): blocks by wave, no time.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));
+    text_words("Blocks placed on SMs by wave, at the replay's position (placement only, not time: the cycles "
+               "are the demo's last beat for this kernel).");
+    ImGui::PopStyleColor();
+    shown("sm.time_base", std::string("placement"));
+    draw_sm_overview(vm, ui, false);
+    return;
+  }
   if (vm.timeline && vm.timeline->ready()) {
     draw_sm_cycles(vm, ui);
     return;
