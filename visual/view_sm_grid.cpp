@@ -23,13 +23,12 @@ constexpr ImU32 kSmHeader = IM_COL32(52, 84, 130, 255);
 
 namespace {
 // Until the cycle model's timing is there: why the picture is the replay's.
-void replay_note(const ViewModel& vm) {
+void replay_note(const ViewModel& vm, const std::string& pane) {
   const std::string why = vm.timeline && !vm.timeline->status.empty() ? vm.timeline->status : "waiting for the kernel";
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));
   text_words("Interpreter replay order (warps of a block run one after another; not time). Cycles: " + why);
   ImGui::PopStyleColor();
-  shown("sm.time_base", std::string("interpreter replay"));
-  shown("block.time_base", std::string("interpreter replay"));
+  shown(pane + ".time_base", std::string("interpreter replay"));
 }
 }  // namespace
 
@@ -49,7 +48,7 @@ void draw_sm_grid(const ViewModel& vm, UiState& ui) {
     draw_sm_cycles(vm, ui);
     return;
   }
-  replay_note(vm);
+  replay_note(vm, "sm");
   draw_sm_overview(vm, ui, true);
 }
 
@@ -162,7 +161,7 @@ void draw_block(const ViewModel& vm, UiState& ui) {
     draw_block_cycles(vm, ui);
     return;
   }
-  replay_note(vm);
+  replay_note(vm, "block");
   const BlockView& b = vm.block;
   const Palette& pal = palette();
   if (!b.valid) {
