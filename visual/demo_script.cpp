@@ -90,7 +90,10 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
   if (beat_ == 0) what = "overview: the kernel runs";
   else if (beat_ == cycles_beat) {
     char c[200] = "one SM cycle by cycle: the cycle model is timing it...";
-    if (vm.timeline && vm.timeline->ready())
+    if (vm.timeline && vm.timeline->ready() && vm.timeline->same_residency)
+      std::snprintf(c, sizeof c, "one SM cycle by cycle: one block per SM at most here; issue slots used %.0f%% (predicted)",
+                    100 * vm.timeline->sides[1].issue_utilisation);
+    else if (vm.timeline && vm.timeline->ready())
       std::snprintf(c, sizeof c,
                     "one SM cycle by cycle: warps interleave; issue slots used %.0f%% at 1 block per SM vs %.0f%% at "
                     "%u (predicted)",
