@@ -81,7 +81,8 @@ void scheduler_strips(const CycleTimeline& T, const TimelineSide& s, uint64_t c,
 }
 
 // One side: the timed SM's warp slots at cycle c, a row per resident block slot.
-void side_sm(const CycleTimeline& T, const TimelineSide& s, const std::string& key, uint64_t c, UiState& ui) {
+void side_sm(const CycleTimeline& T, const TimelineSide& s, const SourceText& src, const std::string& key, uint64_t c,
+             UiState& ui) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kTitle), "%s", s.title.c_str());
   shown(key + ".title", s.title);
   const SideAtCycle n = side_at_cycle(T, s, c);
@@ -120,6 +121,16 @@ void side_sm(const CycleTimeline& T, const TimelineSide& s, const std::string& k
       if (a.kind != WarpAtCycle::NotResident) block = a.block;
       const float x = o.x + label_w + float(wi % cols) * cw, y = by0 + float(wi / cols) * ch;
       dl->AddRectFilled(ImVec2(x + 0.5f, y + 0.5f), ImVec2(x + cw - 0.5f, y + ch - 0.5f), warp_at_cycle_color(T, a));
+      const ImVec2 m = ImGui::GetIO().MousePos;
+      if (m.x >= x && m.x < x + cw && m.y >= y && m.y < y + ch && ImGui::IsWindowHovered()) {
+        // The warp under the mouse: its state, why, and the instruction it issues or waits to issue.
+        const bool pc_ok = a.pc >= 0 && size_t(a.pc) < src.ptx.size();
+        const char* why = a.kind == WarpAtCycle::Waiting && a.reason < T.explanations.size()
+                              ? T.explanations[a.reason].c_str() : "";
+        ImGui::SetTooltip("block %u, warp %u (scheduler %u), cycle %llu: %s\n%s%s%s", a.block, wi,
+                          it->second->scheduler, (unsigned long long)c, warp_at_cycle_text(T, a).c_str(), why,
+                          pc_ok ? "\n" : "", pc_ok ? src.ptx[size_t(a.pc)].c_str() : "");
+      }
       char t[8];
       std::snprintf(t, sizeof t, "%u", wi);
       if (ch >= fs && ImGui::CalcTextSize(t).x + 2 < cw)
@@ -197,7 +208,7 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   for (int side = 0; side < 2; ++side) {
     if (side && side_by_side) ImGui::SameLine();
     ImGui::BeginChild(keys[side], each, true, ImGuiWindowFlags_NoScrollbar);
-    side_sm(T, T.sides[side], keys[side], c, ui);
+    side_sm(T, T.sides[side], vm.source, keys[side], c, ui);
     ImGui::EndChild();
   }
   shown("sm.overview", overview);
