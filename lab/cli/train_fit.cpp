@@ -146,13 +146,16 @@ json fit_table(double params) {
   // et al., "ZeRO", SC 2020, sec. 3.1): fp16 weights and gradients, and an
   // fp32 master copy with Adam's two fp32 moments: 2 + 2 + 12 = 16 bytes,
   // the same 16 as fp32 training (4 + 4 + 8, the lab's counted runs).
-  const json per_param = {{"fp16 weights", 2}, {"fp16 gradients", 2}, {"fp32 master weights", 4},
-                          {"Adam m (fp32)", 4}, {"Adam v (fp32)", 4}};
+  const json per_param = json::array({{{"what", "fp16 weights"}, {"bytes", 2}},
+                                      {{"what", "fp16 gradients"}, {"bytes", 2}},
+                                      {{"what", "fp32 master weights"}, {"bytes", 4}},
+                                      {{"what", "Adam m (fp32)"}, {"bytes", 4}},
+                                      {{"what", "Adam v (fp32)"}, {"bytes", 4}}});
   double bpp = 0;
-  for (auto& [k, v] : per_param.items()) bpp += v.get<double>();
+  for (const auto& e : per_param) bpp += e["bytes"].get<double>();
   // Activations a layer keeps for backward, per sequence, in 16 bits
   // (Korthikanti et al., "Reducing Activation Recomputation in Large
-  // Transformer Models", 2022, sec. 4.1: s b h (34 + 5 a s / h) bytes).
+  // Transformer Models", 2022, sec. 4: s b h (34 + 5 a s / h) bytes).
   // The 5 a s^2 term is the attention scores; a fused (FlashAttention)
   // kernel never stores them, so the table leaves them out and says so.
   const double layer = 34 * s * h, scores = 5 * a * s * s;
@@ -188,8 +191,9 @@ std::string fit_text(const json& j) {
                               "{}-token sequences), by the formula the lab's runs count:\n\n",
                               P / 1e9, j["shape"]["hidden"].get<double>(), j["shape"]["layers"].get<double>(),
                               j["shape"]["heads"].get<double>(), j["shape"]["sequence"].get<double>());
-  for (auto& [k, v] : j["bytes_per_param"].items())
-    t += fmt::format("  {:<22} {:>2} bytes/param  {:>6.0f} GB\n", k, v.get<int>(), v.get<double>() * P / kGB);
+  for (const auto& e : j["bytes_per_param"])
+    t += fmt::format("  {:<22} {:>2} bytes/param  {:>6.0f} GB\n", e["what"].get<std::string>(), e["bytes"].get<int>(),
+                     e["bytes"].get<double>() * P / kGB);
   t += fmt::format("  {:<22} {:>2} bytes/param  {:>6.0f} GB  before a single activation (fp32 training: 4 + 4 + 8, "
                    "the same 16)\n",
                    "training state", j["bytes_per_param_total"].get<int>(), j["state_bytes"].get<double>() / kGB);
