@@ -4,7 +4,7 @@
 //   gpulab train [--batch 64] [--hidden 128] [--steps 5] [--precision fp32|bf16|fp16] [--gpu H100]
 //                [--adamw reference|exercise] [--sweep [LIST]] [--json]
 //                [--layers L] [--checkpoint [EVERY]] [--accumulate K]   ("Will it fit?")
-//   gpulab train --fit [--json]                                         (the 7B table, no run)
+//   gpulab train --fit [--batch B ...] [--gpu T4] [--json]              (the formula alone, no run)
 //
 // The CPU runs lab/cpu/mlp_step.cpp (OpenBLAS GEMMs + loops) and is TIMED
 // here. The GPU runs lessons/10-training-step/train.cu, an ordinary CUDA
@@ -363,11 +363,6 @@ mlp::Plan parse_plan(const TrainArgs& a, std::string& error) {
 
 int run_train(const TrainArgs& a) {
   const sim::GpuModel* gpu = &resolved_gpu(a.gpu);
-  if (a.fit) {  // the formula alone, for a 7B model on every GPU model: no run
-    const json table = fit_table(7e9);
-    std::fputs(a.json ? (table.dump(2) + "\n").c_str() : fit_text(table).c_str(), stdout);
-    return kExitOk;
-  }
   if (a.batch < 1 || a.hidden < 1 || a.steps < 2) {
     std::fprintf(stderr, "gpulab train: --batch and --hidden must be >= 1 and --steps >= 2 (a falling loss needs two)\n");
     return kExitUsage;
@@ -377,6 +372,14 @@ int run_train(const TrainArgs& a) {
   if (!plan_error.empty()) {
     std::fprintf(stderr, "gpulab train: %s\n", plan_error.c_str());
     return kExitUsage;
+  }
+  if (a.fit) {  // the formula alone: this step on the GPU model, then a 7B model on every GPU model; no run
+    mlp::Shape s;
+    s.batch = a.batch, s.hidden = a.hidden, s.layers = a.layers;
+    json j = fit_table(7e9);
+    j["step"] = step_fit(s, plan, *gpu);
+    std::fputs(a.json ? (j.dump(2) + "\n").c_str() : (step_fit_text(j["step"]) + fit_text(j)).c_str(), stdout);
+    return kExitOk;
   }
   std::vector<std::pair<int, int>> sweep;
   try {
@@ -403,7 +406,8 @@ int run_train(const TrainArgs& a) {
   bool out_of_memory = false;
   if (std::string why = fit_refusal(shape, plan, *gpu, out_of_memory); !why.empty()) {
     const json j = {{"ok", false}, {"out_of_memory", out_of_memory}, {"gpu_capacity_bytes", gpu->dram_bytes},
-                    {"needed_bytes", json(step_bytes(shape, plan).groups())}, {"error", why}};
+                    {"needed_bytes", json(step_bytes(shape, plan).groups())},
+                    {"needed_total_bytes", step_bytes(shape, plan).total()}, {"error", why}};
     if (a.json) std::puts(j.dump(2).c_str());
     else std::fputs(why.c_str(), stdout);
     std::fprintf(stderr, "gpulab train: the step does not fit; see above\n");
@@ -537,7 +541,9 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--accumulate", a->accumulate,
                   "gradient accumulation: K micro-batches of batch / K rows, one AdamW step (default 1); runs the "
                   "full batch beside it");
-  cmd->add_flag("--fit", a->fit, "the memory formula for a 7B-parameter model on every GPU model (no run)");
+  cmd->add_flag("--fit", a->fit,
+                "no run: this step's device memory by the formula against the GPU model, and a 7B-parameter model's "
+                "on every GPU model");
   cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
   cmd->add_flag("--json", a->json, "print one JSON object");
   cmd->callback([a, &rc] { rc = run_train(*a); });

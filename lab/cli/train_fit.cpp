@@ -89,12 +89,14 @@ std::string trade_text(const json& run, const json& base, const mlp::Plan& plan,
   const double g = run["gpu"]["step_ms"], g0 = base["gpu"]["step_ms"];
   const double c = run["cpu"]["step_ms"], c0 = base["cpu"]["step_ms"];
   const double cr = run["cpu"]["part_ms"].value("recompute", 0.0), gr = recompute_ms(run);
+  const double act_share = double(act) / double(act0), peak_share = double(peak) / double(peak0);
   out = {{"activation_bytes", act},        {"activation_bytes_baseline", act0}, {"peak_bytes", peak},
          {"peak_bytes_baseline", peak0},   {"losses_equal", equal},             {"loss_max_abs_diff", diff},
          {"loss_tolerance", tolerance},    {"gpu_step_ms", g},                  {"gpu_step_ms_baseline", g0},
          {"gpu_recompute_ms", gr},         {"cpu_step_ms", c},                  {"cpu_step_ms_baseline", c0},
          {"cpu_recompute_ms", cr},         {"launches_per_step", run["gpu"]["launches_per_step"]},
-         {"launches_per_step_baseline", base["gpu"]["launches_per_step"]}};
+         {"launches_per_step_baseline", base["gpu"]["launches_per_step"]},
+         {"activation_change", act_share - 1}, {"peak_change", peak_share - 1}, {"gpu_step_change", g / g0 - 1}};
   std::string what;
   if (plan.checkpointed())
     what += fmt::format("gradient checkpointing (the output of every {}th of {} hidden layers kept, the rest "
@@ -128,6 +130,7 @@ std::string trade_text(const json& run, const json& base, const mlp::Plan& plan,
     out["recompute_gemm_flops"] = extra;
     out["gemm_flops"] = all;
     out["recompute_launches"] = relaunched;
+    out["recompute_flops_share"] = extra / all;
     t += fmt::format("  the recompute, a second forward of every segment but the last: {:.0f} GEMM FLOP more "
                      "(+{:.1f}% of the step's {:.0f}), {} launches;\n    {:.4f} ms of kernels + {:.4f} ms of launch "
                      "overhead on the GPU (PREDICTED), {:.4f} ms of the CPU step (MEASURED)\n",
@@ -172,6 +175,10 @@ json fit_table(double params) {
             {"attention_scores_bytes_per_layer_unfused", scores},
             {"activation_bytes_per_sequence", none},
             {"activation_bytes_per_sequence_checkpointed", every_layer},
+            // The same in GB (1e9 bytes, as the GPU models' capacities), as the lesson cites them.
+            {"gb", {{"state", bpp * params / kGB}, {"weights_fp16", 2 * params / kGB},
+                    {"activations_per_layer", layer / kGB}, {"activations_per_sequence", none / kGB},
+                    {"activations_per_sequence_checkpointed", every_layer / kGB}}},
             {"gpus", json::array()}};
   for (const sim::GpuModel& g : sim::all_gpu_models()) {
     const double cap = double(g.dram_bytes), room = cap - bpp * params;
@@ -230,6 +237,33 @@ constexpr const char* kToFit =
     "one AdamW step); --checkpoint (--layers > 1: hidden activations for about 2 sqrt(layers) layers instead of "
     "all); or a GPU model with more memory (--gpu H200: 141 GB).\n";
 }  // namespace
+
+json step_fit(const mlp::Shape& shape, const mlp::Plan& plan, const sim::GpuModel& gpu) {
+  const StepBytes b = step_bytes(shape, plan);
+  return {{"batch", shape.batch}, {"hidden", shape.hidden}, {"layers", shape.layers},
+          {"accumulate", plan.accumulate}, {"checkpoint_every", plan.every}, {"groups", json(b.groups())},
+          {"total_bytes", b.total()}, {"total_gb", double(b.total()) / kGB}, {"gpu", std::string(gpu.name)},
+          {"capacity_bytes", gpu.dram_bytes}, {"fits", b.total() <= gpu.dram_bytes}};
+}
+
+std::string step_fit_text(const json& j) {
+  std::string t = fmt::format("Lesson 10's step at batch {}, hidden {} x {} layer{}{}{}, by the formula the runtime's "
+                              "counts confirm (lab/cli/train_schedule.cpp):\n",
+                              j["batch"].get<int>(), j["hidden"].get<int>(), j["layers"].get<int>(),
+                              j["layers"].get<int>() > 1 ? "s" : "",
+                              j["accumulate"].get<int>() > 1 ? fmt::format(", {} micro-batches", j["accumulate"].get<int>()) : "",
+                              j["checkpoint_every"].get<int>() > 0
+                                  ? fmt::format(", checkpoint every {}", j["checkpoint_every"].get<int>())
+                                  : "");
+  for (const auto& g : j["groups"])
+    t += fmt::format("  {:<12} {:>16} bytes  {:>8.2f} GB\n", g[0].get<std::string>(), g[1].get<uint64_t>(),
+                     g[1].get<double>() / kGB);
+  t += fmt::format("  {:<12} {:>16} bytes  {:>8.2f} GB: {} on the {} ({:.0f} GB)\n\n", "total",
+                   j["total_bytes"].get<uint64_t>(), j["total_gb"].get<double>(),
+                   j["fits"].get<bool>() ? "fits" : "does NOT fit", j["gpu"].get<std::string>(),
+                   j["capacity_bytes"].get<double>() / kGB);
+  return t;
+}
 
 std::string fit_refusal(const mlp::Shape& shape, const mlp::Plan& plan, const sim::GpuModel& gpu, bool& out_of_memory) {
   const StepBytes b = step_bytes(shape, plan);

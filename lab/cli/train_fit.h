@@ -45,6 +45,11 @@ std::string fit_text(const nlohmann::json& table);
 // `out_of_memory`: the GPU model's limit, not this machine's.
 std::string fit_refusal(const mlp::Shape& shape, const mlp::Plan& plan, const sim::GpuModel& gpu, bool& out_of_memory);
 
+// The formula for lesson 10's own step (this shape and plan) against one GPU
+// model, without running it: `gpulab train --fit --batch B --gpu T4`.
+nlohmann::json step_fit(const mlp::Shape& shape, const mlp::Plan& plan, const sim::GpuModel& gpu);
+std::string step_fit_text(const nlohmann::json& step);
+
 // What to say when the runtime refused one of train.cu's allocations anyway.
 std::string refusal_text(const mlp::Shape& shape, const mlp::Plan& plan, const sim::GpuModel& gpu);
 
