@@ -2,7 +2,7 @@
 // GPU, side by side.
 //
 //   gpulab train [--batch 64] [--hidden 128] [--steps 5] [--precision fp32|bf16|fp16] [--gpu H100]
-//                [--adamw reference|exercise] [--sweep [LIST]] [--json]
+//                [--adamw reference|exercise] [--col-sum reference|exercise] [--sweep [LIST]] [--json]
 //                [--layers L] [--checkpoint [EVERY]] [--accumulate K]   ("Will it fit?")
 //   gpulab train --fit [--batch B ...] [--gpu T4] [--json]              (the formula alone, no run)
 //
@@ -47,9 +47,15 @@ using nlohmann::json;
 
 struct TrainArgs {
   int batch = 64, hidden = 128, steps = 5, layers = 1, accumulate = 1;
-  std::string gpu = "H100", lessons_dir, sweep, precision = "fp32", adamw = "reference";
+  std::string gpu = "H100", lessons_dir, sweep, precision = "fp32", adamw = "reference", col_sum = "reference";
   std::string checkpoint;  // "" off, "sqrt" or a layer count k
   bool json = false, fit = false;
+};
+
+// The lesson's exercise kernels train.cu builds with: the reference solutions
+// (the default) or the student's files (--adamw exercise, --col-sum exercise).
+struct Kernels {
+  bool adamw_reference = true, col_sum_reference = true;
 };
 
 struct CpuRun {
@@ -117,17 +123,17 @@ CpuRun run_cpu(const mlp::Shape& shape, const mlp::Plan& plan, int steps, cpu::P
 }
 
 // Runs `gpulab run train.cu --json` (this binary) and reads its output.
-// `adamw_reference`: train.cu builds with the reference AdamW kernel, else
-// with the student's exercise_adamw.cu.
+// `kernels`: train.cu builds with the reference AdamW and column-sum
+// kernels, or with the student's exercise_adamw.cu / exercise_col_sum.cu.
 GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, const mlp::Plan& plan, int steps,
-               cpu::Precision prec, const sim::GpuModel& gpu, bool adamw_reference, std::string& error) {
+               cpu::Precision prec, const sim::GpuModel& gpu, Kernels kernels, std::string& error) {
   GpuRun r;
   r.roles = step_launches(shape, plan);
   // The task header by absolute path: the lessons folder may be a copy away from the lab's sources.
   const std::string cmd = fmt::format(
-      "'{}/gpulab' run '{}' --json --gpu {} -D ADAMW_REFERENCE={} -D 'MLP_TASK_HEADER=\"{}\"' -- {} {} {} {} {} {} {} "
+      "'{}/gpulab' run '{}' --json --gpu {} -D ADAMW_REFERENCE={} -D COL_SUM_REFERENCE={} -D 'MLP_TASK_HEADER=\"{}\"' -- {} {} {} {} {} {} {} "
       "2>&1",
-      gpulab_dir(), train_cu, gpu.name, adamw_reference ? 1 : 0, GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h",
+      gpulab_dir(), train_cu, gpu.name, kernels.adamw_reference ? 1 : 0, kernels.col_sum_reference ? 1 : 0, GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h",
       shape.batch, shape.hidden, steps, cpu::precision_name(prec), shape.layers, plan.accumulate, plan.every);
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
@@ -210,10 +216,10 @@ struct Outcome {
 // The simulated GPU first: a step that does not fit is refused by the
 // runtime before either side allocates its host buffers.
 Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp::Plan& plan, int steps,
-                cpu::Precision prec, const sim::GpuModel& gpu, bool adamw_reference) {
+                cpu::Precision prec, const sim::GpuModel& gpu, Kernels kernels) {
   Outcome o;
   std::string error;
-  GpuRun g = run_gpu(train_cu, shape, plan, steps, prec, gpu, adamw_reference, error);
+  GpuRun g = run_gpu(train_cu, shape, plan, steps, prec, gpu, kernels, error);
   if (!error.empty()) {
     o.ok = false;
     o.text = error + "\n";
@@ -233,14 +239,14 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp:
   const double gpu_ms = g.step_ms(), speedup = c.step_ms / gpu_ms;
   // One row per job (`what`): a deep or accumulated step repeats the same
   // launches, and their times add up in one row.
-  json kernels = json::array();
+  json rows = json::array();
   std::map<std::string, size_t> row_of;
   for (size_t i = 0; i < g.roles.size(); ++i) {
-    auto [it, fresh] = row_of.emplace(g.roles[i].what, kernels.size());
+    auto [it, fresh] = row_of.emplace(g.roles[i].what, rows.size());
     if (fresh)
-      kernels.push_back({{"kernel", g.launched[i]}, {"what", g.roles[i].what}, {"part", g.roles[i].part},
+      rows.push_back({{"kernel", g.launched[i]}, {"what", g.roles[i].what}, {"part", g.roles[i].part},
                          {"launches", 0}, {"predicted_ms", 0.0}});
-    json& k = kernels[it->second];
+    json& k = rows[it->second];
     k["launches"] = k["launches"].get<int>() + 1;
     k["predicted_ms"] = k["predicted_ms"].get<double>() + g.kernel_ms[i];
   }
@@ -254,7 +260,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp:
          {"cpu", {{"label", "measured"}, {"losses", c.losses}, {"step_ms", c.step_ms}, {"timed_steps", c.timed_steps},
                   {"part_ms", c.part_ms}}},
          {"gpu", {{"label", "prediction"}, {"model", std::string(gpu.name)}, {"losses", g.losses},
-                  {"step_ms", gpu_ms}, {"kernels", kernels}, {"launches_per_step", g.roles.size()},
+                  {"step_ms", gpu_ms}, {"kernels", rows}, {"launches_per_step", g.roles.size()},
                   {"launch_overhead_ms", g.launch_overhead_ms}, {"pcie_ms", g.pcie_ms},
                   {"h2d_bytes", g.h2d_bytes}, {"d2h_bytes", g.d2h_bytes},
                   {"program_event_ms", g.program_event_ms}, {"memory_bytes", json(g.memory)},
@@ -281,7 +287,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp:
                      std::fabs(c.losses[size_t(s)] - g.losses[size_t(s)]));
   t += fmt::format("  losses {} (max |diff| {:.2e}, tolerance 1e-3) and {}\n", match ? "match" : "DO NOT MATCH", diff,
                    down ? "fall on both" : "DO NOT FALL");
-  if (!match && !adamw_reference)
+  if (!match && !kernels.adamw_reference)
     t += "  The GPU ran your exercise_adamw.cu: until it is AdamW (`gpulab check 10-training-step/adamw`), its "
          "updates differ from the CPU's and so do the losses from step 1 on.\n";
 
@@ -289,8 +295,8 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp:
   t += fmt::format("\nOne step, GPU kernel by kernel ({} launches; PREDICTED by the cycle model for the {}):\n",
                    launches, gpu.name);
   const int wide = shape.layers > 1 || plan.accumulate > 1 ? 40 : 22;  // the `what` column
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    const json& k = kernels[i];
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const json& k = rows[i];
     const int n = k["launches"];
     const std::string what = n > 1 ? fmt::format("{} (x{})", k["what"].get<std::string>(), n) : k["what"].get<std::string>();
     t += fmt::format("  {:>2}  {:<14} {:<{}} {:>9.4f} ms  {:>5.1f}%\n", i + 1, k["kernel"].get<std::string>(), what,
@@ -398,7 +404,7 @@ int run_train(const TrainArgs& a) {
   }
   mlp::Shape shape;
   shape.batch = a.batch, shape.hidden = a.hidden, shape.layers = a.layers;
-  const bool adamw_reference = a.adamw != "exercise";
+  const Kernels kernels{a.adamw != "exercise", a.col_sum != "exercise"};
   const cpu::Precision prec = a.precision == "bf16"   ? cpu::Precision::bf16
                               : a.precision == "fp16" ? cpu::Precision::fp16
                                                       : cpu::Precision::fp32;
@@ -413,7 +419,7 @@ int run_train(const TrainArgs& a) {
     std::fprintf(stderr, "gpulab train: the step does not fit; see above\n");
     return kExitKernelFault;
   }
-  Outcome o = run_one(train_cu, shape, plan, a.steps, prec, *gpu, adamw_reference);
+  Outcome o = run_one(train_cu, shape, plan, a.steps, prec, *gpu, kernels);
   json j = o.j;
   std::string text = o.text;
   bool ok = o.ok;
@@ -428,7 +434,7 @@ int run_train(const TrainArgs& a) {
   }
   if (plan.accumulate > 1 || plan.checkpointed()) {
     // Will it fit? The same step without the trade, beside it.
-    Outcome base = run_one(train_cu, shape, mlp::Plan{}, a.steps, prec, *gpu, adamw_reference);
+    Outcome base = run_one(train_cu, shape, mlp::Plan{}, a.steps, prec, *gpu, kernels);
     if (!base.j.contains("speedup")) {
       text += "\nThe same step without checkpointing or accumulation:\n" + base.text;
       j["baseline"] = base.j;
@@ -482,7 +488,7 @@ int run_train(const TrainArgs& a) {
         ok = false;
         continue;
       }
-      Outcome r = run_one(train_cu, s, mlp::Plan{}, 2, prec, *gpu, adamw_reference);
+      Outcome r = run_one(train_cu, s, mlp::Plan{}, 2, prec, *gpu, kernels);
       if (!r.j.contains("speedup")) {
         text += r.text;
         ok = false;
@@ -506,7 +512,8 @@ int run_train(const TrainArgs& a) {
             "of peak: speedup / peak ratio;\n  cap: Amdahl's bound, every kernel at the peak ratio and the overhead "
             "left as it is.\n";
   }
-  j["adamw"] = adamw_reference ? "reference" : "exercise";
+  j["adamw"] = kernels.adamw_reference ? "reference" : "exercise";
+  j["col_sum"] = kernels.col_sum_reference ? "reference" : "exercise";
   j["ok"] = ok;
   if (a.json) std::puts(j.dump(2).c_str());
   else std::fputs(text.c_str(), stdout);
@@ -531,6 +538,9 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--precision", a->precision, "the GEMMs' operands: fp32 (default), bf16 or fp16 (tensor cores)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   cmd->add_option("--adamw", a->adamw, "the GPU's AdamW kernel: reference (default) or exercise (your exercise_adamw.cu)")
+      ->check(CLI::IsMember({"reference", "exercise"}));
+  cmd->add_option("--col-sum", a->col_sum,
+                  "the GPU's bias-gradient column sum: reference (default) or exercise (your exercise_col_sum.cu)")
       ->check(CLI::IsMember({"reference", "exercise"}));
   cmd->add_option("--layers", a->layers, "hidden layers (default 1; Will it fit?: more make activations grow)");
   cmd->add_option("--checkpoint", a->checkpoint,

@@ -167,6 +167,29 @@ CU
 check "the runtime refuses past capacity, counting what is live ($(tail -c 300 "$tmp/o"))" "[ $rc = 0 ] && grep -q 'a (nil) c (nil)' $tmp/o"
 check "its message: asked, live, capacity, what to do" "grep -q 'cudaMalloc of 20000000000 bytes (20.00 GB) refused, out of memory: 0 bytes' $tmp/o && grep -q '1000000 bytes (0.00 GB) are live and the T4 holds 16000000000 bytes' $tmp/o && grep -q 'gradient checkpointing' $tmp/o && grep -q -- '--gpu' $tmp/o"
 
+# The column-sum exercise: a correct, fast attempt that adds with a global atomic from every warp is
+# rejected on its store requests, naming the atomic's line; the shipped kernel (one warp at work) trains
+# the same losses, slower.
+cat >"$tmp/atomic.cu" <<'CU'
+extern "C" __global__ void col_sum(int M, int N, const float* dY, float* db, int accumulate) {
+  int j = blockIdx.x * 32 + threadIdx.x;
+  if (j < N && !accumulate && threadIdx.y == 0) db[j] = 0.f;
+  __syncthreads();
+  float acc = 0.f;
+  for (int i = threadIdx.y; i < M && j < N; i += 32) acc += dY[long(i) * N + j];
+  if (j < N) atomicAdd(&db[j], acc);
+}
+CU
+"$GPULAB" check 10-training-step/col-sum --file "$tmp/atomic.cu" >"$tmp/o" 2>&1; rc=$?
+check "col-sum: per-warp atomics rejected, naming the line" "[ $rc != 0 ] && grep -q 'correct on all 3 sizes' $tmp/o && grep -q 'FAIL max_global_store_requests' $tmp/o && grep -q 'atomic.cu:7: if (j < N) atomicAdd' $tmp/o"
+"$GPULAB" train --steps 2 --col-sum exercise --json >"$tmp/x" 2>"$tmp/err"; rc=$?
+check "the shipped col_sum trains the reference's losses, slower" "[ $rc = 0 ] && python3 -c '
+import json, sys
+x, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+cs = lambda j: sum(k[\"predicted_ms\"] for k in j[\"gpu\"][\"kernels\"] if k[\"kernel\"] == \"col_sum\")
+ok = x[\"col_sum\"] == \"exercise\" and all(abs(a - b) < 1e-5 for a, b in zip(x[\"gpu\"][\"losses\"], r[\"gpu\"][\"losses\"]))
+sys.exit(0 if ok and cs(x) > 5 * cs(r) else 1)' $tmp/x $tmp/j"
+
 "$GPULAB" train --accumulate 3 >"$tmp/o" 2>&1; rc=$?
 check "--accumulate must divide the batch" "[ $rc = 2 ] && grep -q 'must divide --batch 64' $tmp/o"
 "$GPULAB" train --layers 4 --checkpoint 5 >"$tmp/o" 2>&1; rc=$?
