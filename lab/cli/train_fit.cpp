@@ -99,7 +99,7 @@ std::string trade_text(const json& run, const json& base, const mlp::Plan& plan,
          {"activation_change", act_share - 1}, {"peak_change", peak_share - 1}, {"gpu_step_change", g / g0 - 1}};
   std::string what;
   if (plan.checkpointed())
-    what += fmt::format("gradient checkpointing (the output of every {}th of {} hidden layers kept, the rest "
+    what += fmt::format("gradient checkpointing (one hidden layer's output in every {} kept, of {} layers; the rest "
                         "recomputed in backward)",
                         plan.every, run["shape"]["layers"].get<int>());
   if (plan.accumulate > 1)
