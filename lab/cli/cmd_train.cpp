@@ -131,10 +131,11 @@ GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, const mlp::
   r.roles = step_launches(shape, plan);
   // The task header by absolute path: the lessons folder may be a copy away from the lab's sources.
   const std::string cmd = fmt::format(
-      "'{}/gpulab' run '{}' --json --gpu {} -D ADAMW_REFERENCE={} -D COL_SUM_REFERENCE={} -D 'MLP_TASK_HEADER=\"{}\"' -- {} {} {} {} {} {} {} "
-      "2>&1",
-      gpulab_dir(), train_cu, gpu.name, kernels.adamw_reference ? 1 : 0, kernels.col_sum_reference ? 1 : 0, GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h",
-      shape.batch, shape.hidden, steps, cpu::precision_name(prec), shape.layers, plan.accumulate, plan.every);
+      "'{}/gpulab' run '{}' --json --gpu {} -D ADAMW_REFERENCE={} -D COL_SUM_REFERENCE={} "
+      "-D 'MLP_TASK_HEADER=\"{}\"' -- {} {} {} {} {} {} {} 2>&1",
+      gpulab_dir(), train_cu, gpu.name, kernels.adamw_reference ? 1 : 0, kernels.col_sum_reference ? 1 : 0,
+      GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h", shape.batch, shape.hidden, steps, cpu::precision_name(prec),
+      shape.layers, plan.accumulate, plan.every);
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
     char buf[65536];
@@ -298,7 +299,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp:
   for (size_t i = 0; i < rows.size(); ++i) {
     const json& k = rows[i];
     const int n = k["launches"];
-    const std::string what = n > 1 ? fmt::format("{} (x{})", k["what"].get<std::string>(), n) : k["what"].get<std::string>();
+    const std::string what = k["what"].get<std::string>() + (n > 1 ? fmt::format(" (x{})", n) : "");
     t += fmt::format("  {:>2}  {:<14} {:<{}} {:>9.4f} ms  {:>5.1f}%\n", i + 1, k["kernel"].get<std::string>(), what,
                      wide,
                      k["predicted_ms"].get<double>(), 100 * k["predicted_ms"].get<double>() / gpu_ms);

@@ -251,7 +251,9 @@ std::string step_fit_text(const json& j) {
                               "counts confirm (lab/cli/train_schedule.cpp):\n",
                               j["batch"].get<int>(), j["hidden"].get<int>(), j["layers"].get<int>(),
                               j["layers"].get<int>() > 1 ? "s" : "",
-                              j["accumulate"].get<int>() > 1 ? fmt::format(", {} micro-batches", j["accumulate"].get<int>()) : "",
+                              j["accumulate"].get<int>() > 1
+                                  ? fmt::format(", {} micro-batches", j["accumulate"].get<int>())
+                                  : "",
                               j["checkpoint_every"].get<int>() > 0
                                   ? fmt::format(", checkpoint every {}", j["checkpoint_every"].get<int>())
                                   : "");

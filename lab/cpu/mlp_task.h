@@ -143,7 +143,8 @@ inline void init_params(const Shape& s, float* p) {
   for (long i = 0; i < long(s.in) * s.hidden; ++i) p[s.w1() + i] = a1 * uniform(kWeights1, uint32_t(i));
   for (long i = 0; i < s.hidden; ++i) p[s.b1() + i] = 0.f;
   for (int l = 2; l <= s.layers; ++l) {
-    for (long i = 0; i < long(s.hidden) * s.hidden; ++i) p[s.w(l) + i] = ah * uniform(kWeightsHidden + uint32_t(l), uint32_t(i));
+    for (long i = 0; i < long(s.hidden) * s.hidden; ++i)
+      p[s.w(l) + i] = ah * uniform(kWeightsHidden + uint32_t(l), uint32_t(i));
     for (long i = 0; i < s.hidden; ++i) p[s.b(l) + i] = 0.f;
   }
   for (long i = 0; i < long(s.hidden) * s.classes; ++i) p[s.w2() + i] = a2 * uniform(kWeights2, uint32_t(i));

@@ -211,9 +211,13 @@ static Precision precision = Precision::fp32;
 static void launch_matmul(int M, int N, int K, const float* A, int a_row, int a_col, const float* B, int b_row,
                           int b_col, float* C, int accumulate = 0) {
   dim3 tc_grid(cdiv(N, kTcTile), cdiv(M, kTcTile));
-  if (precision == Precision::bf16) matmul_bf16<<<tc_grid, 128>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C, accumulate);
-  else if (precision == Precision::fp16) matmul_fp16<<<tc_grid, 128>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C, accumulate);
-  else matmul<<<dim3(cdiv(N, kTile), cdiv(M, kTile)), dim3(kTile, kTile)>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C, accumulate);
+  const dim3 grid(cdiv(N, kTile), cdiv(M, kTile)), block(kTile, kTile);
+  if (precision == Precision::bf16)
+    matmul_bf16<<<tc_grid, 128>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C, accumulate);
+  else if (precision == Precision::fp16)
+    matmul_fp16<<<tc_grid, 128>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C, accumulate);
+  else
+    matmul<<<grid, block>>>(M, N, K, A, a_row, a_col, B, b_row, b_col, C, accumulate);
   CUDA_CHECK(cudaGetLastError());
 }
 
