@@ -190,6 +190,10 @@ cs = lambda j: sum(k[\"predicted_ms\"] for k in j[\"gpu\"][\"kernels\"] if k[\"k
 ok = x[\"col_sum\"] == \"exercise\" and all(abs(a - b) < 1e-5 for a, b in zip(x[\"gpu\"][\"losses\"], r[\"gpu\"][\"losses\"]))
 sys.exit(0 if ok and cs(x) > 5 * cs(r) else 1)' $tmp/x $tmp/j"
 
+# `gpulab run --report` shows the runtime's live and peak bytes: train.cu's 256,772 at batch 64, width 128.
+"$GPULAB" run lessons/10-training-step/train.cu --report -D ADAMW_REFERENCE=1 -D COL_SUM_REFERENCE=1 -- 64 128 2 >"$tmp/o" 2>&1
+check "run --report: the runtime's peak" "grep -q 'device memory: 256772 bytes live at the last launch, peak 256772 bytes' $tmp/o"
+
 "$GPULAB" train --accumulate 3 >"$tmp/o" 2>&1; rc=$?
 check "--accumulate must divide the batch" "[ $rc = 2 ] && grep -q 'must divide --batch 64' $tmp/o"
 "$GPULAB" train --layers 4 --checkpoint 5 >"$tmp/o" 2>&1; rc=$?
