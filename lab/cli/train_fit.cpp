@@ -119,6 +119,9 @@ std::string trade_text(const json& run, const json& base, const mlp::Plan& plan,
       "{:.0f}");
   row("GPU step, ms (PREDICTED)", g0, g, "{:.4f}");
   row("CPU step, ms (MEASURED)", c0, c, "{:.4f}");
+  if (plan.checkpointed() && plan.every == 1)
+    t += "  every layer is a checkpoint (k = 1): nothing is dropped and nothing recomputed; with more hidden layers "
+         "(--layers 16) k = ceil(sqrt(layers)) keeps about 2 sqrt(layers) of them\n";
   if (plan.checkpointed()) {
     mlp::Shape shape;
     shape.batch = run["shape"]["batch"], shape.in = run["shape"]["in"], shape.hidden = run["shape"]["hidden"];
