@@ -147,32 +147,35 @@ bool Context::is_device_range(const void* p, size_t bytes) const {
   return a >= ptx::kGlobalBase && a + bytes <= ptx::kGlobalBase + const_cast<sim::GlobalMemory&>(memory_).module_segment_bytes();
 }
 
-uint64_t Context::live_bytes() {
-  std::lock_guard lock(mutex_);
-  return live_bytes_;
-}
-
 cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
   std::lock_guard lock(mutex_);
   if (sticky_) return result(sticky_);
   if (!ptr) return result(cudaErrorInvalidValue);
-  if (bytes > gpu_->dram_bytes) {
-    std::fprintf(stderr, "gpulab: cudaMalloc of %zu bytes exceeds the %s's %llu bytes of memory\n", bytes,
-                 std::string(gpu_->name).c_str(), (unsigned long long)gpu_->dram_bytes);
-    *ptr = nullptr;
-    return result(cudaErrorMemoryAllocation);
-  }
-  if (live_bytes_ + bytes > gpu_->dram_bytes) {
-    std::fprintf(stderr, "gpulab: cudaMalloc of %zu bytes does not fit: %llu of the %s's %llu bytes are allocated\n",
-                 bytes, (unsigned long long)live_bytes_, std::string(gpu_->name).c_str(),
-                 (unsigned long long)gpu_->dram_bytes);
+  // Refused against the model's capacity before any host memory backs it
+  // (the arena allocates below), so asking for 100 GB costs nothing: a GPU
+  // answers cudaErrorMemoryAllocation ("out of memory") the same way. The
+  // lab counts the bytes asked for; a GPU also rounds each allocation up and
+  // keeps some memory for its context, so a real run fits a little less.
+  // Each simulated GPU has its own memory: the current one's bytes count
+  // (devices.h keeps them, live and peak).
+  const uint64_t live = devices_.now().live_bytes;
+  if (bytes > gpu_->dram_bytes || live + bytes > gpu_->dram_bytes) {
+    const std::string gpu = std::string(gpu_->name);
+    std::fprintf(stderr,
+                 "gpulab: cudaMalloc of %zu bytes (%.2f GB) refused, out of memory: %llu bytes (%.2f GB) are live "
+                 "and the %s holds %llu bytes (%.0f GB), that is %llu bytes over.\n"
+                 "gpulab: to fit: allocate less (a smaller batch; in training, gradient checkpointing or gradient "
+                 "accumulation over micro-batches), free what is no longer needed, or simulate a GPU model with more "
+                 "memory (--gpu; `gpulab run --help` lists them)\n",
+                 bytes, double(bytes) / 1e9, (unsigned long long)live, double(live) / 1e9, gpu.c_str(),
+                 (unsigned long long)gpu_->dram_bytes, double(gpu_->dram_bytes) / 1e9,
+                 (unsigned long long)(live + bytes - gpu_->dram_bytes));
     *ptr = nullptr;
     return result(cudaErrorMemoryAllocation);
   }
   // Zeroed (a GPU gives whatever was there; zero keeps runs reproducible).
   uint64_t a = memory_.allocate(bytes, fmt::format("cudaMalloc #{} ({} bytes)", ++allocations_, bytes), true);
   live_allocations_.insert(a);
-  live_bytes_ += bytes;
   devices_.on_malloc(a, bytes);
   *ptr = reinterpret_cast<void*>(uintptr_t(a));
   return cudaSuccess;
@@ -183,8 +186,6 @@ cudaError_t Context::free_device(void* ptr) {
   if (sticky_) return result(sticky_);
   if (!ptr) return cudaSuccess;
   // The arena does not reuse memory; freeing only ends the allocation's life.
-  if (const sim::Buffer* b = memory_.find(addr_of(ptr)); b && live_allocations_.count(addr_of(ptr)))
-    live_bytes_ -= b->bytes;
   devices_.on_free(addr_of(ptr));
   if (!live_allocations_.erase(addr_of(ptr))) {
     std::fprintf(stderr, "gpulab: cudaFree(%p): not a pointer cudaMalloc returned, or freed twice\n", ptr);

@@ -124,15 +124,14 @@ class Context {
   bool valid_event(cudaEvent_t e) const;
 
   const sim::GpuModel& gpu() const { return *gpu_; }
-  // Bytes of live cudaMalloc allocations, as asked for (cudaMemGetInfo's
-  // "used"; a GPU also rounds each up to its page size and keeps some for
-  // its context, which the lab does not model).
-  uint64_t live_bytes();
   const RunOptions& options() const { return options_; }
 
   // ---- several devices (devices.h) -------------------------------------------------
   Devices& devices() { return devices_; }
-  uint64_t device_live_bytes();     // the current device's cudaMalloc bytes
+  // Bytes of the current device's live cudaMalloc allocations, as asked for
+  // (cudaMemGetInfo's "used"; a GPU also rounds each up to its page size and
+  // keeps some for its context, which the lab does not model).
+  uint64_t device_live_bytes();
   cudaError_t set_device(int device);
   // cudaMemcpyPeer: `site` is the caller's return address, for the link report.
   cudaError_t memcpy_peer(void* dst, int dst_device, const void* src, int src_device, size_t bytes, uintptr_t site);
@@ -155,7 +154,9 @@ class Context {
   std::map<const void*, KernelEntry> kernels_;       // by host stub address
   std::map<const void*, SymbolEntry> symbols_;       // by host shadow variable address
   std::set<uint64_t> live_allocations_;
-  uint64_t live_bytes_ = 0;
+  // Live and peak cudaMalloc bytes are counted per device in devices_ (the
+  // peak, the most bytes live at once, is what "will it fit?" asks of a run;
+  // every launch's report carries both: device_live_bytes, device_peak_bytes).
   size_t active_module_ = SIZE_MAX;
   uint64_t allocations_ = 0;
   std::set<uintptr_t> streams_;

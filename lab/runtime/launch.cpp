@@ -169,7 +169,8 @@ void Context::report_launch(size_t number, const KernelEntry& k, const ptx::Kern
                         {"grid", dim_json(cfg.grid)}, {"block", dim_json(cfg.block)},
                         {"dynamic_shared_bytes", cfg.dynamic_shared_bytes}, {"stream", stream},
                         {"ok", r.ok}, {"errors", errors}, {"sim_seconds", r.metrics.sim_seconds},
-                        {"device", devices_.current()}};
+                        {"device", devices_.current()}, {"device_live_bytes", devices_.now().live_bytes},
+                        {"device_peak_bytes", devices_.now().peak_bytes}};
   devices_.now().launches += 1;
   try {
     const sim::KernelReport kr = sim::build_report(*k.compiled, cfg, r.metrics);

@@ -23,8 +23,8 @@
 //      backward an all-gather rebuilds the full weights, freed after use
 //
 // Lines printed: "shape ...", per rank "memory rank R GROUP BYTES" (what
-// cudaMemGetInfo says each group took), per step "step S loss L" (the mean
-// over ranks of their rows' mean loss: the global batch's loss) and "step S
+// cudaMemGetInfo says each group took), per step "step S loss L" (the sum
+// over ranks of their rows' losses divided by B: the global batch's loss) and "step S
 // predicted_ms T" (the slowest GPU's time for the step, a prediction of the
 // machine model), per rank "memory rank R between_steps BYTES", and "ring
 // passes K floats n": how many reduce-scatters and all-gathers ran, over
@@ -40,8 +40,10 @@
 // ncclReduceScatter / ncclAllGather instead of exercise_ring.cu (README).
 
 // Lesson 10's kernels (matmul, bias_relu, softmax_xent, mean_loss, col_sum,
-// relu_backward) and its reference AdamW, with its main() renamed away.
+// relu_backward) and its reference AdamW and column sum, with its main()
+// renamed away: one copy of each kernel in the lab.
 #define ADAMW_REFERENCE 1
+#define COL_SUM_REFERENCE 1
 #define main lesson10_train_main
 #include "../10-training-step/train.cu"
 #undef main
@@ -53,13 +55,6 @@
 __global__ void add_into(long n, float* dst, const float* src) {
   long i = blockIdx.x * long(blockDim.x) + threadIdx.x;
   if (i < n) dst[i] += src[i];
-}
-
-// x *= a: each rank's gradient is the mean over its B/N rows; the global
-// batch's is the mean of the N ranks' means, so each is scaled by 1/N and summed.
-__global__ void scale(long n, float* x, float a) {
-  long i = blockIdx.x * long(blockDim.x) + threadIdx.x;
-  if (i < n) x[i] *= a;
 }
 
 struct Rank {
@@ -197,8 +192,10 @@ int main(int argc, char** argv) {
       launch_matmul(Bl, Hd, D, k.X, D, 1, w + s.w1(), Hd, 1, k.H);
       bias_relu<<<cdiv(long(Bl) * Hd, 256), 256>>>(Bl, Hd, k.H, w + s.b1());
       launch_matmul(Bl, C, Hd, k.H, Hd, 1, w + s.w2(), C, 1, k.L);
-      softmax_xent<<<cdiv(Bl, 128), 128>>>(Bl, C, k.L, w + s.b2(), k.y, k.dL, k.row_loss);
-      mean_loss<<<1, 256>>>(Bl, k.row_loss, k.loss);
+      // Divided by the global batch B, not the rank's Bl rows: the ranks'
+      // gradients (and losses) then sum to the global batch's mean.
+      softmax_xent<<<cdiv(Bl, 128), 128>>>(Bl, C, k.L, w + s.b2(), k.y, k.dL, k.row_loss, B);
+      mean_loss<<<1, 256>>>(Bl, k.row_loss, k.loss, B, 0);
     }
     if (zero == 3) free_weights(), gather_weights();  // ZeRO-3: the backward gathers the weights again
     for (int r = 0; r < N; ++r) {
@@ -208,12 +205,11 @@ int main(int argc, char** argv) {
       if (zero >= 2) CUDA_CHECK(cudaMalloc(&k.g, P * sizeof(float)));  // lives until the reduce-scatter is done
       grads[r] = k.g;
       launch_matmul(Hd, C, Bl, k.H, 1, Hd, k.dL, C, 1, k.g + s.w2());
-      col_sum<<<cdiv(C, 128), 128>>>(Bl, C, k.dL, k.g + s.b2());
+      col_sum<<<cdiv(C, 32), dim3(32, 32)>>>(Bl, C, k.dL, k.g + s.b2(), 0);
       launch_matmul(Bl, Hd, C, k.dL, C, 1, w + s.w2(), 1, C, k.dH);
       relu_backward<<<cdiv(long(Bl) * Hd, 256), 256>>>(Bl * Hd, k.dH, k.H);
       launch_matmul(D, Hd, Bl, k.X, 1, D, k.dH, Hd, 1, k.g + s.w1());
-      col_sum<<<cdiv(Hd, 128), 128>>>(Bl, Hd, k.dH, k.g + s.b1());
-      if (N > 1) scale<<<cdiv(P, 256), 256>>>(P, k.g, 1.f / float(N));
+      col_sum<<<cdiv(Hd, 32), dim3(32, 32)>>>(Bl, Hd, k.dH, k.g + s.b1(), 0);
       CUDA_CHECK(cudaGetLastError());
     }
     if (zero == 3) free_weights();
@@ -251,7 +247,7 @@ int main(int argc, char** argv) {
       CUDA_CHECK(cudaEventRecord(rk[r].stop));
       CUDA_CHECK(cudaEventSynchronize(rk[r].stop));
       CUDA_CHECK(cudaEventElapsedTime(&ms, rk[r].start, rk[r].stop));
-      loss += l / float(N);
+      loss += l;  // each rank's row losses over B: the sum is the global batch's mean
       worst_ms = std::max(worst_ms, ms);
     }
     std::printf("step %d loss %.6f\nstep %d predicted_ms %.6f\n", step, loss, step, worst_ms);

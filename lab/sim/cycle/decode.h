@@ -23,6 +23,14 @@ struct DecodedInstr {
   uint32_t first = 0;        // slots in DecodedKernel::slots: [first, first + reads) read, then `writes` written
   uint16_t reads = 0, writes = 0;
   bool async_copy = false;   // cp.async: completion tracked per warp, awaited by cp.async.wait_*
+  // For the load scheduling of hoist.h: a plain (non-volatile) ld/ldu, which
+  // may move up if its trace request is global; an instruction no memory
+  // access may be moved above (barrier, fence, atomic, call, exit, a branch
+  // to an earlier instruction: a loop's back edge).
+  bool plain_load = false;
+  bool fence = false;
+  bool branch = false;        // bra: ends a basic block
+  bool block_start = false;   // a branch target: begins one
 };
 
 struct DecodedKernel {

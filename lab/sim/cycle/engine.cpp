@@ -29,7 +29,10 @@ constexpr size_t kMaxEvents = 4'000'000;  // cap on the live view's event stream
 // a hash map, so an access costs O(1) whatever the associativity.
 struct L1Cache {
   static constexpr uint32_t kSets = 4;
-  struct Line { uint64_t tag = kNever; uint32_t prev = 0, next = 0; uint8_t valid = 0; };
+  // fill: per sector, the cycle its data arrives (a sector allocated by a
+  // miss is valid at once for the tags, but a later request that finds it
+  // still in flight waits for the same fill instead of hitting).
+  struct Line { uint64_t tag = kNever; uint32_t prev = 0, next = 0; uint8_t valid = 0; uint64_t fill[4] = {}; };
   struct Set {
     std::unordered_map<uint64_t, uint32_t> where;  // tag -> index in lines
     uint32_t head = 0;                             // most recently used; lines[head].prev is the least
@@ -65,17 +68,23 @@ struct L1Cache {
     h.prev = i;
     st.head = i;
   }
-  // Returns true on a hit; a read miss allocates the sector.
-  bool access(uint64_t sector, bool allocate) {
+  // Returns true on a hit (`*fill`: the sector's fill cycle, in the past for
+  // data already there); a read miss allocates the sector and returns in
+  // `*fill` the slot for the caller to set its fill cycle.
+  bool access(uint64_t sector, bool allocate, uint64_t** fill) {
+    *fill = nullptr;
     if (!ways) return false;
     const uint64_t line = sector >> 2;
-    const uint8_t bit = uint8_t(1u << (sector & 3));
+    const uint32_t sub = uint32_t(sector & 3);
+    const uint8_t bit = uint8_t(1u << sub);
     Set& st = sets[line % kSets];
     if (auto it = st.where.find(line); it != st.where.end()) {
       touch(st, it->second);
       Line& l = lines[it->second];
+      *fill = &l.fill[sub];
       if (l.valid & bit) return true;
       if (allocate) l.valid |= bit;
+      else *fill = nullptr;
       return false;
     }
     if (!allocate) return false;
@@ -85,6 +94,7 @@ struct L1Cache {
     lines[victim].valid = bit;
     st.where.emplace(line, victim);
     touch(st, victim);
+    *fill = &lines[victim].fill[sub];
     return false;
   }
 };
@@ -373,7 +383,7 @@ class Slice {
   bool eligible(Sm& sm, Sched& sc, Warp& w, uint64_t t) {
     const TraceInst& ti = w.tr->insts[w.next];
     const DecodedInstr& d = dk_.code[ti.pc];
-    if (!w.deps_ok) {
+    if (!w.deps_ok && !ti.dead) {
       uint64_t dep = 0;
       Stall why = Stall::Wait;
       const uint32_t* sl = dk_.slots.data() + d.first;
@@ -466,8 +476,16 @@ class Slice {
       const SectorRun& run = tr.runs[m.first_run + r];
       for (uint32_t k = 0; k < run.count; ++k, ++n) {
         const uint64_t sector = run.first + uint64_t(int64_t(k) * run.stride);
-        const bool hit = !m.write && !atomic && sm.l1.access(sector, true);
-        if (hit) { ++hits; continue; }
+        uint64_t* fill = nullptr;
+        const bool hit = !m.write && !atomic && sm.l1.access(sector, true, &fill);
+        if (hit) {
+          // A sector whose fill is still in flight: the request waits for
+          // that fill (GPGPU-Sim's HIT_RESERVED: merged into the pending
+          // miss's MSHR entry), it does not get the data at the hit latency.
+          ++hits;
+          if (fill && *fill > done) done = *fill;
+          continue;
+        }
         ++misses;
         l2_free_ = std::max(l2_free_, t_data) + l2_cycles_per_sector_;
         const double d_l2 = l2_free_ + p_.lat_l2;
@@ -481,6 +499,7 @@ class Slice {
         const double d_dram = std::max(dram_free_, t_data) + p_.lat_dram;
         const double d = d_l2 + frac * std::max(0.0, d_dram - d_l2);
         done = std::max(done, uint64_t(d));
+        if (fill) *fill = uint64_t(d);
       }
     }
     if (m.serial && m.runs) {  // atom and red alike (red has no destination register)
@@ -559,7 +578,7 @@ class Slice {
         why = Stall::Wait;  // constant cache or a guard-false access
       }
     }
-    if (ti.mask != 0) {
+    if (ti.mask != 0 && !ti.dead) {
       const uint32_t* sl = dk_.slots.data() + d.first + d.reads;
       for (uint32_t i = 0; i < d.writes; ++i) {
         w.ready[sl[i]] = ready_at;

@@ -18,8 +18,11 @@
 namespace lab::sim::cycle {
 
 struct TraceInst {
-  uint32_t pc = 0;
-  uint32_t mask = 0;  // lanes that executed (active & guard)
+  TraceInst() = default;
+  TraceInst(uint32_t pc_, uint32_t mask_) : pc(pc_), dead(0), mask(mask_) {}
+  uint32_t pc : 31 = 0;
+  uint32_t dead : 1 = 0;  // its result is overwritten unread: issues without operands or result (hoist.h)
+  uint32_t mask = 0;      // lanes that executed (active & guard)
 };
 
 struct SectorRun {

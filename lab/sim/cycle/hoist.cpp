@@ -1,0 +1,157 @@
+// lab/sim/cycle/hoist.cpp: global loads moved up a warp's trace (hoist.h).
+#include "lab/sim/cycle/hoist.h"
+
+#include <algorithm>
+
+namespace lab::sim::cycle {
+
+namespace {
+
+// How far back (in instructions) a load is moved at most: bounds the cost
+// of the scan; ptxas's own scheduling regions are basic blocks, far shorter.
+constexpr size_t kMaxScan = 2048;
+
+enum class Access : uint8_t { None, GlobalLoad, Other, Store };
+
+}  // namespace
+
+uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
+  const size_t n = w.insts.size();
+  if (n < 2 || w.mems.empty()) return 0;
+  // Requests per instruction: mems are sorted by inst.
+  std::vector<uint32_t> mem_begin(n + 1, 0);
+  {
+    size_t m = 0;
+    for (size_t i = 0; i <= n; ++i) {
+      while (m < w.mems.size() && w.mems[m].inst < i) ++m;
+      mem_begin[i] = uint32_t(m);
+    }
+  }
+  auto access = [&](size_t i) {
+    Access a = Access::None;
+    for (uint32_t m = mem_begin[i]; m < mem_begin[i + 1]; ++m) {
+      const TraceMem& r = w.mems[m];
+      if (r.space == ptx::Space::Shared) continue;
+      if (r.write) return Access::Store;
+      a = Access::Other;
+    }
+    if (a == Access::Other && dk.code[w.insts[i].pc].plain_load && w.insts[i].mask != 0) return Access::GlobalLoad;
+    return a;
+  };
+  auto reads = [&](size_t i) {
+    const DecodedInstr& d = dk.code[w.insts[i].pc];
+    return std::pair(dk.slots.data() + d.first, dk.slots.data() + d.first + d.reads);
+  };
+  auto writes = [&](size_t i) {
+    const DecodedInstr& d = dk.code[w.insts[i].pc];
+    return std::pair(dk.slots.data() + d.first + d.reads, dk.slots.data() + d.first + d.reads + d.writes);
+  };
+  auto in = [](uint32_t s, std::pair<const uint32_t*, const uint32_t*> set) {
+    return std::find(set.first, set.second, s) != set.second;
+  };
+
+  // Basic blocks of the dynamic stream: one begins at a branch target, after
+  // a jump, and after a branch or an instruction nothing crosses.
+  std::vector<uint8_t> starts(n, 0);
+  for (size_t i = 1; i < n; ++i) {
+    const DecodedInstr& prev = dk.code[w.insts[i - 1].pc];
+    starts[i] = dk.code[w.insts[i].pc].block_start || w.insts[i].pc != w.insts[i - 1].pc + 1 || prev.branch || prev.fence;
+  }
+  // Backward pass: the arithmetic that computes a global load's address or
+  // guard within the load's region moves up with it (a list scheduler
+  // places a load's producers before it).
+  std::vector<uint8_t> feeds(n, 0);
+  {
+    std::vector<uint32_t> needed;  // slots a later global load of the region reads
+    for (size_t i = n; i-- > 0;) {
+      const DecodedInstr& d = dk.code[w.insts[i].pc];
+      if (i + 1 < n && starts[i + 1]) needed.clear();
+      const auto ri = reads(i), wi = writes(i);
+      if (access(i) == Access::GlobalLoad) {
+        needed.insert(needed.end(), ri.first, ri.second);
+        continue;
+      }
+      const bool alu = d.unit == Unit::Int || d.unit == Unit::Fp32 || d.unit == Unit::Fp64;
+      if (!alu || d.reads + d.writes == 0) continue;
+      bool hit = false;
+      for (const uint32_t* s = wi.first; s != wi.second; ++s)
+        if (auto it = std::find(needed.begin(), needed.end(), *s); it != needed.end()) hit = true, needed.erase(it);
+      if (!hit) continue;
+      feeds[i] = 1;
+      needed.insert(needed.end(), ri.first, ri.second);
+    }
+  }
+
+  std::vector<uint32_t> order;  // original indices, in the new order
+  order.reserve(n);
+  std::vector<uint32_t> dead;   // instructions whose results a moved load overwrites
+  size_t region = 0;            // no load moves above order[region]
+  uint32_t moved = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (starts[i]) region = order.size();
+    size_t pos = order.size();
+    if (feeds[i]) {
+      const auto ri = reads(i), wi = writes(i);
+      const size_t floor = std::max(region, order.size() > kMaxScan ? order.size() - kMaxScan : size_t(0));
+      while (pos > floor) {
+        const uint32_t j = order[pos - 1];
+        const auto wj = writes(j), rj = reads(j);
+        bool conflict = false;
+        for (const uint32_t* s = wj.first; s != wj.second && !conflict; ++s) conflict = in(*s, ri) || in(*s, wi);
+        for (const uint32_t* s = rj.first; s != rj.second && !conflict; ++s) conflict = in(*s, wi);
+        if (conflict) break;
+        --pos;
+      }
+    } else if (access(i) == Access::GlobalLoad) {
+      const auto ri = reads(i), wi = writes(i);
+      const size_t floor = std::max(region, order.size() > kMaxScan ? order.size() - kMaxScan : size_t(0));
+      size_t first_dead = dead.size();
+      while (pos > floor) {
+        const uint32_t j = order[pos - 1];
+        const Access aj = access(j);
+        if (aj == Access::Store || aj == Access::GlobalLoad || aj == Access::Other) break;
+        const auto wj = writes(j), rj = reads(j);
+        bool raw = false, war = false, waw = false;
+        for (const uint32_t* s = wj.first; s != wj.second; ++s) {
+          if (in(*s, ri)) raw = true;
+          if (in(*s, wi)) waw = true;
+        }
+        for (const uint32_t* s = rj.first; s != rj.second; ++s)
+          if (in(*s, wi)) war = true;
+        if (raw) break;
+        if (waw) {
+          // Crossable only if all it writes the load overwrites (then what it
+          // reads does not matter either), and it is no memory access.
+          bool all = dk.code[w.insts[j].pc].unit != Unit::Memory;
+          for (const uint32_t* s = wj.first; s != wj.second && all; ++s) all = in(*s, wi);
+          if (!all) break;
+          dead.push_back(j);
+        } else if (war) {
+          break;
+        }
+        --pos;
+      }
+      if (pos == order.size()) dead.resize(first_dead);
+      else ++moved;
+    }
+    order.insert(order.begin() + ptrdiff_t(pos), uint32_t(i));
+  }
+  if (!moved) return 0;
+  for (uint32_t j : dead) w.insts[j].dead = 1;
+  std::vector<TraceInst> insts(n);
+  std::vector<TraceMem> mems;
+  mems.reserve(w.mems.size());
+  for (size_t p = 0; p < n; ++p) {
+    const uint32_t o = order[p];
+    insts[p] = w.insts[o];
+    for (uint32_t m = mem_begin[o]; m < mem_begin[o + 1]; ++m) {
+      mems.push_back(w.mems[m]);
+      mems.back().inst = uint32_t(p);
+    }
+  }
+  w.insts = std::move(insts);
+  w.mems = std::move(mems);
+  return moved;
+}
+
+}  // namespace lab::sim::cycle

@@ -1,0 +1,42 @@
+// lab/sim/cycle/hoist.h: global loads issued as early as their operands
+// allow, as the machine code would have them.
+//
+// The interpreter runs PTX, and the cycle model issues a warp's instructions
+// in the PTX's order. The GPU runs SASS, and ptxas, which makes the SASS,
+// "schedules loads early" (NVIDIA's njuffa on the NVIDIA developer forums,
+// "PTX instructions are reordered", 2021: ptxas moved three ld.global ahead of
+// the wmma.mma that separated them in the PTX, so that their latencies
+// overlap). NVRTC's PTX often places each global load right before the
+// instructions that use it: a tile loader's `ld.global.v4` is followed by its
+// four `st.shared`, then the next `ld.global.v4` (siboehm's kernels 4-10,
+// the lab's 03-07). Issued in that order, each load's latency is waited out
+// before the next load leaves, eight latencies a tile instead of one.
+//
+// So before a warp's trace is timed, each global load moves up in it to just
+// after the last instruction it must follow: one that produces its address or
+// guard, reads or writes what it writes, stores to global or local memory
+// (it may alias), an earlier global load (requests keep their order), or the
+// start of its basic block (a branch target, or the instruction after a
+// branch, a jump, or one no memory access crosses: bar.sync, fences,
+// atomics, calls, exit; decode.h). The integer arithmetic that computes its
+// address moves up with it, and shared-memory accesses are crossed. Checked
+// against the SASS ptxas 13.0 makes (nvdisasm): siboehm's warptiling kernel
+// for sm_86 issues its tile loads as LDG.E.128 in groups before their STS;
+// the lab's 06/07 for sm_90, whose every tile load sits in its own
+// bounds-checked branch, keep each LDG.E.128 before its own STS, in turn, as
+// here.
+// An instruction that only writes registers the load overwrites before
+// anything reads them (the `v = 0` before a load into a register NVRTC's PTX
+// reuses) is crossed too: its result is dead, so it issues without waiting
+// for its operands and without writing (TraceInst::dead).
+#pragma once
+
+#include "lab/sim/cycle/decode.h"
+#include "lab/sim/cycle/trace.h"
+
+namespace lab::sim::cycle {
+
+// Reorders `w` in place (instructions and their requests); returns the loads moved.
+uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w);
+
+}  // namespace lab::sim::cycle
