@@ -3,7 +3,9 @@
 # gives the one-GPU loss, the ring's bytes per link are 2 (N - 1) / N of the
 # buffer per all-reduce, ZeRO's stages hold less memory per GPU in order,
 # PCIe is slower than NVLink for the same bytes, and an all-to-one reduction
-# (right sums, wrong traffic) fails the exercise's check naming its line.
+# (right sums, wrong traffic) fails the exercise's check naming its line;
+# a program sees N devices, each with its own memory, and a kernel given
+# another device's memory is refused.
 set -u
 GPULAB=${1:?usage: many_gpus.sh path/to/gpulab}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -93,5 +95,11 @@ if bad:
     print("FAIL:", *bad, sep="\n  ")
     sys.exit(1)
 PY
+# What a program sees of two devices, and a kernel given the other device's memory refused.
+"$GPULAB" run tests/cli/many_gpus/devices.cu --gpus 2 >"$tmp/d" 2>&1
+for want in "devices 2" "set past the last cudaErrorInvalidDevice" "device 1 used 128" "device 0 used 0" \
+            "launch cudaErrorInvalidValue" "points into device 1's memory"; do
+  grep -q "$want" "$tmp/d" || { echo "FAIL: devices.cu: no '$want' in: $(head -c 600 "$tmp/d")"; fails=$((fails+1)); }
+done
 [ $fails -eq 0 ] && echo "ok: many GPUs: losses match one GPU, ring bytes as the formula, ZeRO memory in order, all-to-one rejected"
 exit $fails
