@@ -18,9 +18,12 @@
 //   1  m and v sharded: rank r keeps chunk r, updates only weights chunk r,
 //      and an all-gather of the weights replaces the gradients' all-gather
 //   2  gradients sharded too: the full gradient lives only from the
-//      backward to its reduce-scatter, then is freed
-//   3  weights sharded too: before the forward and again before the
-//      backward an all-gather rebuilds the full weights, freed after use
+//      backward pass to the update, then is freed
+//   3  weights sharded too, layer by layer: rank r keeps chunk r of each
+//      layer; an all-gather rebuilds a layer's weights just before its
+//      forward pass and they are freed after their last use, and each
+//      layer's gradient is reduce-scattered as soon as the backward pass
+//      has made it, then freed
 //
 // Lines printed: "shape ...", per rank "memory rank R GROUP BYTES" (what
 // cudaMemGetInfo says each group took), per step "step S loss L" (the sum
@@ -86,6 +89,16 @@ int main(int argc, char** argv) {
   Ring ring;
   ring.ranks = N;
   ring.n = P;
+  // ZeRO 3 works layer by layer: layer 1 is W1, b1 (parameters [0, w2)),
+  // layer 2 is W2, b2 ([w2, P)); each has its own ring of N chunks, and rank
+  // r keeps chunk r of each, side by side: its shard.
+  Ring layer_ring[2];
+  const long layer_begin[2] = {0, s.w2()};
+  for (int l = 0; l < 2; ++l) {
+    layer_ring[l].ranks = N;
+    layer_ring[l].n = (l == 0 ? s.w2() : P) - layer_begin[l];
+  }
+  auto shard = [&](int r) { return layer_ring[0].chunk_size(r) + layer_ring[1].chunk_size(r); };
   std::vector<float> hp(P), hX(size_t(B) * D);
   std::vector<int> hy(B);
   lab::mlp::init_params(s, hp.data());
@@ -95,7 +108,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < N; ++r) {
     CUDA_CHECK(cudaSetDevice(r));
     Rank& k = rk[r];
-    const long own = ring.chunk_size(r), begin = ring.chunk_begin(r);
+    const long own = zero == 3 ? shard(r) : ring.chunk_size(r);
     size_t free0 = 0, total = 0, used = 0;
     CUDA_CHECK(cudaMemGetInfo(&free0, &total));
     used = total - free0;
@@ -113,6 +126,7 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMalloc(&k.v, (zero >= 1 ? own : P) * sizeof(float)));
     group("optimizer");
     if (N > 1) CUDA_CHECK(cudaMalloc(&ring.scratch[r], (P + N - 1) / N * sizeof(float)));  // the largest chunk
+    for (Ring& lr : layer_ring) lr.scratch[r] = ring.scratch[r];  // a layer's chunks are smaller
     group("ring");
     CUDA_CHECK(cudaMalloc(&k.H, size_t(Bl) * Hd * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&k.dH, size_t(Bl) * Hd * sizeof(float)));
@@ -124,31 +138,51 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMalloc(&k.X, size_t(Bl) * D * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&k.y, size_t(Bl) * sizeof(int)));
     group("batch");
-    const float* init = hp.data() + (zero == 3 ? begin : 0);
-    CUDA_CHECK(cudaMemcpy(k.p, init, (zero == 3 ? own : P) * sizeof(float), cudaMemcpyHostToDevice));
+    if (zero == 3) {
+      const long a = layer_ring[0].chunk_size(r), b = layer_ring[1].chunk_size(r);
+      CUDA_CHECK(cudaMemcpy(k.p, hp.data() + layer_ring[0].chunk_begin(r), a * sizeof(float), cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(k.p + a, hp.data() + layer_begin[1] + layer_ring[1].chunk_begin(r), b * sizeof(float),
+                            cudaMemcpyHostToDevice));
+    } else {
+      CUDA_CHECK(cudaMemcpy(k.p, hp.data(), P * sizeof(float), cudaMemcpyHostToDevice));
+    }
     CUDA_CHECK(cudaEventCreate(&k.start));
     CUDA_CHECK(cudaEventCreate(&k.stop));
   }
 
-  // The full weights of a ZeRO-3 rank exist only while a pass needs them:
-  // gathered from every rank's chunk, then freed.
-  std::vector<float*> full(N, nullptr);
-  int passes = 0;  // ring reduce-scatters and all-gathers
-  auto gather_weights = [&] {
+  // ZeRO 3: a layer's whole weights exist only while a pass needs them,
+  // gathered from every rank's chunk; a layer's whole gradient only from the
+  // backward pass to its reduce-scatter.
+  std::vector<float*> gathered[2] = {std::vector<float*>(N), std::vector<float*>(N)};
+  std::vector<float*> layer_grad[2] = {std::vector<float*>(N), std::vector<float*>(N)};
+  int passes = 0;  // ring reduce-scatters and all-gathers, each over the whole model
+  auto gather_layer = [&](int l) {
     for (int r = 0; r < N; ++r) {
       CUDA_CHECK(cudaSetDevice(r));
-      CUDA_CHECK(cudaMalloc(&full[r], P * sizeof(float)));
-      CUDA_CHECK(cudaMemcpy(full[r] + ring.chunk_begin(r), rk[r].p, ring.chunk_size(r) * sizeof(float),
-                            cudaMemcpyDeviceToDevice));
+      CUDA_CHECK(cudaMalloc(&gathered[l][r], layer_ring[l].n * sizeof(float)));
+      const float* mine = rk[r].p + (l == 0 ? 0 : layer_ring[0].chunk_size(r));
+      CUDA_CHECK(cudaMemcpy(gathered[l][r] + layer_ring[l].chunk_begin(r), mine,
+                            layer_ring[l].chunk_size(r) * sizeof(float), cudaMemcpyDeviceToDevice));
     }
-    ring_all_gather(ring, full.data());
-    ++passes;
+    ring_all_gather(layer_ring[l], gathered[l].data());
+    if (l == 1) ++passes;  // both layers' gathers: one pass over the model
   };
-  auto free_weights = [&] {
+  auto free_layer = [&](std::vector<float*>& bufs) {
     for (int r = 0; r < N; ++r) {
       CUDA_CHECK(cudaSetDevice(r));
-      CUDA_CHECK(cudaFree(full[r]));
+      CUDA_CHECK(cudaFree(bufs[r]));
     }
+  };
+  // Parameter i's weight and gradient on rank r: in its own arrays, or (ZeRO 3) in the layer's gathered ones.
+  auto W = [&](int r, long i) -> const float* {
+    if (zero != 3) return rk[r].p + i;
+    const int l = i < layer_begin[1] ? 0 : 1;
+    return gathered[l][r] + (i - layer_begin[l]);
+  };
+  auto G = [&](int r, long i) -> float* {
+    if (zero != 3) return rk[r].g + i;
+    const int l = i < layer_begin[1] ? 0 : 1;
+    return layer_grad[l][r] + (i - layer_begin[l]);
   };
   std::vector<float*> grads(N);
   // verify: every rank's gradient before the ring, summed on the host in double.
@@ -181,56 +215,84 @@ int main(int argc, char** argv) {
       CUDA_CHECK(cudaSetDevice(r));
       CUDA_CHECK(cudaEventRecord(rk[r].start));
     }
-    // 2. Each rank: its rows across PCIe, forward, loss, backward.
-    if (zero == 3) gather_weights();
+    // 2. Each rank: its rows across PCIe, then the forward pass, layer by layer.
     for (int r = 0; r < N; ++r) {
       CUDA_CHECK(cudaSetDevice(r));
       Rank& k = rk[r];
-      const float* w = zero == 3 ? full[r] : k.p;
       CUDA_CHECK(cudaMemcpy(k.X, hX.data() + size_t(r) * Bl * D, size_t(Bl) * D * sizeof(float), cudaMemcpyHostToDevice));
       CUDA_CHECK(cudaMemcpy(k.y, hy.data() + size_t(r) * Bl, size_t(Bl) * sizeof(int), cudaMemcpyHostToDevice));
-      launch_matmul(Bl, Hd, D, k.X, D, 1, w + s.w1(), Hd, 1, k.H);
-      bias_relu<<<cdiv(long(Bl) * Hd, 256), 256>>>(Bl, Hd, k.H, w + s.b1());
-      launch_matmul(Bl, C, Hd, k.H, Hd, 1, w + s.w2(), C, 1, k.L);
+    }
+    if (zero == 3) gather_layer(0);
+    for (int r = 0; r < N; ++r) {
+      CUDA_CHECK(cudaSetDevice(r));
+      Rank& k = rk[r];
+      launch_matmul(Bl, Hd, D, k.X, D, 1, W(r, s.w1()), Hd, 1, k.H);
+      bias_relu<<<cdiv(long(Bl) * Hd, 256), 256>>>(Bl, Hd, k.H, W(r, s.b1()));
+    }
+    if (zero == 3) free_layer(gathered[0]), gather_layer(1);  // layer 1's weights are not needed again
+    for (int r = 0; r < N; ++r) {
+      CUDA_CHECK(cudaSetDevice(r));
+      Rank& k = rk[r];
+      launch_matmul(Bl, C, Hd, k.H, Hd, 1, W(r, s.w2()), C, 1, k.L);
       // Divided by the global batch B, not the rank's Bl rows: the ranks'
       // gradients (and losses) then sum to the global batch's mean.
-      softmax_xent<<<cdiv(Bl, 128), 128>>>(Bl, C, k.L, w + s.b2(), k.y, k.dL, k.row_loss, B);
+      softmax_xent<<<cdiv(Bl, 128), 128>>>(Bl, C, k.L, W(r, s.b2()), k.y, k.dL, k.row_loss, B);
       mean_loss<<<1, 256>>>(Bl, k.row_loss, k.loss, B, 0);
     }
-    if (zero == 3) free_weights(), gather_weights();  // ZeRO-3: the backward gathers the weights again
+    // 3. Backward: layer 2, then layer 1. ZeRO 2 makes the whole gradient
+    // here and frees it after the update; ZeRO 3 one layer's at a time.
     for (int r = 0; r < N; ++r) {
       CUDA_CHECK(cudaSetDevice(r));
       Rank& k = rk[r];
-      const float* w = zero == 3 ? full[r] : k.p;
-      if (zero >= 2) CUDA_CHECK(cudaMalloc(&k.g, P * sizeof(float)));  // lives until the reduce-scatter is done
+      if (zero == 2) CUDA_CHECK(cudaMalloc(&k.g, P * sizeof(float)));
+      if (zero == 3) CUDA_CHECK(cudaMalloc(&layer_grad[1][r], layer_ring[1].n * sizeof(float)));
+      launch_matmul(Hd, C, Bl, k.H, 1, Hd, k.dL, C, 1, G(r, s.w2()));
+      col_sum<<<cdiv(C, 32), dim3(32, 32)>>>(Bl, C, k.dL, G(r, s.b2()), 0);
+      launch_matmul(Bl, Hd, C, k.dL, C, 1, W(r, s.w2()), 1, C, k.dH);
+    }
+    if (zero == 3) free_layer(gathered[1]), ring_reduce_scatter(layer_ring[1], layer_grad[1].data());
+    for (int r = 0; r < N; ++r) {
+      CUDA_CHECK(cudaSetDevice(r));
+      Rank& k = rk[r];
+      if (zero == 3) CUDA_CHECK(cudaMalloc(&layer_grad[0][r], layer_ring[0].n * sizeof(float)));
       grads[r] = k.g;
-      launch_matmul(Hd, C, Bl, k.H, 1, Hd, k.dL, C, 1, k.g + s.w2());
-      col_sum<<<cdiv(C, 32), dim3(32, 32)>>>(Bl, C, k.dL, k.g + s.b2(), 0);
-      launch_matmul(Bl, Hd, C, k.dL, C, 1, w + s.w2(), 1, C, k.dH);
       relu_backward<<<cdiv(long(Bl) * Hd, 256), 256>>>(Bl * Hd, k.dH, k.H);
-      launch_matmul(D, Hd, Bl, k.X, 1, D, k.dH, Hd, 1, k.g + s.w1());
-      col_sum<<<cdiv(Hd, 32), dim3(32, 32)>>>(Bl, Hd, k.dH, k.g + s.b1(), 0);
+      launch_matmul(D, Hd, Bl, k.X, 1, D, k.dH, Hd, 1, G(r, s.w1()));
+      col_sum<<<cdiv(Hd, 32), dim3(32, 32)>>>(Bl, Hd, k.dH, G(r, s.b1()), 0);
       CUDA_CHECK(cudaGetLastError());
     }
-    if (zero == 3) free_weights();
-    // 3. Sum the gradients across the GPUs: chunk r of rank r's g is complete.
-    if (verify) host_sum();
-    ring_reduce_scatter(ring, grads.data());
-    ++passes;
-    // 4. AdamW. ZeRO 0: the gradients' all-gather, then every rank updates
+    if (zero == 3) ring_reduce_scatter(layer_ring[0], layer_grad[0].data()), ++passes;
+    // 4. Sum the gradients across the GPUs (ZeRO 3 has, layer by layer):
+    // chunk r of rank r's g is complete.
+    if (zero != 3) {
+      if (verify) host_sum();
+      ring_reduce_scatter(ring, grads.data());
+      ++passes;
+    }
+    // 5. AdamW. ZeRO 0: the gradients' all-gather, then every rank updates
     // every weight. ZeRO 1-3: rank r updates its chunk; 1 and 2 then gather
-    // the updated weights, 3 keeps only its chunk.
+    // the updated weights, 3 keeps only its chunks.
     if (zero == 0) ring_all_gather(ring, grads.data()), ++passes;
-    if (verify) std::printf("verify step %d max_error %.3g\n", step, max_error());
+    if (verify && zero != 3) std::printf("verify step %d max_error %.3g\n", step, max_error());
     for (int r = 0; r < N; ++r) {
       CUDA_CHECK(cudaSetDevice(r));
       Rank& k = rk[r];
+      auto update = [&](float* p, const float* g, float* m, float* v, long n) {
+        adamw<<<cdiv(n, 256), 256>>>(int(n), p, g, m, v, opt.lr, opt.beta1, opt.beta2, opt.eps, opt.weight_decay,
+                                     opt.c1(step + 1), opt.c2(step + 1));
+        CUDA_CHECK(cudaGetLastError());
+      };
+      if (zero == 3) {  // the shard: layer 1's chunk r, then layer 2's
+        const long a = layer_ring[0].chunk_size(r), b = layer_ring[1].chunk_size(r);
+        update(k.p, layer_grad[0][r] + layer_ring[0].chunk_begin(r), k.m, k.v, a);
+        update(k.p + a, layer_grad[1][r] + layer_ring[1].chunk_begin(r), k.m + a, k.v + a, b);
+        CUDA_CHECK(cudaFree(layer_grad[0][r]));
+        CUDA_CHECK(cudaFree(layer_grad[1][r]));
+        continue;
+      }
       const long begin = zero == 0 ? 0 : ring.chunk_begin(r), n = zero == 0 ? P : ring.chunk_size(r);
-      float* p = zero == 3 ? k.p : k.p + begin;
-      adamw<<<cdiv(n, 256), 256>>>(int(n), p, k.g + begin, k.m, k.v, opt.lr, opt.beta1, opt.beta2, opt.eps,
-                                   opt.weight_decay, opt.c1(step + 1), opt.c2(step + 1));
-      CUDA_CHECK(cudaGetLastError());
-      if (zero >= 2) CUDA_CHECK(cudaFree(k.g));
+      update(k.p + begin, k.g + begin, k.m, k.v, n);
+      if (zero == 2) CUDA_CHECK(cudaFree(k.g));
     }
     if (zero == 1 || zero == 2) {
       std::vector<float*> weights(N);
@@ -238,7 +300,7 @@ int main(int argc, char** argv) {
       ring_all_gather(ring, weights.data());
       ++passes;
     }
-    // 5. The loss comes back from each rank; the step's time is the slowest GPU's.
+    // 6. The loss comes back from each rank; the step's time is the slowest GPU's.
     float loss = 0.f, worst_ms = 0.f;
     for (int r = 0; r < N; ++r) {
       CUDA_CHECK(cudaSetDevice(r));

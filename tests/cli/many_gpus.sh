@@ -72,7 +72,10 @@ for stage, per_param in enumerate([16 * P, 8 * P + 8 * P // 4, 4 * P + 8 * P // 
          f"ZeRO {stage}: loss {z[stage]['loss']} is the one-GPU loss")
 need(live[0] > live[1] > live[2] > live[3], f"ZeRO memory per GPU falls stage by stage: {live}")
 need(z[2]["dev"][0]["peak_bytes"] > live[2], "ZeRO 2: the whole gradient lives during the step")
-need(z[3]["passes"] == 3 * 3, f"ZeRO 3: three ring passes a step, {z[3]['passes']}")
+need(z[3]["passes"] == 2 * 3, f"ZeRO 3: two ring passes a step (layer by layer), {z[3]['passes']}")
+need(z[3]["links"][0]["bytes"] == z[0]["links"][0]["bytes"], "ZeRO 3: stage 0's bytes on the links")
+need(z[3]["dev"][0]["peak_bytes"] < z[2]["dev"][0]["peak_bytes"] < z[0]["dev"][0]["peak_bytes"] + 1,
+     f"ZeRO peaks: stage 3 {z[3]['dev'][0]['peak_bytes']} < stage 2 {z[2]['dev'][0]['peak_bytes']} <= stage 0")
 if bad:
     print("FAIL:", *bad, sep="\n  ")
     sys.exit(1)
