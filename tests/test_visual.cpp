@@ -209,13 +209,15 @@ TEST_CASE("demo script: beats advance with the clock, kernels in order, the whol
   vm.launch.kernels = {"k0", "k1", "k2", "k3"};
   vm.launch.current_kernel = 0;
   vm.playback.total = 100;
-  vm.moments = {{"m1", "c1", "coalescing", 10}, {"m2", "c2", "banks", 50}};  // 3 beats per kernel: 5 s each
+  // 4 beats per kernel (the overview, two moments, the SM cycle by cycle): 3.75 s each.
+  vm.moments = {{"m1", "c1", "coalescing", 10}, {"m2", "c2", "banks", 50}};
   UiState ui;
   int last = 0;
   double t = 0;
-  bool monotonic = true;
-  for (int frame = 0; frame < 400 && !demo.finished(); ++frame, t += 0.5) {
-    DemoScript::Action a = demo.update(frame ? 0.5 : 0, vm, 4, false, false, ui);
+  bool monotonic = true, cycles_beat = false;
+  for (int frame = 0; frame < 800 && !demo.finished(); ++frame, t += 0.25) {
+    ui.timeline_wanted = false;
+    DemoScript::Action a = demo.update(frame ? 0.25 : 0, vm, 4, false, false, ui);
     if (a.select_kernel >= 0) {
       // The session answers with the new kernel's trace a frame later.
       vm.launch.current_kernel = a.select_kernel;
@@ -223,7 +225,18 @@ TEST_CASE("demo script: beats advance with the clock, kernels in order, the whol
     monotonic &= demo.kernel() >= last;
     last = demo.kernel();
     if (a.seek && demo.beat() > 0) CHECK(a.position == vm.moments[size_t(demo.beat() - 1)].position);
+    // The last beat shows the SM grid from the cycle model's cycles,
+    // which the script asked for from the kernel's first beat on.
+    if (demo.beat() == 3) {
+      cycles_beat = true;
+      CHECK(ui.focus == std::vector<Panel>{Panel::SmGrid});
+      CHECK_FALSE(ui.sm_placement);
+    } else if (demo.beat() >= 0) {
+      CHECK(ui.sm_placement);  // the replay's beats: the SM grid shows placement by wave, not time
+    }
+    if (demo.beat() >= 0 && !demo.finished()) CHECK(ui.timeline_wanted);
   }
+  CHECK(cycles_beat);
   CHECK(monotonic);
   CHECK(demo.finished());
   CHECK(demo.kernel() == 3);

@@ -131,6 +131,7 @@ int run_app(const AppOptions& opt) {
   ui.presenter = opt.demo;
   ui.projector = opt.demo || opt.projector;
   ui.lesson_auto_seek = opt.session.start_fraction <= 0;
+  ui.cycle_open_fraction = opt.session.start_fraction;  // --at opens the cycle cursor there too
   ui.speed = opt.session.speed;
   ui.timeline_playing = opt.session.autoplay;  // --play starts the timeline's cycle clock too
   ui.panel = panel_from_name(opt.panel);
@@ -176,6 +177,7 @@ int run_app(const AppOptions& opt) {
       ui.lesson_step = demo.kernel();
     }
     draw_lab(*vm, ui);
+    const bool cycles_wanted = ui.timeline_wanted;  // a pane drew (or waits for) the cycle model's timing
     shown("window.width", double(ww));
     shown("window.height", double(wh));
     shown("window.text_pixels", double(font_px));
@@ -200,10 +202,10 @@ int run_app(const AppOptions& opt) {
       // The perf charts wait for every version's predicted point.
       bool charts = (ui.panel == Panel::All && !ui.projector) || ui.panel == Panel::Roofline ||
                     ui.panel == Panel::Comparison;
-      // The timeline pane waits for the cycle model's two timings (or its reason why not).
-      bool timeline = ui.panel == Panel::Timeline ||
-                      (ui.panel == Panel::All && ui.projector &&
-                       std::find(ui.focus.begin(), ui.focus.end(), Panel::Timeline) != ui.focus.end());
+      // The panes that draw cycles (timeline, SM grid, block) wait for the
+      // cycle model's two timings (or its reason why not).
+      // The demo's pictures do not wait: its script moves on by its clock.
+      bool timeline = cycles_wanted && !opt.demo;
       bool timed = !timeline || (vm->timeline && (vm->timeline->ready() || vm->timeline->status.rfind("no timeline", 0) == 0));
       bool ready = session.ready() && (!charts || session.charts_ready()) && timed && vm->serial > 1;
       if (ready && !was_ready) was_ready = true, ready_t0 = t0;

@@ -32,14 +32,31 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
     beat_ = -1;
   }
   const double per_kernel = total_seconds() / kernels;
-  const int beats = 1 + int(vm.moments.size());
+  // Beats: the overview, the trace's moments, then the SM cycle by cycle.
+  const int beats = 2 + int(vm.moments.size());
+  const int cycles_beat = beats - 1;
+  // The cycle model times the kernel in the background from its first beat
+  // (5-12 s of CPU on the worker's own thread), so its beat finds it ready.
+  if (on_screen(vm)) ui.timeline_wanted = true;
   const double per_beat = per_kernel / beats;
   auto go_beat = [&](int b) {
     beat_ = b;
     beat_clock_ = 0;
+    ui.sm_placement = b != cycles_beat;  // the replay's beats show placement; the last one, cycles
     if (b == 0) {
       act.seek = true, act.position = 0, act.play = true;
       ui.focus = {Panel::SmGrid, Panel::Source};
+    } else if (b == cycles_beat) {
+      // The SM grid from cycles alone: both residencies, issue slots and warps
+      // stay legible in the demo's large text (the timeline pane is key T).
+      ui.focus = {Panel::SmGrid};
+      // Open 5% into the drawn SM's run, where both sides' first blocks have
+      // every warp resident (03_smem_tiled: the 1-block SM idle on
+      // long_scoreboard while the 2-block SM issues every cycle).
+      ui.timeline_cycle = -1;
+      ui.cycle_open_fraction = 0.05;
+      ui.timeline_playing = true;
+      ui.timeline_speed = 60;
     } else if (size_t(b - 1) < vm.moments.size()) {
       const Moment& m = vm.moments[size_t(b - 1)];
       act.seek = true, act.position = m.position;
@@ -71,6 +88,21 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
   std::string name = kernel_ < int(vm.launch.kernels.size()) ? vm.launch.kernels[size_t(kernel_)] : "";
   std::string what = "simulating...";
   if (beat_ == 0) what = "overview: the kernel runs";
+  else if (beat_ == cycles_beat) {
+    char c[200] = "one SM cycle by cycle: the cycle model is timing it...";
+    if (vm.timeline && vm.timeline->ready() && vm.timeline->same_residency)
+      std::snprintf(c, sizeof c, "one SM cycle by cycle: one block per SM at most here; issue slots used %.0f%% (predicted)",
+                    100 * vm.timeline->sides[1].issue_utilisation);
+    else if (vm.timeline && vm.timeline->ready())
+      std::snprintf(c, sizeof c,
+                    "one SM cycle by cycle: warps interleave; issue slots used %.0f%% at 1 block per SM vs %.0f%% at "
+                    "%u (predicted)",
+                    100 * vm.timeline->sides[0].issue_utilisation, 100 * vm.timeline->sides[1].issue_utilisation,
+                    vm.timeline->sides[1].blocks_per_sm);
+    else if (vm.timeline && !vm.timeline->status.empty())
+      std::snprintf(c, sizeof c, "one SM cycle by cycle: %s", vm.timeline->status.c_str());
+    what = c;
+  }
   else if (beat_ > 0 && size_t(beat_ - 1) < vm.moments.size())
     what = vm.moments[size_t(beat_ - 1)].name + ": " + vm.moments[size_t(beat_ - 1)].caption;
   char t[96];

@@ -2,8 +2,10 @@
 // kernels in order; for each, an overview beat and one beat per key moment
 // of its trace (first uncoalesced load, first bank conflict, a full SM, the
 // tail wave: TraceReplay::moments), each shown in the pane that makes its
-// point. The whole script takes `minutes` (10 by default), split evenly over
-// the kernels and, within one, over its beats. The clock runs only while a
+// point, and a last beat showing the SM grid from the cycle model's cycles
+// (timed in the background from the first beat). The whole script takes
+// `minutes` (10 by default), split evenly over the kernels and, within one,
+// over its beats. The clock runs only while a
 // kernel's trace is on screen, so a slow simulation does not eat its beats.
 #pragma once
 

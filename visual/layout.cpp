@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "visual/cycle_state.h"
 #include "visual/screen_state.h"
 
 #include "visual/theme.h"
@@ -120,6 +121,7 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
   const float bar_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2 + 4;
   handle_shortcuts(ui);
+  advance_cycle_clock(vm, ui);  // one cycle cursor for the SM grid, the block view and the timeline
   const bool lesson_mode = !vm.lesson.id.empty();
   if (!lesson_mode && !ui.presenter) {
     // The progression's text follows the kernel on screen when a new launch arrives.

@@ -36,6 +36,10 @@ namespace lab::visual {
 std::vector<std::string> split_lines(const std::string& text);
 std::string read_file(const std::string& path);
 std::string header_comment(const std::string& path);  // a kernel file's leading // comment, as Markdown
+// A lesson file as a student knows it: the reference solution lives in
+// ../.solutions/ (kept out of the way while they work) and is shown as
+// "solution.cu"; other files keep their path.
+std::string lesson_file_label(const std::string& path);
 
 // A kernel that is not a GEMM version: the user's FILE.cu or a lesson's step.
 struct KernelRun {

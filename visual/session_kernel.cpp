@@ -35,7 +35,7 @@ KernelRun Session::Impl::lesson_kernel(int step) const {
   KernelRun r;
   r.request = m.request;
   r.matrices = m.matrices;
-  r.label = fmt::format("{} as {} at {}", st.measure_file, ex->id, m.sizes_text);
+  r.label = fmt::format("{} as {} at {}", lesson_file_label(st.measure_file), ex->id, m.sizes_text);
   r.lesson_step = step;
   return r;
 }

@@ -63,12 +63,17 @@ void Session::Impl::load_lesson() {
     if (!st.command.empty()) s.markdown += "\n\n`" + st.command + "`\n";
     s.measure = !st.measure_file.empty();
     if (s.measure) {
-      s.run_label = "Run " + st.measure_file;
+      s.run_label = "Run " + lesson_file_label(st.measure_file);
       s.run_target = "step:" + std::to_string(i);
     }
     s.panes = split_commas(st.view);
     lt.steps.push_back(std::move(s));
   }
+}
+
+std::string lesson_file_label(const std::string& path) {
+  if (path.find(".solutions/") == std::string::npos) return path;
+  return path.substr(path.find_last_of('/') + 1);
 }
 
 void Session::Impl::progression_text() {

@@ -52,29 +52,45 @@ TimelineSide side_from(const cyc::CycleResult& r, uint32_t warps_per_block, uint
   s.stall.assign(r.stall.begin(), r.stall.end());
   s.note = r.sample_note;
   std::map<uint32_t, TimelineWarp> slots;
+  std::map<uint32_t, std::vector<std::pair<uint64_t, uint32_t>>> issues;  // slot -> (cycle, pc)
+  std::map<std::pair<uint32_t, uint32_t>, TimelineRun> runs;               // (slot, block) -> its run
+  auto run_of = [&](uint32_t slot, uint32_t block, uint64_t from) -> TimelineRun& {
+    auto [it, fresh] = runs.try_emplace({slot, block});
+    if (fresh) it->second = TimelineRun{block, from, from};
+    it->second.from = std::min(it->second.from, from);
+    return it->second;
+  };
+  auto slot_of = [&](uint32_t slot, uint32_t block_slot, uint32_t warp, uint32_t scheduler) -> TimelineWarp& {
+    TimelineWarp& w = slots[slot];
+    w.slot = slot, w.block_slot = block_slot, w.warp = warp, w.scheduler = scheduler;
+    return w;
+  };
   s.scheduler_issues.assign(schedulers, {});
   for (const cyc::IssueEvent& e : r.events) {
     if (e.sm != 0 || e.segment != 0) continue;
     const uint32_t slot = uint32_t(e.block_slot) * warps_per_block + e.warp;
-    TimelineWarp& w = slots[slot];
-    w.slot = slot;
-    w.scheduler = e.scheduler;
-    w.issues.push_back(e.cycle);
-    if (w.blocks.empty() || w.blocks.back().second != e.block) w.blocks.emplace_back(e.cycle, e.block);
+    slot_of(slot, e.block_slot, e.warp, e.scheduler);
+    issues[slot].emplace_back(e.cycle, e.pc);
+    TimelineRun& run = run_of(slot, e.block, std::min(e.wait_from, e.cycle));
+    run.to = std::max(run.to, e.cycle);
     if (e.scheduler < schedulers) s.scheduler_issues[e.scheduler].push_back(e.cycle);
   }
   for (const cyc::WarpSpan& sp : r.spans) {
     if (sp.sm != 0 || sp.segment != 0 || sp.to <= sp.from) continue;
     const uint32_t slot = uint32_t(sp.block_slot) * warps_per_block + sp.warp;
-    TimelineWarp& w = slots[slot];
-    w.slot = slot;
-    w.scheduler = sp.scheduler;
+    TimelineWarp& w = slot_of(slot, sp.block_slot, sp.warp, sp.scheduler);
     w.waits.push_back({sp.from, sp.to, uint8_t(sp.reason)});
+    TimelineRun& run = run_of(slot, sp.block, sp.from);
+    run.to = std::max(run.to, sp.to);
     ++s.waits_drawn;
   }
+  for (const auto& [key, run] : runs) slots[key.first].runs.push_back(run);
   for (auto& [slot, w] : slots) {
-    std::sort(w.issues.begin(), w.issues.end());
+    auto& is = issues[slot];
+    std::sort(is.begin(), is.end());
+    for (const auto& [c, pc] : is) w.issues.push_back(c), w.pcs.push_back(pc);
     std::sort(w.waits.begin(), w.waits.end(), [](const TimelineWait& a, const TimelineWait& b) { return a.from < b.from; });
+    std::sort(w.runs.begin(), w.runs.end(), [](const TimelineRun& a, const TimelineRun& b) { return a.from < b.from; });
     s.warps.push_back(std::move(w));
   }
   std::stable_sort(s.warps.begin(), s.warps.end(),
@@ -83,18 +99,22 @@ TimelineSide side_from(const cyc::CycleResult& r, uint32_t warps_per_block, uint
   return s;
 }
 
-// Where the cursor opens: the start of the longest stretch in the middle of
+// Where the cursor opens: in the longest stretch in the middle of
 // the one-block side's run in which none of its schedulers issues (every
-// warp waiting), so the first picture shows the idle slots the other side fills.
-uint64_t idle_stretch(const TimelineSide& s) {
+// warp waiting), so the first picture shows the idle slots the other side
+// fills. The middle of the shorter run of the two, so that the other side
+// is still running there (not in its tail).
+uint64_t idle_stretch(const TimelineSide& s, uint64_t cycles) {
   std::vector<uint64_t> all;
   for (const auto& v : s.scheduler_issues) all.insert(all.end(), v.begin(), v.end());
   std::sort(all.begin(), all.end());
-  const uint64_t lo = s.cycles / 5, hi = s.cycles - s.cycles / 5;
+  const uint64_t lo = cycles / 5, hi = cycles - cycles / 5;
   uint64_t best = 0, at = lo;
   for (size_t i = 1; i < all.size(); ++i)
     if (all[i - 1] >= lo && all[i] <= hi && all[i] - all[i - 1] > best) best = all[i] - all[i - 1], at = all[i - 1];
-  return at;
+  // Inside the stretch, up to 64 cycles in: the SM grid's and block view's
+  // strips of the last 64 cycles then show its idle slots too.
+  return at + std::min<uint64_t>(64, best / 2);
 }
 
 // Both sides: `time(max_blocks_per_sm)` runs the kernel with those timing
@@ -128,7 +148,7 @@ std::shared_ptr<CycleTimeline> time_both(
     t.same_residency = true;
     t.residency_note = fmt::format("The grid has {} blocks for {} SMs: no SM gets a second block.", grid_blocks, sm_count);
   }
-  t.open_cycle = idle_stretch(one);
+  t.open_cycle = idle_stretch(one, std::min(one.cycles, full.cycles));
   return std::make_shared<CycleTimeline>(std::move(t));
 }
 
@@ -188,6 +208,7 @@ void Session::Impl::timeline_for_kernel(const KernelRun& run) {
     const uint64_t blocks = req.launch.grid.count();
     t.problem = fmt::format("{}: {} blocks of {} threads for {} SMs", label, blocks, req.launch.block.count(),
                             gpu.sm_count);
+    t.launch_on_screen = true;
     const uint32_t wpb = uint32_t((req.launch.block.count() + 31) / 32);
     return time_both(std::move(t), wpb, blocks, uint32_t(gpu.sm_count), [&](uint32_t max_bps) {
       sim::RunRequest r = req;
@@ -217,6 +238,12 @@ void Session::Impl::timeline_reset() {
 
 // One worker turn: start the timing once the pane asks for it, take its result.
 void Session::Impl::timeline_tick(bool& dirty) {
+  if (!timeline_job && timeline_wanted.load() && base.timeline && base.timeline->status.rfind("no timeline", 0) != 0) {
+    auto t = std::make_shared<CycleTimeline>();
+    t->status = "no timeline: no kernel on screen to time";
+    base.timeline = t;
+    dirty = true;
+  }
   if (timeline_job && !timeline_started && timeline_wanted.load()) {
     timeline_started = true;
     auto t = std::make_shared<CycleTimeline>();

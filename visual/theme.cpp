@@ -104,6 +104,24 @@ ImU32 heat_color(float t) {
   return IM_COL32(mix(0), mix(1), mix(2), 255);
 }
 
+void text_words(const std::string& text) {
+  const float width = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4);
+  size_t start = 0;
+  while (start < text.size()) {
+    // The longest run of whole words from `start` that fits; one word alone if none does.
+    size_t end = start, next = start;
+    while (next < text.size()) {
+      size_t sp = text.find(' ', next + 1);
+      if (sp == std::string::npos) sp = text.size();
+      if (end > start && ImGui::CalcTextSize(text.data() + start, text.data() + sp).x > width) break;
+      end = sp, next = sp;
+    }
+    ImGui::TextUnformatted(text.data() + start, text.data() + end);
+    start = end;
+    while (start < text.size() && text[start] == ' ') ++start;
+  }
+}
+
 void legend_item(ImU32 color, const char* label) {
   float h = ImGui::GetTextLineHeight();
   ImVec2 p = ImGui::GetCursorScreenPos();

@@ -30,6 +30,7 @@ WarpAccess warp_access(const TraceContext& ctx, const ptx::Kernel& k, const Trac
   a.ideal_wavefronts = e.ideal;
   a.conflicts = uint32_t(sim::bank_conflicts(e.wavefronts, e.ideal));
   a.lane_addr = lanes;
+  a.atomic = e.pc < k.code.size() && k.code[e.pc].atom != ptx::AtomOp::None;
   if (served && served->mask) {
     // The simulator's own phases, copied into the view's plain data.
     BankService& b = a.banks;

@@ -22,7 +22,7 @@ namespace {
 constexpr uint32_t kLine = 128, kSector = 32, kBankBytes = 4, kBanks = 32;
 
 void access_header(const WarpAccess& a) {
-  ImGui::Text("%s %s, %u-byte lanes, block %u warp %u, line %u", a.is_store ? "store" : "load",
+  ImGui::Text("%s %s, %u-byte lanes, block %u warp %u, line %u", a.atomic ? "atomic" : a.is_store ? "store" : "load",
               a.space == ptx::Space::Global ? (a.buffer.empty() ? "global" : ("global " + a.buffer).c_str()) : "shared",
               a.access_bytes, a.block_linear, a.warp, a.line);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim), "%s", a.ptx.c_str());
@@ -255,20 +255,29 @@ void draw_banks(const ViewModel& vm, UiState& ui) {
   for (uint32_t p = 0; p < phases; ++p) worst = std::max<uint32_t>(worst, s.phase_wavefronts[p]);
   // boxes[p][bank][wavefront]
   std::vector<std::vector<std::map<uint32_t, Box>>> boxes(phases, std::vector<std::map<uint32_t, Box>>(kBanks));
+  // An atomic's lanes never share a wavefront: a bank applies one lane's
+  // update per wavefront, in lane order (sim::shared_atomic_wavefronts, whose
+  // count is a.wavefronts); a load's lanes reading one word share it.
+  uint32_t per_bank[kBanks] = {};
   for (int l = 0; l < 32; ++l) {
     if (!((a.mask >> l) & 1)) continue;
     uint32_t p = std::min<uint32_t>(phases - 1, uint32_t(l) / std::max<uint32_t>(1, s.lanes_per_phase));
     for (uint32_t k = 0; k < std::min<uint32_t>(4, s.words_per_lane); ++k) {
-      auto& lanes = boxes[p][s.bank[l][k] % kBanks][s.wavefront[l][k]].lanes;
+      const uint32_t bank = s.bank[l][k] % kBanks;
+      const uint32_t wf = a.atomic ? per_bank[bank]++ : s.wavefront[l][k];
+      auto& lanes = boxes[p][bank][wf].lanes;
       if (lanes.empty() || lanes.back() != l) lanes.push_back(l);
     }
   }
+  if (a.atomic)
+    for (uint32_t b = 0; b < kBanks; ++b) worst = std::max(worst, per_bank[b]);
   shown("banks.line", double(a.line));
   shown("banks.ptx", a.ptx);
   shown("banks.wavefronts", double(a.wavefronts));
   shown("banks.ideal", double(a.ideal_wavefronts));
   shown("banks.conflicts", double(a.conflicts));
   shown("banks.phases", double(phases));
+  shown("banks.atomic", a.atomic);
   shown("banks.lanes_per_phase", double(s.lanes_per_phase));
   {
     int red = 0, broadcast = 0;
@@ -286,10 +295,17 @@ void draw_banks(const ViewModel& vm, UiState& ui) {
                                    " lanes, 128 bytes each; each phase is served on its own")
                                       .c_str()
                                 : "all 32 lanes in one phase");
-  legend_item(pal.bank_ok, "bank serves one word (lanes sharing it: broadcast)");
+  if (a.atomic) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));
+    text_words("An atomic: lanes updating one word serialise, one lane per wavefront in each bank (no "
+               "broadcast); the simulator counts " + std::to_string(a.wavefronts) + " wavefronts.");
+    ImGui::PopStyleColor();
+  }
+  legend_item(pal.bank_ok, a.atomic ? "bank applies one lane's update per wavefront"
+                                    : "bank serves one word (lanes sharing it: broadcast)");
   ImGui::SameLine(0, 14);
   if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("bank conflict: several words").x + 40) ImGui::NewLine();
-  legend_item(pal.bank_conflict, "bank conflict: several words");
+  legend_item(pal.bank_conflict, a.atomic ? "bank conflict: several updates, one after another" : "bank conflict: several words");
   ImGui::SameLine(0, 14);
   if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("bank idle").x + 40) ImGui::NewLine();
   legend_item(pal.bank_idle, "bank idle");

@@ -107,6 +107,7 @@ struct WarpAccess {
   uint32_t ideal_sectors = 0;        // global: the fewest that carry the distinct bytes (broadcast: 1)
   uint32_t wavefronts = 0, ideal_wavefronts = 0;  // shared, as counted
   uint32_t conflicts = 0;            // shared: wavefronts beyond the ideal (sim::bank_conflicts)
+  bool atomic = false;               // atom/red: lanes updating one word serialise (no broadcast)
   BankService banks;                 // shared: the simulator's phases
 };
 
@@ -225,12 +226,31 @@ struct TimelineWait {
   uint8_t reason = 0;          // index into CycleTimeline::reasons
 };
 
+// One block's warp in a warp slot: resident from `from`, exited at its last issue `to`.
+struct TimelineRun {
+  uint32_t block = 0;
+  uint64_t from = 0, to = 0;
+};
+
 struct TimelineWarp {
   uint32_t slot = 0;           // warp slot on the SM (block slot x warps per block + warp)
+  uint32_t block_slot = 0, warp = 0;  // the slot's block slot, and its warp in the block
   uint32_t scheduler = 0;      // its sub-partition: slot % schedulers
   std::vector<uint64_t> issues;      // issue cycles, ascending
+  std::vector<uint32_t> pcs;         // the instruction of each issue (same order)
   std::vector<TimelineWait> waits;   // waiting intervals, ascending
-  std::vector<std::pair<uint64_t, uint32_t>> blocks;  // (first issue cycle, block) of each block the slot ran
+  std::vector<TimelineRun> runs;     // the blocks the slot ran, ascending
+};
+
+// A warp slot at one cycle (cycle_state.cpp, the one place that reads it
+// from the model's events): what the SM grid, the block view and the
+// timeline's tooltip draw.
+struct WarpAtCycle {
+  enum Kind : uint8_t { NotResident, Issuing, Waiting, Done };
+  Kind kind = NotResident;
+  uint8_t reason = 0;   // Waiting: index into CycleTimeline::reasons
+  uint32_t block = 0;   // the block of the slot at that cycle (Issuing, Waiting, Done)
+  int32_t pc = -1;      // Issuing: the instruction issued; Waiting: the one it waits to issue
 };
 
 struct TimelineSide {
@@ -260,6 +280,10 @@ struct CycleTimeline {
   uint64_t open_cycle = 0;                // where the cursor opens: side 0's longest stretch with no issue
   bool same_residency = false;            // both sides hold one block per SM
   std::string residency_note;             // why, when they do
+  // The timeline times the launch on screen (a user's or lesson's kernel), so
+  // the launch pane's standard prediction is of the same launch; false: a
+  // GEMM version, timed at its own problem (`problem`).
+  bool launch_on_screen = false;
   bool ready() const { return status.empty() && sides[0].cycles && sides[1].cycles; }
 };
 
@@ -363,6 +387,13 @@ struct UiState {
   bool timeline_playing = false;
   float timeline_speed = 150;
   bool timeline_wanted = false;  // the pane was drawn: the worker times the kernel for it
+  // The SM grid and block view draw the timeline's cycles (the same cursor).
+  double cycle_open_fraction = -1;  // --at: open the cycle cursor at this fraction of the run, not the idle stretch
+  bool sm_placement = false;     // the SM grid shows where blocks sit by wave (the demo's replay moments), not cycles
+  int cycle_side = 1;            // the block view's side: 0 one block per SM, 1 the occupancy limit
+  int cycle_block_slot = 0;      // the block view's block slot on the timed SM
+  const void* cycle_timeline_seen = nullptr;  // the timeline the cursor belongs to (a new one reopens it)
+  float cycle_strip = 64;        // cycles of history the SM grid's and block view's strips show
 };
 
 }  // namespace lab::visual

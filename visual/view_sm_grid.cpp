@@ -1,6 +1,10 @@
 // visual/view_sm_grid.cpp: every SM of the GPU model with its resident blocks
 // and warps coloured by state, per-SM occupancy and the wave count; and the
 // block view (one block's warps: active lanes, instruction, source line).
+// Both ask for the cycle model's timing and, once it is there, draw its
+// cycles instead (view_sm_cycles.cpp); until then, or where the model has no
+// timing, they draw the interpreter's replay, which runs a block's warps one
+// after another and so says nothing of time, and say so.
 #include <imgui.h>
 
 #include <algorithm>
@@ -17,7 +21,38 @@ namespace lab::visual {
 // the screenshot test can count SMs by counting these strips.
 constexpr ImU32 kSmHeader = IM_COL32(52, 84, 130, 255);
 
+namespace {
+// Until the cycle model's timing is there: why the picture is the replay's.
+void replay_note(const ViewModel& vm, const std::string& pane) {
+  const std::string why = vm.timeline && !vm.timeline->status.empty() ? vm.timeline->status : "waiting for the kernel";
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));
+  text_words("Interpreter replay order (warps of a block run one after another; not time). Cycles: " + why);
+  ImGui::PopStyleColor();
+  shown(pane + ".time_base", std::string("interpreter replay"));
+}
+}  // namespace
+
 void draw_sm_grid(const ViewModel& vm, UiState& ui) {
+  ui.timeline_wanted = true;  // the worker times the kernel with the cycle model (session_timeline.cpp)
+  if (ui.sm_placement) {
+    // A moment about placement (a full SM, the tail wave): blocks by wave, no time.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));
+    text_words("Blocks placed on SMs by wave, at the replay's position (placement only, not time: the cycles "
+               "are the demo's last beat for this kernel).");
+    ImGui::PopStyleColor();
+    shown("sm.time_base", std::string("placement"));
+    draw_sm_overview(vm, ui, false);
+    return;
+  }
+  if (vm.timeline && vm.timeline->ready()) {
+    draw_sm_cycles(vm, ui);
+    return;
+  }
+  replay_note(vm, "sm");
+  draw_sm_overview(vm, ui, true);
+}
+
+void draw_sm_overview(const ViewModel& vm, UiState& ui, bool warp_states) {
   const SmGrid& g = vm.sm;
   const Palette& pal = palette();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(pal.panel_text_dim));
@@ -32,7 +67,7 @@ void draw_sm_grid(const ViewModel& vm, UiState& ui) {
   shown("sm.blocks_placed", double(g.blocks_placed));
   shown("sm.blocks_total", double(g.blocks_total));
   shown("sm.blocks_per_sm", double(g.blocks_per_sm));
-  warp_state_legend();
+  if (warp_states) warp_state_legend();
   if (g.sm_count == 0) {
     ImGui::TextUnformatted("No GPU model loaded.");
     return;
@@ -90,8 +125,9 @@ void draw_sm_grid(const ViewModel& vm, UiState& ui) {
         for (WarpState w : b.warps) {
           if (slot >= slots) break;
           float sx = gx0 + (slot % wcols) * sw, sy = gy0 + (slot / wcols) * sh;
-          dl->AddRectFilled(ImVec2(sx + 0.5f, sy + 0.5f), ImVec2(sx + sw - 0.5f, sy + sh - 0.5f),
-                            pal.warp_state[int(w)]);
+          // Without states: a resident warp in one colour (the time is the cycle model's, drawn above).
+          const ImU32 c = warp_states || w == WarpState::Done ? pal.warp_state[int(w)] : IM_COL32(70, 110, 160, 255);
+          dl->AddRectFilled(ImVec2(sx + 0.5f, sy + 0.5f), ImVec2(sx + sw - 0.5f, sy + sh - 0.5f), c);
           ++slot;
         }
       }
@@ -120,6 +156,12 @@ void draw_sm_grid(const ViewModel& vm, UiState& ui) {
 }
 
 void draw_block(const ViewModel& vm, UiState& ui) {
+  ui.timeline_wanted = true;
+  if (vm.timeline && vm.timeline->ready()) {
+    draw_block_cycles(vm, ui);
+    return;
+  }
+  replay_note(vm, "block");
   const BlockView& b = vm.block;
   const Palette& pal = palette();
   if (!b.valid) {
@@ -146,8 +188,11 @@ void draw_block(const ViewModel& vm, UiState& ui) {
     for (const WarpRow& w : b.warps) {
       ImGui::TableNextRow(0, row_h);
       ImGui::TableNextColumn();
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.warp_state[int(w.state)]), "%2u", w.warp);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("warp %u: %s", w.warp, warp_state_name(w.state));
+      // A warp the replay has not reached yet is drawn as no state at all, not as issuing.
+      const WarpState st = w.pc >= 0 ? w.state : WarpState::Empty;
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(st == WarpState::Empty ? pal.panel_text_dim : pal.warp_state[int(st)]),
+                         "%2u", w.warp);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("warp %u: %s", w.warp, w.pc >= 0 ? warp_state_name(st) : "not run yet");
       ImGui::TableNextColumn();
       ImVec2 p = ImGui::GetCursorScreenPos();
       bool divergent = w.pc >= 0 && (w.active_mask & w.live_mask) != w.live_mask && w.state != WarpState::Done;
@@ -163,7 +208,7 @@ void draw_block(const ViewModel& vm, UiState& ui) {
       ImGui::TableNextColumn();
       if (w.line) ImGui::Text("%u", w.line); else ImGui::TextUnformatted("-");
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(w.pc >= 0 ? w.ptx.c_str() : "(not started)");
+      ImGui::TextUnformatted(w.pc >= 0 ? w.ptx.c_str() : "(not run yet by the replay)");
     }
     ImGui::EndTable();
   }

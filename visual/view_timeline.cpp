@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "visual/cycle_state.h"
 #include "visual/screen_state.h"
 #include "visual/theme.h"
 #include "visual/views.h"
@@ -21,7 +22,7 @@ namespace lab::visual {
 
 namespace {
 
-constexpr ImU32 kNoWarp = IM_COL32(30, 33, 40, 255);  // a warp slot with no resident warp (not placed yet, or done)
+constexpr ImU32 kNoWarp = kNoWarpColor;  // a warp slot with no resident warp (not placed yet, or done)
 
 // The tallest stall reasons of a side (not "selected"), as "name 41%".
 std::string top_stalls(const CycleTimeline& T, const TimelineSide& s, size_t n) {
@@ -118,10 +119,13 @@ void draw_side(const CycleTimeline& T, const TimelineSide& s, const char* key, c
   // The details wrap in a narrow pane (the full layout's tab) rather than clip.
   const std::string stalls = top_stalls(T, s, 4);
   ImGui::PushStyleColor(ImGuiCol_Text, dim);
-  ImGui::TextWrapped("%u warps resident of %u | kernel %.0f cycles = %.3g us (predicted) | waiting: %s | drawn: the "
-                     "slice's SM, %s, %llu cycles",
-                     warps, s.max_warps_per_sm, s.kernel_cycles, s.time_s * 1e6, stalls.c_str(), s.segment.c_str(),
-                     (unsigned long long)s.cycles);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%u warps resident of %u | kernel %.0f cycles = %.4g us (predicted from this one-SM slice) | "
+                "waiting: %s | drawn: the slice's SM, %s, %llu cycles",
+                warps, s.max_warps_per_sm, s.kernel_cycles, s.time_s * 1e6, stalls.c_str(), s.segment.c_str(),
+                (unsigned long long)s.cycles);
+  text_words(line);
   ImGui::PopStyleColor();
   shown(k + ".title", s.title);
   shown(k + ".blocks_per_sm", double(s.blocks_per_sm));
@@ -227,20 +231,12 @@ void draw_side(const CycleTimeline& T, const TimelineSide& s, const char* key, c
   if (hovered >= 0) {
     const TimelineWarp& w = s.warps[size_t(hovered)];
     const uint64_t c = uint64_t(std::max(0.0, f.cycle(mouse.x)));
-    const char* what = "not resident";
-    const char* why = "";
-    if (std::binary_search(w.issues.begin(), w.issues.end(), c)) {
-      what = "issued (selected)";
-    } else {
-      auto it = std::partition_point(w.waits.begin(), w.waits.end(), [&](const TimelineWait& x) { return x.to <= c; });
-      if (it != w.waits.end() && it->from <= c && it->reason < T.reasons.size())
-        what = T.reasons[it->reason].c_str(), why = T.explanations[it->reason].c_str();
-    }
-    uint32_t block = 0;
-    for (const auto& [from, b] : w.blocks)
-      if (from <= c) block = b;
+    const WarpAtCycle a = warp_at_cycle(w, c);
+    const std::string what = a.kind == WarpAtCycle::Issuing ? std::string("issued (selected)") : warp_at_cycle_text(T, a);
+    const char* why = a.kind == WarpAtCycle::Waiting && a.reason < T.explanations.size() ? T.explanations[a.reason].c_str() : "";
+    const uint32_t block = a.block;
     ImGui::SetTooltip("warp slot %u (block %u), scheduler %u, cycle %llu: %s\n%s", w.slot, block, w.scheduler,
-                      (unsigned long long)c, what, why);
+                      (unsigned long long)c, what.c_str(), why);
   }
   ImGui::SetCursorScreenPos(ImVec2(o.x, o.y + area + 2));
   ImGui::Dummy(ImVec2(1, 1));
@@ -267,17 +263,34 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
   shown("timeline.same_residency", T.same_residency);
   shown("timeline.residency_note", T.residency_note);
 
-  ImGui::TextWrapped("%s on one %s SM, cycle by cycle: predicted by the lab's cycle model (%u schedulers per SM, "
-                     "GTO). %s.",
-                     T.kernel.c_str(), T.gpu.c_str(), T.schedulers, T.problem.c_str());
-  ImGui::TextWrapped("Issue slots used (predicted): %s %.1f%%  vs  %s %.1f%%.  Kernel time (predicted): %.3g us vs "
-                     "%.3g us.",
-              one.title.c_str(), 100.0 * one.issue_utilisation, full.title.c_str(), 100.0 * full.issue_utilisation,
-              one.time_s * 1e6, full.time_s * 1e6);
+  char text[768];
+  std::snprintf(text, sizeof text,
+                "%s on one %s SM, cycle by cycle: predicted by the lab's cycle model (%u schedulers per SM, GTO). %s.",
+                T.kernel.c_str(), T.gpu.c_str(), T.schedulers, T.problem.c_str());
+  text_words(text);
+  std::snprintf(text, sizeof text,
+                "Issue slots used (predicted): %s %.1f%%  vs  %s %.1f%%.  Kernel time predicted from this one-SM "
+                "slice: %.4g us vs %.4g us.",
+                one.title.c_str(), 100.0 * one.issue_utilisation, full.title.c_str(), 100.0 * full.issue_utilisation,
+                one.time_s * 1e6, full.time_s * 1e6);
+  text_words(text);
   ImGui::PushStyleColor(ImGuiCol_Text, dim);
-  ImGui::TextWrapped("Rows S0-S%u: each scheduler's issue slots, one per cycle (%% = used in view). Below: every warp "
-                     "slot of the SM, grouped by the scheduler it issues on, coloured by what it waits for.",
-                     T.schedulers - 1);
+  if (T.launch_on_screen && vm.launch.predicted_seconds > 0) {
+    // Two predictions of one launch: the standard one samples more SMs and
+    // waves than this one-SM slice; say which is which (lessons cite the standard one).
+    std::snprintf(text, sizeof text,
+                  "The launch pane's %.3g us is the standard prediction (gpulab sim, check): it times a larger "
+                  "sample of SMs and waves. The times here come from the one SM drawn, scaled to the grid: they "
+                  "compare the two sides, not the launch.",
+                  vm.launch.predicted_seconds * 1e6);
+    text_words(text);
+    shown("timeline.standard_time_us", vm.launch.predicted_seconds * 1e6);
+  }
+  std::snprintf(text, sizeof text,
+                "Rows S0-S%u: each scheduler's issue slots, one per cycle (%% = used in view). Below: every warp slot "
+                "of the SM, grouped by the scheduler it issues on, coloured by what it waits for.",
+                T.schedulers - 1);
+  text_words(text);
   ImGui::PopStyleColor();
   if (T.same_residency) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));
@@ -286,12 +299,8 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
   }
 
   // Cursor, window and playback, in cycles.
-  const uint64_t maxc = std::max<uint64_t>(1, std::max(one.cycles, full.cycles));
+  const uint64_t maxc = cycle_span(T);  // the cursor opens and plays in advance_cycle_clock (cycle_state.cpp)
   if (ui.timeline_cycle < 0) ui.timeline_cycle = double(T.open_cycle);
-  if (ui.timeline_playing) {
-    ui.timeline_cycle += double(ImGui::GetIO().DeltaTime) * ui.timeline_speed;
-    if (ui.timeline_cycle >= double(maxc)) ui.timeline_cycle = double(maxc), ui.timeline_playing = false;
-  }
   if (ImGui::Button(ui.timeline_playing ? "Pause" : "Play")) ui.timeline_playing = !ui.timeline_playing;
   ImGui::SameLine();
   if (ImGui::Button("Next idle")) {
@@ -321,17 +330,7 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
   shown("timeline.window_to", f.c1);
 
   // Legend: the reasons by Nsight's names, then issue slots.
-  for (size_t r = 0; r < T.reasons.size(); ++r) {
-    const bool sel = int(r) == T.selected_reason;
-    const std::string label = sel ? "issue (selected)" : T.reasons[r];
-    if (r) {
-      ImGui::SameLine(0, ImGui::GetFontSize());
-      if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label.c_str()).x + 2 * ImGui::GetFontSize())
-        ImGui::NewLine();
-    }
-    legend_item(stall_color(T.reasons[r]), label.c_str());
-    if (ImGui::IsItemHovered() && r < T.explanations.size()) ImGui::SetTooltip("%s", T.explanations[r].c_str());
-  }
+  stall_legend(T, false);
   ImGui::SameLine(0, ImGui::GetFontSize());
   if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("idle issue slot").x * 2 + 3 * ImGui::GetFontSize())
     ImGui::NewLine();

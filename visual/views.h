@@ -9,6 +9,13 @@ namespace lab::visual {
 void draw_sm_grid(const ViewModel& vm, UiState& ui);
 void draw_timeline(const ViewModel& vm, UiState& ui);  // one SM cycle by cycle (the cycle model)
 void draw_block(const ViewModel& vm, UiState& ui);
+// The SM grid's and block view's picture from the cycle model's cycles
+// (view_sm_cycles.cpp); they draw it once vm.timeline is ready.
+void draw_sm_cycles(const ViewModel& vm, UiState& ui);
+// Every SM of the GPU with its resident blocks (the replay's placement by
+// wave); warp_states: colour warps by the replay's state (no cycle model yet).
+void draw_sm_overview(const ViewModel& vm, UiState& ui, bool warp_states);
+void draw_block_cycles(const ViewModel& vm, UiState& ui);
 void draw_memory_heat(const ViewModel& vm, UiState& ui);
 void draw_coalescing(const ViewModel& vm, UiState& ui);
 void draw_banks(const ViewModel& vm, UiState& ui);

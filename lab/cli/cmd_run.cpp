@@ -104,6 +104,11 @@ std::string launch_table(const std::vector<nlohmann::json>& launches, const std:
                      dims(l["grid"]), dims(l["block"]), time, p.value("bound", "-"),
                      l.value("sectors_per_request", 0.0), l.value("bank_conflicts", 0), status);
   }
+  // The runtime's count of cudaMalloc bytes (lab/runtime/context.h), as of the last launch.
+  if (!launches.empty() && !launches.back().is_discarded() && launches.back().contains("device_peak_bytes"))
+    t += fmt::format("  device memory: {} bytes live at the last launch, peak {} bytes (cudaMalloc, as asked for)\n",
+                     launches.back()["device_live_bytes"].get<uint64_t>(),
+                     launches.back()["device_peak_bytes"].get<uint64_t>());
   return t;
 }
 

@@ -2,7 +2,9 @@
 // GPU, side by side.
 //
 //   gpulab train [--batch 64] [--hidden 128] [--steps 5] [--precision fp32|bf16|fp16] [--gpu H100]
-//                [--adamw reference|exercise] [--sweep [LIST]] [--json]
+//                [--adamw reference|exercise] [--col-sum reference|exercise] [--sweep [LIST]] [--json]
+//                [--layers L] [--checkpoint [EVERY]] [--accumulate K]   ("Will it fit?")
+//   gpulab train --fit [--batch B ...] [--gpu T4] [--json]              (the formula alone, no run)
 //
 // The CPU runs lab/cpu/mlp_step.cpp (OpenBLAS GEMMs + loops) and is TIMED
 // here. The GPU runs lessons/10-training-step/train.cu, an ordinary CUDA
@@ -11,7 +13,9 @@
 // from the same weights on the same batches, so the losses must agree and
 // fall; the command fails (exit 1) when they do not. Then: where each step's
 // time goes, part by part, the speedup against the peak-FLOP/s ratio, and
-// (--sweep) how both change with batch and width.
+// (--sweep) how both change with batch and width. The device memory the
+// step holds, counted by the runtime, against the formula (train_fit.cpp);
+// with --checkpoint or --accumulate, the same step run plainly beside it.
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -27,6 +31,8 @@
 #include "lab/cli/command.h"
 #include "lab/cli/gpu_option.h"
 #include "lab/cli/run_build.h"
+#include "lab/cli/train_fit.h"
+#include "lab/cli/train_schedule.h"
 #include "lab/cpu/gemm.h"
 #include "lab/cpu/mlp_step.h"
 #include "lab/cpu/timer.h"
@@ -40,27 +46,17 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 struct TrainArgs {
-  int batch = 64, hidden = 128, steps = 5;
-  std::string gpu = "H100", lessons_dir, sweep, precision = "fp32", adamw = "reference";
-  bool json = false;
+  int batch = 64, hidden = 128, steps = 5, layers = 1, accumulate = 1;
+  std::string gpu = "H100", lessons_dir, sweep, precision = "fp32", adamw = "reference", col_sum = "reference";
+  std::string checkpoint;  // "" off, "sqrt" or a layer count k
+  bool json = false, fit = false;
 };
 
-// The launches of one step of train.cu, in its order, and the part of the
-// step each belongs to (the CPU step times the same parts).
-struct Role {
-  const char* kernel;
-  const char* what;
-  const char* part;
+// The lesson's exercise kernels train.cu builds with: the reference solutions
+// (the default) or the student's files (--adamw exercise, --col-sum exercise).
+struct Kernels {
+  bool adamw_reference = true, col_sum_reference = true;
 };
-constexpr Role kRoles[] = {
-    {"matmul", "X W1 -> H", "gemm"},           {"bias_relu", "H + b1, ReLU", "elementwise"},
-    {"matmul", "H W2 -> logits", "gemm"},      {"softmax_xent", "loss rows, dlogits", "elementwise"},
-    {"mean_loss", "mean of the rows", "elementwise"}, {"matmul", "H^T dlogits -> dW2", "gemm"},
-    {"col_sum", "-> db2", "elementwise"},      {"matmul", "dlogits W2^T -> dH", "gemm"},
-    {"relu_backward", "dH masked", "elementwise"}, {"matmul", "X^T dH -> dW1", "gemm"},
-    {"col_sum", "-> db1", "elementwise"},      {"adamw", "every parameter", "adamw"},
-};
-constexpr size_t kLaunchesPerStep = std::size(kRoles);
 
 struct CpuRun {
   std::vector<double> losses;
@@ -71,8 +67,11 @@ struct CpuRun {
 
 struct GpuRun {
   std::vector<double> losses;
+  std::vector<StepLaunch> roles;     // one step's launches, in order (train_schedule.cpp)
   std::vector<double> kernel_ms;     // per role, kernel time without the launch overhead, mean per step
   std::vector<std::string> launched; // per role, the kernel's name (matmul, matmul_bf16, ...)
+  bool out_of_memory = false;        // the runtime refused one of the program's cudaMallocs
+  uint64_t peak_bytes = 0;           // the runtime's peak of live device bytes
   double launch_overhead_ms = 0;     // per step
   double pcie_ms = 0;                // per step
   uint64_t h2d_bytes = 0, d2h_bytes = 0;  // per step
@@ -85,18 +84,18 @@ struct GpuRun {
   }
   double part_ms(const std::string& part) const {
     double s = 0;
-    for (size_t i = 0; i < kernel_ms.size(); ++i) s += part == kRoles[i].part ? kernel_ms[i] : 0;
+    for (size_t i = 0; i < kernel_ms.size(); ++i) s += part == roles[i].part ? kernel_ms[i] : 0;
     return s;
   }
 };
 
 // The CPU step, measured: the given steps for the losses, then (on a fresh
 // network, after one warm-up step) further steps timed until 0.3 s passed.
-CpuRun run_cpu(const mlp::Shape& shape, int steps, cpu::Precision prec) {
+CpuRun run_cpu(const mlp::Shape& shape, const mlp::Plan& plan, int steps, cpu::Precision prec) {
   CpuRun r;
-  cpu::MlpCpu net(shape, prec);
+  cpu::MlpCpu net(shape, prec, 0, plan);
   for (int s = 0; s < steps; ++s) r.losses.push_back(net.step(s));
-  cpu::MlpCpu timed(shape, prec);
+  cpu::MlpCpu timed(shape, prec, 0, plan);
   timed.step(0);  // warm-up: OpenBLAS's threads, page faults
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> parts;
@@ -108,6 +107,7 @@ CpuRun run_cpu(const mlp::Shape& shape, int steps, cpu::Precision prec) {
     parts["gemm"].push_back(t.gemm_ms);
     parts["elementwise"].push_back(t.elementwise_ms);
     parts["adamw"].push_back(t.adamw_ms);
+    if (plan.checkpointed()) parts["recompute"].push_back(t.recompute_ms);
     spent += t.total_ms() + t.data_ms;
   }
   // The median step (one descheduling on a shared machine does not move it,
@@ -123,16 +123,19 @@ CpuRun run_cpu(const mlp::Shape& shape, int steps, cpu::Precision prec) {
 }
 
 // Runs `gpulab run train.cu --json` (this binary) and reads its output.
-// `adamw_reference`: train.cu builds with the reference AdamW kernel, else
-// with the student's exercise_adamw.cu.
-GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, cpu::Precision prec,
-               const sim::GpuModel& gpu, bool adamw_reference, std::string& error) {
+// `kernels`: train.cu builds with the reference AdamW and column-sum
+// kernels, or with the student's exercise_adamw.cu / exercise_col_sum.cu.
+GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, const mlp::Plan& plan, int steps,
+               cpu::Precision prec, const sim::GpuModel& gpu, Kernels kernels, std::string& error) {
   GpuRun r;
+  r.roles = step_launches(shape, plan);
   // The task header by absolute path: the lessons folder may be a copy away from the lab's sources.
   const std::string cmd = fmt::format(
-      "'{}/gpulab' run '{}' --json --gpu {} -D ADAMW_REFERENCE={} -D 'MLP_TASK_HEADER=\"{}\"' -- {} {} {} {} 2>&1",
-      gpulab_dir(), train_cu, gpu.name, adamw_reference ? 1 : 0, GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h",
-      shape.batch, shape.hidden, steps, cpu::precision_name(prec));
+      "'{}/gpulab' run '{}' --json --gpu {} -D ADAMW_REFERENCE={} -D COL_SUM_REFERENCE={} "
+      "-D 'MLP_TASK_HEADER=\"{}\"' -- {} {} {} {} {} {} {} 2>&1",
+      gpulab_dir(), train_cu, gpu.name, kernels.adamw_reference ? 1 : 0, kernels.col_sum_reference ? 1 : 0,
+      GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h", shape.batch, shape.hidden, steps, cpu::precision_name(prec),
+      shape.layers, plan.accumulate, plan.every);
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
     char buf[65536];
@@ -144,6 +147,7 @@ GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, 
   json j = json::parse(at == std::string::npos ? out : out.substr(at + 1), nullptr, false);
   if (j.is_discarded() || !j.value("ok", false)) {
     error = "the simulated run of " + train_cu + " failed:\n" + out.substr(0, 4000);
+    r.out_of_memory = out.find("refused, out of memory") != std::string::npos;
     return r;
   }
   std::istringstream lines(j.value("output", ""));
@@ -159,24 +163,26 @@ GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, int steps, 
     else if (std::sscanf(l.c_str(), "memory %31s %llu", group, &b) == 2) r.memory.emplace_back(group, b);
   }
   const auto& launches = j["launches"];
-  if (launches.size() != kLaunchesPerStep * size_t(steps) || r.losses.size() != size_t(steps)) {
+  const size_t per_step = r.roles.size();
+  if (launches.size() != per_step * size_t(steps) || r.losses.size() != size_t(steps)) {
     error = fmt::format("{} made {} launches and printed {} losses for {} steps; expected {} launches a step "
-                        "(was train.cu changed? `gpulab train` reads it launch by launch)",
-                        train_cu, launches.size(), r.losses.size(), steps, kLaunchesPerStep);
+                        "(was train.cu changed? `gpulab train` reads it launch by launch, lab/cli/train_schedule.cpp)",
+                        train_cu, launches.size(), r.losses.size(), steps, per_step);
     return r;
   }
+  if (!launches.empty()) r.peak_bytes = launches.back().value("device_peak_bytes", uint64_t(0));
   // The cycle model adds a fixed launch cost to each launch's predicted
   // time (lab/sim/cycle/params.h); it is shown apart from the kernels' work.
   const double overhead_ms = sim::cycle::cycle_params(gpu).launch_overhead_s * 1e3;
-  r.kernel_ms.assign(kLaunchesPerStep, 0.0);
-  r.launched.assign(kLaunchesPerStep, "");
+  r.kernel_ms.assign(per_step, 0.0);
+  r.launched.assign(per_step, "");
   for (size_t i = 0; i < launches.size(); ++i) {
     const auto& l = launches[i];
-    const size_t role = i % kLaunchesPerStep;
+    const size_t role = i % per_step;
     // Prefix: the mixed-precision GEMMs are matmul_bf16 / matmul_fp16.
-    if (l.value("kernel", "").rfind(kRoles[role].kernel, 0) != 0) {
-      error = fmt::format("launch {} of {} is {}, expected {}", i + 1, train_cu, l.value("kernel", ""),
-                          kRoles[role].kernel);
+    if (l.value("kernel", "").rfind(r.roles[role].kernel, 0) != 0) {
+      error = fmt::format("launch {} of {} is {}, expected {} ({})", i + 1, train_cu, l.value("kernel", ""),
+                          r.roles[role].kernel, r.roles[role].what);
       return r;
     }
     r.launched[role] = l.value("kernel", "");
@@ -202,75 +208,77 @@ double cpu_sgemm_flops() {
 
 bool falls(const std::vector<double>& l) { return l.size() >= 2 && l.back() < l.front(); }
 
-// Device memory by group, as the lab's runtime counted it (cudaMemGetInfo
-// before and after each group's cudaMalloc calls), and the same counts
-// scaled to a large model: per parameter, fp32 weights + gradients + Adam's
-// m and v are 4 + 4 + 8 = 16 bytes, whatever the model.
-std::string memory_text(const GpuRun& g, const mlp::Shape& shape, const sim::GpuModel& gpu) {
-  std::map<std::string, uint64_t> m(g.memory.begin(), g.memory.end());
-  uint64_t total = 0;
-  for (auto& [k, v] : g.memory) total += v;
-  std::string t = fmt::format("\nMemory on the GPU (bytes the lab's runtime counted, cudaMemGetInfo around each group):\n");
-  for (auto& [k, v] : g.memory)
-    t += fmt::format("  {:<12} {:>12}  {:>5.1f}%\n", k, v, 100.0 * double(v) / double(total));
-  const double per_param = double(m["weights"] + m["gradients"] + m["optimizer"]) / double(shape.params());
-  t += fmt::format("  per parameter: {:.1f} bytes (fp32 weights, gradients, Adam's m and v); activations: {:.0f} bytes "
-                   "per batch row\n",
-                   per_param, double(m["activations"]) / shape.batch);
-  const double p7 = 7e9, gb = 1e9;
-  t += fmt::format("  scaled to 7e9 parameters: {:.0f} GB of weights + gradients + optimizer state (fp16 weights "
-                   "alone would be {:.0f} GB), against the {}'s {:.0f} GB: {}\n",
-                   per_param * p7 / gb, 2 * p7 / gb, gpu.name, double(gpu.dram_bytes) / gb,
-                   per_param * p7 > double(gpu.dram_bytes) ? "it does not fit, before a single activation"
-                                                          : "it fits, activations permitting");
-  return t;
-}
-
 struct Outcome {
   json j;
   std::string text;
   bool ok = true;
 };
 
-Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps, cpu::Precision prec,
-                const sim::GpuModel& gpu, bool adamw_reference) {
+// The simulated GPU first: a step that does not fit is refused by the
+// runtime before either side allocates its host buffers.
+Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp::Plan& plan, int steps,
+                cpu::Precision prec, const sim::GpuModel& gpu, Kernels kernels) {
   Outcome o;
-  CpuRun c = run_cpu(shape, steps, prec);
   std::string error;
-  GpuRun g = run_gpu(train_cu, shape, steps, prec, gpu, adamw_reference, error);
+  GpuRun g = run_gpu(train_cu, shape, plan, steps, prec, gpu, kernels, error);
   if (!error.empty()) {
     o.ok = false;
     o.text = error + "\n";
-    o.j = {{"error", error}};
+    if (g.out_of_memory) o.text += refusal_text(shape, plan, gpu);
+    o.j = {{"error", error}, {"out_of_memory", g.out_of_memory}};
+    if (g.out_of_memory) o.j["needed_bytes"] = step_bytes(shape, plan).total();
     return o;
   }
+  CpuRun c = run_cpu(shape, plan, steps, prec);
   // Loss tolerance: both sum in float in different orders (OpenBLAS's
   // blocking vs 16-wide tiles); 1e-3 absolute on a loss near 2 is far above
   // that rounding and far below a wrong gradient's effect after one step.
   double diff = 0;
   for (int s = 0; s < steps; ++s) diff = std::max(diff, std::fabs(c.losses[size_t(s)] - g.losses[size_t(s)]));
   const bool match = diff <= 1e-3, down = falls(c.losses) && falls(g.losses);
-  o.ok = match && down;
+  o.ok = match && down;  // and the memory counts, below
   const double gpu_ms = g.step_ms(), speedup = c.step_ms / gpu_ms;
-  json kernels = json::array();
-  for (size_t i = 0; i < kLaunchesPerStep; ++i)
-    kernels.push_back({{"kernel", g.launched[i]}, {"what", kRoles[i].what}, {"part", kRoles[i].part},
-                       {"predicted_ms", g.kernel_ms[i]}});
+  // One row per job (`what`): a deep or accumulated step repeats the same
+  // launches, and their times add up in one row.
+  json rows = json::array();
+  std::map<std::string, size_t> row_of;
+  for (size_t i = 0; i < g.roles.size(); ++i) {
+    auto [it, fresh] = row_of.emplace(g.roles[i].what, rows.size());
+    if (fresh)
+      rows.push_back({{"kernel", g.launched[i]}, {"what", g.roles[i].what}, {"part", g.roles[i].part},
+                         {"launches", 0}, {"predicted_ms", 0.0}});
+    json& k = rows[it->second];
+    k["launches"] = k["launches"].get<int>() + 1;
+    k["predicted_ms"] = k["predicted_ms"].get<double>() + g.kernel_ms[i];
+  }
+  bool memory_ok = true;
+  const std::string memory = memory_text(g.memory, g.peak_bytes, shape, plan, gpu, memory_ok);
   o.j = {{"shape", {{"batch", shape.batch}, {"in", shape.in}, {"hidden", shape.hidden}, {"classes", shape.classes},
-                    {"params", shape.params()}}},
+                    {"layers", shape.layers}, {"params", shape.params()}}},
+         {"plan", {{"accumulate", plan.accumulate}, {"checkpoint_every", plan.every},
+                   {"hidden_buffers", plan.slots(shape.layers)}}},
          {"gemm_flops_per_step", shape.gemm_flops()}, {"precision", cpu::precision_name(prec)},
          {"cpu", {{"label", "measured"}, {"losses", c.losses}, {"step_ms", c.step_ms}, {"timed_steps", c.timed_steps},
                   {"part_ms", c.part_ms}}},
          {"gpu", {{"label", "prediction"}, {"model", std::string(gpu.name)}, {"losses", g.losses},
-                  {"step_ms", gpu_ms}, {"kernels", kernels}, {"launches_per_step", kLaunchesPerStep},
+                  {"step_ms", gpu_ms}, {"kernels", rows}, {"launches_per_step", g.roles.size()},
                   {"launch_overhead_ms", g.launch_overhead_ms}, {"pcie_ms", g.pcie_ms},
                   {"h2d_bytes", g.h2d_bytes}, {"d2h_bytes", g.d2h_bytes},
-                  {"program_event_ms", g.program_event_ms}, {"memory_bytes", json(g.memory)}}},
+                  {"program_event_ms", g.program_event_ms}, {"memory_bytes", json(g.memory)},
+                  {"peak_bytes", g.peak_bytes}, {"formula_bytes", json(step_bytes(shape, plan).groups())},
+                  {"memory_matches_formula", memory_ok}}},
          {"loss_max_abs_diff", diff}, {"losses_match", match}, {"losses_fall", down}, {"speedup", speedup}};
 
   std::string& t = o.text;
-  t += fmt::format("MLP {} -> {} -> {}, batch {}, {} parameters, {} steps of AdamW, GEMMs in {}{}\n", shape.in,
-                   shape.hidden, shape.classes, shape.batch, shape.params(), steps, cpu::precision_name(prec),
+  o.ok = o.ok && memory_ok;
+  t += fmt::format("MLP {} -> {}{} -> {}, batch {}{}{}, {} parameters, {} steps of AdamW, GEMMs in {}{}\n", shape.in,
+                   shape.hidden, shape.layers > 1 ? fmt::format(" (x {} hidden layers)", shape.layers) : "",
+                   shape.classes, shape.batch,
+                   plan.accumulate > 1 ? fmt::format(" ({} micro-batches of {})", plan.accumulate,
+                                                     shape.batch / plan.accumulate)
+                                       : "",
+                   plan.checkpointed() ? fmt::format(", checkpoint every {} layers", plan.every) : "",
+                   shape.params(), steps, cpu::precision_name(prec),
                    prec == cpu::Precision::fp32 ? ""
                                                 : " (operands rounded to 16 bits, fp32 sums; fp32 master weights; "
                                                   "on the GPU the tensor cores, on the CPU the same rounding, emulated)");
@@ -280,26 +288,33 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
                      std::fabs(c.losses[size_t(s)] - g.losses[size_t(s)]));
   t += fmt::format("  losses {} (max |diff| {:.2e}, tolerance 1e-3) and {}\n", match ? "match" : "DO NOT MATCH", diff,
                    down ? "fall on both" : "DO NOT FALL");
-  if (!match && !adamw_reference)
+  if (!match && !kernels.adamw_reference)
     t += "  The GPU ran your exercise_adamw.cu: until it is AdamW (`gpulab check 10-training-step/adamw`), its "
          "updates differ from the CPU's and so do the losses from step 1 on.\n";
 
+  const size_t launches = g.roles.size();
   t += fmt::format("\nOne step, GPU kernel by kernel ({} launches; PREDICTED by the cycle model for the {}):\n",
-                   kLaunchesPerStep, gpu.name);
-  for (size_t i = 0; i < kLaunchesPerStep; ++i)
-    t += fmt::format("  {:>2}  {:<14} {:<22} {:>9.4f} ms  {:>5.1f}%\n", i + 1, g.launched[i], kRoles[i].what,
-                     g.kernel_ms[i], 100 * g.kernel_ms[i] / gpu_ms);
-  t += fmt::format("      {:<37} {:>9.4f} ms  {:>5.1f}%\n",
-                   fmt::format("launch overhead ({} x {:.0f} us)", kLaunchesPerStep,
-                               1e3 * g.launch_overhead_ms / kLaunchesPerStep),
+                   launches, gpu.name);
+  const int wide = shape.layers > 1 || plan.accumulate > 1 ? 40 : 22;  // the `what` column
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const json& k = rows[i];
+    const int n = k["launches"];
+    const std::string what = k["what"].get<std::string>() + (n > 1 ? fmt::format(" (x{})", n) : "");
+    t += fmt::format("  {:>2}  {:<14} {:<{}} {:>9.4f} ms  {:>5.1f}%\n", i + 1, k["kernel"].get<std::string>(), what,
+                     wide,
+                     k["predicted_ms"].get<double>(), 100 * k["predicted_ms"].get<double>() / gpu_ms);
+  }
+  t += fmt::format("      {:<{}} {:>9.4f} ms  {:>5.1f}%\n",
+                   fmt::format("launch overhead ({} x {:.0f} us)", launches, 1e3 * g.launch_overhead_ms / launches),
+                   wide + 15,
                    g.launch_overhead_ms, 100 * g.launch_overhead_ms / gpu_ms);
-  t += fmt::format("      {:<37} {:>9.4f} ms  {:>5.1f}%\n",
-                   fmt::format("PCIe: {} B in, {} B out", g.h2d_bytes, g.d2h_bytes), g.pcie_ms,
+  t += fmt::format("      {:<{}} {:>9.4f} ms  {:>5.1f}%\n",
+                   fmt::format("PCIe: {} B in, {} B out", g.h2d_bytes, g.d2h_bytes), wide + 15, g.pcie_ms,
                    100 * g.pcie_ms / gpu_ms);
-  t += fmt::format("      {:<37} {:>9.4f} ms  (the program's cudaEventElapsedTime, same model clock: {:.4f} ms)\n",
-                   "predicted GPU step", gpu_ms, g.program_event_ms);
+  t += fmt::format("      {:<{}} {:>9.4f} ms  (the program's cudaEventElapsedTime, same model clock: {:.4f} ms)\n",
+                   "predicted GPU step", wide + 15, gpu_ms, g.program_event_ms);
 
-  t += memory_text(g, shape, gpu);
+  t += memory;
   t += fmt::format("\nWhere the time goes: CPU MEASURED here (the median of {} steps, OpenBLAS threads as configured), "
                    "GPU PREDICTED\n",
                    c.timed_steps);
@@ -308,8 +323,13 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, int steps,
     t += fmt::format("  {:<24} {:>11.4f} {:>11.4f} {:>9}\n", name, cms, gms,
                      gms > 0 && cms > 0 ? fmt::format("{:.1f}x", cms / gms) : std::string("-"));
   };
-  row("GEMMs (5)", c.part_ms["gemm"], g.part_ms("gemm"));
-  row("elementwise, loss (6)", c.part_ms["elementwise"], g.part_ms("elementwise"));
+  auto count = [&](const char* part) {
+    return std::count_if(g.roles.begin(), g.roles.end(), [&](const StepLaunch& r) { return r.part == part; });
+  };
+  row(fmt::format("GEMMs ({})", count("gemm")), c.part_ms["gemm"], g.part_ms("gemm"));
+  row(fmt::format("elementwise, loss ({})", count("elementwise")), c.part_ms["elementwise"], g.part_ms("elementwise"));
+  if (plan.checkpointed())
+    row(fmt::format("recompute ({})", count("recompute")), c.part_ms["recompute"], g.part_ms("recompute"));
   row("AdamW (1)", c.part_ms["adamw"], g.part_ms("adamw"));
   row("launch overhead", 0, g.launch_overhead_ms);
   row("PCIe copies", 0, g.pcie_ms);
@@ -329,11 +349,44 @@ std::vector<std::pair<int, int>> parse_sweep(const std::string& s) {
   return out;
 }
 
+// --layers, --accumulate, --checkpoint: the plan, or a usage error (empty `error` when fine).
+mlp::Plan parse_plan(const TrainArgs& a, std::string& error) {
+  mlp::Plan plan;
+  plan.accumulate = a.accumulate;
+  if (a.layers < 1) error = "--layers must be >= 1";
+  else if (a.accumulate < 1 || a.batch % a.accumulate)
+    error = fmt::format("--accumulate {} must divide --batch {}: each micro-batch has batch / K rows", a.accumulate,
+                        a.batch);
+  else if (a.checkpoint == "sqrt") plan.every = mlp::Plan::sqrt_every(a.layers);
+  else if (!a.checkpoint.empty()) {
+    plan.every = std::atoi(a.checkpoint.c_str());
+    if (plan.every < 1 || plan.every > a.layers || std::to_string(plan.every) != a.checkpoint)
+      error = fmt::format("--checkpoint '{}': give a layer count k from 1 to --layers {} (keep every k-th layer), "
+                          "or nothing for k = ceil(sqrt(layers))",
+                          a.checkpoint, a.layers);
+  }
+  return plan;
+}
+
 int run_train(const TrainArgs& a) {
   const sim::GpuModel* gpu = &resolved_gpu(a.gpu);
   if (a.batch < 1 || a.hidden < 1 || a.steps < 2) {
     std::fprintf(stderr, "gpulab train: --batch and --hidden must be >= 1 and --steps >= 2 (a falling loss needs two)\n");
     return kExitUsage;
+  }
+  std::string plan_error;
+  const mlp::Plan plan = parse_plan(a, plan_error);
+  if (!plan_error.empty()) {
+    std::fprintf(stderr, "gpulab train: %s\n", plan_error.c_str());
+    return kExitUsage;
+  }
+  if (a.fit) {  // the formula alone: this step on the GPU model, then a 7B model on every GPU model; no run
+    mlp::Shape s;
+    s.batch = a.batch, s.hidden = a.hidden, s.layers = a.layers;
+    json j = fit_table(7e9);
+    j["step"] = step_fit(s, plan, *gpu);
+    std::fputs(a.json ? (j.dump(2) + "\n").c_str() : (step_fit_text(j["step"]) + fit_text(j)).c_str(), stdout);
+    return kExitOk;
   }
   std::vector<std::pair<int, int>> sweep;
   try {
@@ -351,15 +404,49 @@ int run_train(const TrainArgs& a) {
     return kExitUsage;
   }
   mlp::Shape shape;
-  shape.batch = a.batch, shape.hidden = a.hidden;
-  const bool adamw_reference = a.adamw != "exercise";
+  shape.batch = a.batch, shape.hidden = a.hidden, shape.layers = a.layers;
+  const Kernels kernels{a.adamw != "exercise", a.col_sum != "exercise"};
   const cpu::Precision prec = a.precision == "bf16"   ? cpu::Precision::bf16
                               : a.precision == "fp16" ? cpu::Precision::fp16
                                                       : cpu::Precision::fp32;
-  Outcome o = run_one(train_cu, shape, a.steps, prec, *gpu, adamw_reference);
+  // Will it fit? Asked of the formula before anything is allocated, here or in the simulator.
+  bool out_of_memory = false;
+  if (std::string why = fit_refusal(shape, plan, *gpu, out_of_memory); !why.empty()) {
+    const json j = {{"ok", false}, {"out_of_memory", out_of_memory}, {"gpu_capacity_bytes", gpu->dram_bytes},
+                    {"needed_bytes", json(step_bytes(shape, plan).groups())},
+                    {"needed_total_bytes", step_bytes(shape, plan).total()}, {"error", why}};
+    if (a.json) std::puts(j.dump(2).c_str());
+    else std::fputs(why.c_str(), stdout);
+    std::fprintf(stderr, "gpulab train: the step does not fit; see above\n");
+    return kExitKernelFault;
+  }
+  Outcome o = run_one(train_cu, shape, plan, a.steps, prec, *gpu, kernels);
   json j = o.j;
   std::string text = o.text;
   bool ok = o.ok;
+  if (!o.j.contains("speedup")) {  // the run failed (or did not fit): say why, and nothing else
+    j["ok"] = false;
+    if (a.json) std::puts(j.dump(2).c_str());
+    else std::fputs(text.c_str(), stdout);
+    std::fprintf(stderr, "gpulab train: %s\n",
+                 o.j.value("out_of_memory", false) ? "the step does not fit on the GPU model; see above"
+                                                   : "the simulated run failed; see above");
+    return kExitKernelFault;
+  }
+  if (plan.accumulate > 1 || plan.checkpointed()) {
+    // Will it fit? The same step without the trade, beside it.
+    Outcome base = run_one(train_cu, shape, mlp::Plan{}, a.steps, prec, *gpu, kernels);
+    if (!base.j.contains("speedup")) {
+      text += "\nThe same step without checkpointing or accumulation:\n" + base.text;
+      j["baseline"] = base.j;
+      ok = false;
+    } else {
+      json trade;
+      text += trade_text(o.j, base.j, plan, trade, ok);
+      j["baseline"] = base.j;
+      j["trade"] = trade;
+    }
+  }
 
   // Peak ratio: the GPU's datasheet rate for the GEMMs' precision (FP32 on
   // the CUDA cores, or dense bf16/fp16 on the tensor cores) over the best
@@ -396,7 +483,13 @@ int run_train(const TrainArgs& a) {
     for (auto [b, h] : sweep) {
       mlp::Shape s;
       s.batch = b, s.hidden = h;
-      Outcome r = run_one(train_cu, s, 2, prec, *gpu, adamw_reference);
+      bool oom = false;
+      if (std::string why = fit_refusal(s, mlp::Plan{}, *gpu, oom); !why.empty()) {
+        text += fmt::format("  {}x{}: {}", b, h, why);
+        ok = false;
+        continue;
+      }
+      Outcome r = run_one(train_cu, s, mlp::Plan{}, 2, prec, *gpu, kernels);
       if (!r.j.contains("speedup")) {
         text += r.text;
         ok = false;
@@ -420,11 +513,15 @@ int run_train(const TrainArgs& a) {
             "of peak: speedup / peak ratio;\n  cap: Amdahl's bound, every kernel at the peak ratio and the overhead "
             "left as it is.\n";
   }
-  j["adamw"] = adamw_reference ? "reference" : "exercise";
+  j["adamw"] = kernels.adamw_reference ? "reference" : "exercise";
+  j["col_sum"] = kernels.col_sum_reference ? "reference" : "exercise";
   j["ok"] = ok;
   if (a.json) std::puts(j.dump(2).c_str());
   else std::fputs(text.c_str(), stdout);
-  if (!ok) std::fprintf(stderr, "gpulab train: the CPU and simulated GPU losses must match and fall; see above\n");
+  if (!ok)
+    std::fprintf(stderr, "gpulab train: the CPU and simulated GPU losses must match and fall, the counted memory must "
+                         "match its formula, and a checkpointed or accumulated run must keep the plain run's losses; "
+                         "see above\n");
   return ok ? kExitOk : kExitKernelFault;
 }
 
@@ -443,6 +540,21 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   cmd->add_option("--adamw", a->adamw, "the GPU's AdamW kernel: reference (default) or exercise (your exercise_adamw.cu)")
       ->check(CLI::IsMember({"reference", "exercise"}));
+  cmd->add_option("--col-sum", a->col_sum,
+                  "the GPU's bias-gradient column sum: reference (default) or exercise (your exercise_col_sum.cu)")
+      ->check(CLI::IsMember({"reference", "exercise"}));
+  cmd->add_option("--layers", a->layers, "hidden layers (default 1; Will it fit?: more make activations grow)");
+  cmd->add_option("--checkpoint", a->checkpoint,
+                  "gradient checkpointing: keep every k-th hidden layer's output, recompute the rest in backward "
+                  "(no value: k = ceil(sqrt(layers))); runs the plain step beside it")
+      ->expected(0, 1)
+      ->default_str("sqrt");
+  cmd->add_option("--accumulate", a->accumulate,
+                  "gradient accumulation: K micro-batches of batch / K rows, one AdamW step (default 1); runs the "
+                  "full batch beside it");
+  cmd->add_flag("--fit", a->fit,
+                "no run: this step's device memory by the formula against the GPU model, and a 7B-parameter model's "
+                "on every GPU model");
   cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
   cmd->add_flag("--json", a->json, "print one JSON object");
   cmd->callback([a, &rc] { rc = run_train(*a); });

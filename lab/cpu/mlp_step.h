@@ -14,10 +14,12 @@ namespace lab::cpu {
 
 // Where one CPU step's time goes, measured with a steady clock.
 struct MlpStepTimes {
-  double gemm_ms = 0, elementwise_ms = 0, adamw_ms = 0, data_ms = 0;
+  // recompute_ms: gradient checkpointing's second forward of the segments
+  // (GEMMs and ReLUs), kept apart so the trade's cost shows.
+  double gemm_ms = 0, elementwise_ms = 0, adamw_ms = 0, recompute_ms = 0, data_ms = 0;
   // The step proper: drawing the batch (data_ms) is host work in both
   // versions and stays outside, as it stays outside train.cu's timed events.
-  double total_ms() const { return gemm_ms + elementwise_ms + adamw_ms; }
+  double total_ms() const { return gemm_ms + elementwise_ms + adamw_ms + recompute_ms; }
 };
 
 // The GEMMs' operand precision. bf16/fp16: each GEMM's operands are rounded
@@ -34,8 +36,10 @@ float round_to(Precision p, float x);
 
 class MlpCpu {
  public:
-  // `threads`: OpenBLAS threads (0: its default).
-  explicit MlpCpu(const mlp::Shape& shape, Precision precision = Precision::fp32, unsigned threads = 0);
+  // `threads`: OpenBLAS threads (0: its default). `plan`: micro-batches and
+  // checkpointing, scheduled as train.cu schedules them (mlp_task.h).
+  explicit MlpCpu(const mlp::Shape& shape, Precision precision = Precision::fp32, unsigned threads = 0,
+                  mlp::Plan plan = {});
 
   // Draws batch `step_index` (0-based), runs the whole step, returns the
   // batch's mean cross-entropy loss before the update.
@@ -45,15 +49,20 @@ class MlpCpu {
   const std::vector<float>& params() const { return p_; }
 
  private:
-  void gemm(bool ta, bool tb, int M, int N, int K, const float* A, const float* B, float* C);
+  // C = op(A) op(B), or C += with `accumulate`.
+  void gemm(bool ta, bool tb, int M, int N, int K, const float* A, const float* B, float* C, bool accumulate = false);
+  float* act(int l);                                 // H_l of the current micro-batch (H_0: its rows of X)
+  void forward(int l, int rows, double& gemm_ms, double& relu_ms);  // H_l = relu(H_{l-1} W_l + b_l)
 
   mlp::Shape s_;
+  mlp::Plan plan_;
+  int micro_ = 0;  // the micro-batch being run
   Precision precision_;
   mlp::AdamW opt_;
   std::vector<float> a16_, b16_;  // rounded copies of a GEMM's operands
   int t_ = 0;  // AdamW's step count
   std::vector<float> p_, g_, m_, v_;
-  std::vector<float> X_, H_, L_, dL_, dH_;
+  std::vector<float> X_, Hs_, L_, dL_, dHs_;  // Hs_: plan_.slots() hidden buffers; dHs_: one or two
   std::vector<int> y_;
 };
 

@@ -153,6 +153,22 @@ void adamw(const ReferenceArgs& a) {
   }
 }
 
+// db[N] = the column sums of dY[M][N], added to db when accumulating
+// (lesson 10: the bias gradient; gradient accumulation adds each
+// micro-batch's to the ones before). Sizes are positive, so the manifest
+// passes the flag as adds = 1 + accumulate.
+void col_sum(const ReferenceArgs& a) {
+  const int64_t M = dim(a, "M"), N = dim(a, "N");
+  const bool accumulate = dim(a, "adds") > 1;
+  auto& dY = *a.in[0];
+  auto& db = *a.out[0];
+  for (int64_t j = 0; j < N; ++j) {
+    double s = accumulate ? db[size_t(j)] : 0.0;
+    for (int64_t i = 0; i < M; ++i) s += dY[size_t(i * N + j)];
+    db[size_t(j)] = s;
+  }
+}
+
 const std::vector<Reference>& table() {
   static const std::vector<Reference> t = {
       {"vector_add", "C = A + B, element by element", 2, 1, 0, {}, vector_add},
@@ -169,6 +185,8 @@ const std::vector<Reference>& table() {
       {"histogram", "hist[B] += counts of each value b in x (args: in x, inout hist)", 2, 1, 0, {}, histogram},
       {"adamw", "AdamW: m, v, p updated in place from g (args n, p, g, m, v, lr, beta1, beta2, eps, wd, c1, c2)", 4, 3,
        7, {}, adamw},
+      {"col_sum", "db[N] (+)= column sums of dY[M][N] (args M, N, in dY, inout db, accumulate = adds - 1)", 2, 1, 0,
+       {"M", "N", "adds"}, col_sum},
       {"poly_by_degree", "y[i] = 1 + x[i] + ... + x[i]^d[i]", 2, 1, 0, {}, poly_by_degree},
   };
   return t;

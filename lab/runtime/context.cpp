@@ -3,6 +3,7 @@
 // launch.cpp.
 #include "lab/runtime/context.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -145,16 +146,22 @@ cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
   std::lock_guard lock(mutex_);
   if (sticky_) return result(sticky_);
   if (!ptr) return result(cudaErrorInvalidValue);
-  if (bytes > gpu_->dram_bytes) {
-    std::fprintf(stderr, "gpulab: cudaMalloc of %zu bytes exceeds the %s's %llu bytes of memory\n", bytes,
-                 std::string(gpu_->name).c_str(), (unsigned long long)gpu_->dram_bytes);
-    *ptr = nullptr;
-    return result(cudaErrorMemoryAllocation);
-  }
-  if (live_bytes_ + bytes > gpu_->dram_bytes) {
-    std::fprintf(stderr, "gpulab: cudaMalloc of %zu bytes does not fit: %llu of the %s's %llu bytes are allocated\n",
-                 bytes, (unsigned long long)live_bytes_, std::string(gpu_->name).c_str(),
-                 (unsigned long long)gpu_->dram_bytes);
+  // Refused against the model's capacity before any host memory backs it
+  // (the arena allocates below), so asking for 100 GB costs nothing: a GPU
+  // answers cudaErrorMemoryAllocation ("out of memory") the same way. The
+  // lab counts the bytes asked for; a GPU also rounds each allocation up and
+  // keeps some memory for its context, so a real run fits a little less.
+  if (bytes > gpu_->dram_bytes || live_bytes_ + bytes > gpu_->dram_bytes) {
+    const std::string gpu = std::string(gpu_->name);
+    std::fprintf(stderr,
+                 "gpulab: cudaMalloc of %zu bytes (%.2f GB) refused, out of memory: %llu bytes (%.2f GB) are live "
+                 "and the %s holds %llu bytes (%.0f GB), that is %llu bytes over.\n"
+                 "gpulab: to fit: allocate less (a smaller batch; in training, gradient checkpointing or gradient "
+                 "accumulation over micro-batches), free what is no longer needed, or simulate a GPU model with more "
+                 "memory (--gpu; `gpulab run --help` lists them)\n",
+                 bytes, double(bytes) / 1e9, (unsigned long long)live_bytes_, double(live_bytes_) / 1e9, gpu.c_str(),
+                 (unsigned long long)gpu_->dram_bytes, double(gpu_->dram_bytes) / 1e9,
+                 (unsigned long long)(live_bytes_ + bytes - gpu_->dram_bytes));
     *ptr = nullptr;
     return result(cudaErrorMemoryAllocation);
   }
@@ -162,6 +169,7 @@ cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
   uint64_t a = memory_.allocate(bytes, fmt::format("cudaMalloc #{} ({} bytes)", ++allocations_, bytes), true);
   live_allocations_.insert(a);
   live_bytes_ += bytes;
+  peak_bytes_ = std::max(peak_bytes_, live_bytes_);
   *ptr = reinterpret_cast<void*>(uintptr_t(a));
   return cudaSuccess;
 }

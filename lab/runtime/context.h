@@ -144,6 +144,10 @@ class Context {
   std::map<const void*, SymbolEntry> symbols_;       // by host shadow variable address
   std::set<uint64_t> live_allocations_;
   uint64_t live_bytes_ = 0;
+  // The most bytes live at once since the program started: what "will it
+  // fit?" asks of a run. Every launch's report carries it (device_peak_bytes,
+  // beside device_live_bytes).
+  uint64_t peak_bytes_ = 0;
   size_t active_module_ = SIZE_MAX;
   uint64_t allocations_ = 0;
   std::set<uintptr_t> streams_;

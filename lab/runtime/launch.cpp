@@ -156,7 +156,8 @@ void Context::report_launch(size_t number, const KernelEntry& k, const ptx::Kern
   nlohmann::json rec = {{"launch", number}, {"kernel", name}, {"name", k.device_name},
                         {"grid", dim_json(cfg.grid)}, {"block", dim_json(cfg.block)},
                         {"dynamic_shared_bytes", cfg.dynamic_shared_bytes}, {"stream", stream},
-                        {"ok", r.ok}, {"errors", errors}, {"sim_seconds", r.metrics.sim_seconds}};
+                        {"ok", r.ok}, {"errors", errors}, {"sim_seconds", r.metrics.sim_seconds},
+                        {"device_live_bytes", live_bytes_}, {"device_peak_bytes", peak_bytes_}};
   try {
     const sim::KernelReport kr = sim::build_report(*k.compiled, cfg, r.metrics);
     advance_clock(kr.predicted.time_s);

@@ -6,7 +6,10 @@
 #  - a broadcast (32 lanes, one address) reads ideal 1 sector, no waste, and
 #    its shared-memory twin one 32-lane word with no conflict;
 #  - the text height follows --scale;
-#  - the demo moves on to the next kernel within its timer.
+#  - the demo moves on to the next kernel within its timer;
+#  - a shared atomic of 32 lanes on one word is drawn serialised (32
+#    wavefronts, as the simulator counts them; no lane shares a box), not as
+#    a broadcast.
 set -euo pipefail
 GPULAB=${1:?usage: visual_state.sh path/to/gpulab}
 if ! command -v xvfb-run >/dev/null; then
@@ -75,4 +78,22 @@ python3 -c "import sys; r=$h2/$h1; sys.exit(0 if 1.8<=r<=2.2 else 1)" && echo "o
 k=$(get "$T/demo.json" demo.kernel_index)
 [ "${k:-0}" -ge 1 ] && echo "ok: demo at kernel $((k + 1)) ($(get "$T/demo.json" demo.kernel)) after 15 s" \
   || { echo "FAIL: demo still on its first kernel after 15 s (state: $(head -c 400 "$T/demo.json"))"; fail=1; }
+
+# 5. Same-address shared atomics serialise: the banks pane draws 32 updates in bank 0, one per wavefront.
+cat > "$T/atom.cu" <<'CU'
+extern "C" __global__ void count_same(int* out) {
+  __shared__ int counter;
+  if (threadIdx.x == 0) counter = 0;
+  __syncthreads();
+  atomicAdd(&counter, 1);  // all 32 lanes update one word
+  __syncthreads();
+  if (threadIdx.x == 0) out[0] = counter;
+}
+CU
+"${XVFB[@]}" "$GPULAB" view "$T/atom.cu" --kernel count_same --grid 1 --block 32 --arg "i32[1]" --panel banks \
+  --at 0.6 --size 1280x720 --screenshot "$T/atom.png" --state "$T/atom.json" --frames 3 >/dev/null
+check "the atomic on screen" "$(get "$T/atom.json" banks.atomic)" "True"
+check "its wavefronts (the simulator's count)" "$(get "$T/atom.json" banks.wavefronts)" "32"
+check "no lanes share a box (no broadcast)" "$(get "$T/atom.json" banks.most_lanes_per_word)" "1"
+check "one bank conflicted" "$(get "$T/atom.json" banks.conflicted_banks)" "1"
 exit $fail

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# tests/cli/visual_cycles.sh GPULAB: the SM grid and the block view drawn from
+# the cycle model's cycles (issue 15, item 4), read back from `--state` and
+# from the pixels under Xvfb. The case a new user tried: 01_naive's block
+# view at --at 0.13 showed warps "(not started)" coloured as issuing, because
+# the interpreter replays a block's warps one after another. Now:
+#  - the block view's time base is the cycle model, at a cycle (--at: 13% of
+#    the drawn SM's cycles), and names that cycle;
+#  - at that cycle the block's warps are in at least two different states,
+#    and some warp waits with an Nsight stall reason (counted by reason);
+#  - at one cycle at most one warp per scheduler is drawn issuing (4 per SM);
+#  - the SM grid draws both sides (1 block per SM, the occupancy limit) at
+#    the same cycle, per-scheduler issue slots with idle ones counted and
+#    painted (the timeline's dark red), and still every SM of the GPU below;
+#  - --play moves the shared cycle cursor in both panes.
+set -euo pipefail
+GPULAB=${1:?usage: visual_cycles.sh path/to/gpulab}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PIX="python3 $HERE/png_pixels.py"
+if ! command -v xvfb-run >/dev/null; then
+  echo "FAIL: xvfb-run is missing (apt-get install xvfb; .ci/bootstrap installs it)"; exit 1
+fi
+if "$GPULAB" view --screenshot /dev/null --frames 1 2>&1 | grep -q "built without the visual lab"; then
+  echo "SKIP: this gpulab was built without the visual lab (GPULAB_VISUAL=OFF)"; exit 0
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+get() { python3 -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v=v.get(k,"") if isinstance(v,dict) else ""
+print(v if not isinstance(v,float) or v!=int(v) else int(v))' "$1" "$2"; }
+check() { if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi; }
+less() {  # less NAME A B: A < B as numbers
+  if python3 -c "import sys; sys.exit(0 if float('$2') < float('$3') else 1)"; then echo "ok: $1 ($2 < $3)"
+  else echo "FAIL: $1: $2 is not below $3"; fail=1; fi; }
+
+# 1. The block view, as the new user opened it.
+xvfb-run -a -s "-screen 0 1280x720x24" "$GPULAB" view --version 01_naive --panel block --at 0.13 --size 1280x720 \
+  --screenshot "$T/block.png" --state "$T/block.json" --frames 3 >/dev/null
+B="$T/block.json"
+check "block view: time base" "$(get "$B" block.time_base)" "cycle model"
+total=$(get "$B" cycles.of)
+cyc=$(get "$B" block.cycle)
+less "a cycle model run was drawn (cycles)" 1000 "$total"
+python3 -c "import sys; c,t=float('$cyc'),float('$total'); sys.exit(0 if abs(c-0.13*t)<=1 else 1)" \
+  && echo "ok: --at 0.13 opens at 13% of the cycles ($cyc of $total)" \
+  || { echo "FAIL: --at 0.13 opened at cycle $cyc of $total"; fail=1; }
+less "the block's warps are in two or more states" 1 "$(get "$B" block.distinct_states)"
+waiting=$(get "$B" block.states.waiting)
+less "some warp of the block waits" 0 "$waiting"
+python3 - "$B" <<'PY' || fail=1
+import json, sys
+s = json.load(open(sys.argv[1]))["block"]["states"]
+waits = s.get("waits", {})
+n = sum(waits.values())
+if not waits or n != s["waiting"]:
+    print(f"FAIL: waiting warps {s['waiting']} not all counted by stall reason: {waits}"); sys.exit(1)
+print(f"ok: waiting warps by stall reason: {waits}")
+warps = s["issuing"] + s["waiting"] + s["not_resident"] + s["done"]
+if warps != 32:
+    print(f"FAIL: 01_naive's block has 32 warps, the view counted {warps}"); sys.exit(1)
+print("ok: 32 warps, each in one state")
+PY
+less "a warp issued in the strip of recent cycles" 0 "$(get "$B" block.strip_issues)"
+
+# 2. The SM grid at the same cycle: both sides, issue slots with idle ones, every SM below.
+xvfb-run -a -s "-screen 0 1280x720x24" "$GPULAB" view --version 01_naive --panel sm --at 0.13 --size 1280x720 \
+  --screenshot "$T/sm.png" --state "$T/sm.json" --frames 3 >/dev/null
+S="$T/sm.json"
+check "SM grid: time base" "$(get "$S" sm.time_base)" "cycle model"
+check "SM grid: the block view's cycle" "$(get "$S" sm.cycle)" "$cyc"
+check "1-block side: blocks resident" "$(get "$S" sm.one.blocks_resident)" "1"
+check "full side: blocks resident" "$(get "$S" sm.full.blocks_resident)" "2"
+"less" "at most 4 warps issuing at one cycle (full side)" "$(get "$S" sm.full.issuing)" 5
+less "idle issue slots counted (1-block side)" 0 "$(get "$S" sm.one.strip_idle)"
+less "dark red (idle issue slot) regions painted" 2 "$($PIX "$T/sm.png" components 95 38 38)"
+check "every SM of the GPU still drawn below" "$($PIX "$T/sm.png" components 52 84 130)" "132"
+
+# 3. --play moves the shared cursor.
+xvfb-run -a -s "-screen 0 960x540x24" "$GPULAB" view --version 01_naive --panel block --at 0.13 --size 960x540 --play \
+  --screenshot "$T/play.png" --state "$T/play.json" --shot-after 2 >/dev/null
+less "the cycle cursor played on" "$cyc" "$(get "$T/play.json" block.cycle)"
+exit $fail
