@@ -157,6 +157,7 @@ void Session::run() {
           dirty = true;
         }
         first_run = false;
+        dirty = true;  // publish the step, even one that runs nothing
         ready_ = true;
         charts_ready_ = true;
       }

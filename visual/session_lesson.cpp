@@ -66,7 +66,7 @@ void Session::Impl::load_lesson() {
       s.run_label = "Run " + lesson_file_label(st.measure_file);
       s.run_target = "step:" + std::to_string(i);
     } else if (program_step(int(i))) {
-      s.measure = true;  // its program runs when the step opens (session_program.cpp)
+      s.measure = s.program = true;  // its program runs when the step opens (session_program.cpp)
       s.run_label = "Run the program";
       s.run_target = "step:" + std::to_string(i);
     }

@@ -205,6 +205,7 @@ struct LessonStep {
   std::string run_target;   // what the button launches (kernel/version id)
   std::vector<std::string> panes;  // the views that make this step's point (panel names)
   bool measure = false;     // a lesson step that runs a kernel
+  bool program = false;     // ... or a CUDA program (the program pane; ViewModel::program)
 };
 
 struct LessonText {

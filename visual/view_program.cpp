@@ -68,9 +68,10 @@ void draw_program(const ViewModel& vm, UiState&) {
     return;
   }
   if (!P.devices.empty()) {
-    ImGui::Text("%s  x %zu   link: %s   predicted step: %.1f us", P.gpu.c_str(), P.devices.size(),
-                P.link == "nvlink" ? "NVLink (through an NVSwitch)" : P.link == "pcie" ? "PCIe x16" : P.link.c_str(),
-                P.step_s * 1e6);
+    const std::string link = P.devices.size() < 2 ? std::string()
+                             : "   link: " + (P.link == "nvlink" ? std::string("NVLink (through an NVSwitch)")
+                                              : P.link == "pcie" ? std::string("PCIe x16") : P.link);
+    ImGui::Text("%s  x %zu%s   predicted step: %.1f us", P.gpu.c_str(), P.devices.size(), link.c_str(), P.step_s * 1e6);
     ImGui::SameLine();
     ImGui::TextDisabled("(PREDICTED by the machine model, not measured)");
   }
@@ -100,15 +101,25 @@ void draw_program(const ViewModel& vm, UiState&) {
     if (e.kind == "h2d" || e.kind == "d2h") return kHost;
     return kLocal;
   };
-  for (const auto& n : names) {
-    legend_item(colour[n], n.c_str());
-    ImGui::SameLine();
-  }
-  legend_item(kPeer, "peer copy (GPU link)");
-  ImGui::SameLine();
-  legend_item(kHost, "host copy (PCIe)");
-  ImGui::SameLine();
-  legend_item(kLocal, "memset / copy in DRAM");
+  // Legend items on one line while they fit, then the next.
+  const float right = ImGui::GetWindowContentRegionMax().x;
+  bool first = true;
+  auto item = [&](ImU32 c, const char* label) {
+    const float need = ImGui::GetFrameHeight() + ImGui::CalcTextSize(label).x + px(16);
+    if (!first) {
+      ImGui::SameLine();
+      if (ImGui::GetCursorPosX() + need > right) ImGui::NewLine();
+    }
+    first = false;
+    legend_item(c, label);
+  };
+  for (const auto& n : names) item(colour[n], n.c_str());
+  std::map<std::string, int> kinds;
+  for (const auto& d : P.devices)
+    for (const auto& e : d.events) kinds[e.kind] += 1;
+  if (kinds.count("peer")) item(kPeer, "peer copy (GPU link)");
+  if (kinds.count("h2d") || kinds.count("d2h")) item(kHost, "host copy (PCIe)");
+  if (kinds.count("memset") || kinds.count("d2d")) item(kLocal, "memset / copy in DRAM");
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
