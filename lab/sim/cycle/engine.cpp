@@ -194,7 +194,11 @@ class Slice {
       for (size_t i = 0; i < sms_.size(); ++i) resident_at_start_[i] = sms_[i].resident_warps;
       // The sub-partitions share the SM's L1/LSU queue; which one asks first
       // rotates every cycle (round-robin), so a fixed order does not give the
-      // lower-numbered schedulers the queue whenever it frees.
+      // lower-numbered schedulers the queue whenever it frees. NVIDIA does not
+      // document the arbitration; GPGPU-Sim and Accel-Sim do the same
+      // (shader_core_ctx::issue() rotates Issue_Prio each cycle, "fair round
+      // robin issue between schedulers", src/gpgpu-sim/shader.cc). Keyed on the
+      // cycle number, so skipped idle cycles rotate it too, as they would.
       const size_t first_sched = size_t(t % p_.schedulers);
       for (Sm& sm : sms_)
         for (size_t k = 0; k < sm.sched.size(); ++k) {
