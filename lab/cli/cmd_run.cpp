@@ -4,6 +4,7 @@
 //
 //   gpulab run PROGRAM.cu [more.cu ...] [-- program args]
 //     --gpu MODEL  --check  --report  --json  --max-steps N  --backend sim|cuda  -D NAME=VALUE
+//     --gpus N  --link nvlink|pcie   (N simulated GPUs of the model, and what joins them: lab/runtime/devices.h)
 //
 // Exit codes: 0 the program exited 0 and every launch ran clean; 1 a launch
 // faulted or a check found a problem, or the program exited non-zero or
@@ -37,6 +38,8 @@ struct RunArgs {
   std::vector<std::string> defines;
   bool check = false, report = false, json = false;
   uint64_t max_steps = 0;
+  int gpus = 1;
+  std::string link = "nvlink";
 };
 
 bool is_source(const std::string& s) {
@@ -74,12 +77,36 @@ int run_program(const std::string& exe, const std::vector<std::string>& args, co
   return rc;
 }
 
-std::vector<nlohmann::json> read_launches(const std::string& path) {
+// The report file: one line per launch, then the runtime's device summary
+// (lab/runtime/devices.cpp), the line with "devices", at exit.
+std::vector<nlohmann::json> read_launches(const std::string& path, nlohmann::json& summary) {
   std::vector<nlohmann::json> out;
   std::ifstream in(path);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) out.push_back(nlohmann::json::parse(line, nullptr, false));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.contains("devices")) summary = std::move(j);
+    else out.push_back(std::move(j));
+  }
   return out;
+}
+
+// With several GPUs, after the program: each device's predicted timeline and memory, and each link's bytes.
+std::string device_table(const nlohmann::json& s) {
+  std::string t = fmt::format("\n{} simulated GPUs joined by {} ({:.0f} GB/s one direction, {:.1f} us a copy); "
+                              "times are PREDICTIONS\n", s["devices"].size(), s.value("link", ""),
+                              s.value("link_bytes_per_s", 0.0) / 1e9, s.value("link_latency_s", 0.0) * 1e6);
+  t += fmt::format("  {:>6} {:>14} {:>14} {:>14} {:>14} {:>14} {:>9}\n", "device", "predicted", "peer copies",
+                   "waiting", "live bytes", "peak bytes", "launches");
+  for (const auto& d : s["devices"])
+    t += fmt::format("  {:>6} {:>11.4f} ms {:>11.4f} ms {:>11.4f} ms {:>14} {:>14} {:>9}\n", d.value("device", 0),
+                     d.value("predicted_seconds", 0.0) * 1e3, d.value("copy_seconds", 0.0) * 1e3,
+                     d.value("wait_seconds", 0.0) * 1e3, d.value("live_bytes", 0), d.value("peak_bytes", 0),
+                     d.value("launches", 0));
+  for (const auto& l : s["links"])
+    t += fmt::format("  link {} -> {}: {} bytes in {} copies\n", l.value("src", 0), l.value("dst", 0),
+                     l.value("bytes", 0), l.value("copies", 0));
+  return t;
 }
 
 std::string dims(const nlohmann::json& d) {
@@ -159,9 +186,12 @@ int run(const RunArgs& a) {
   setenv("GPULAB_RUN_CHECK", a.check ? "1" : "0", 1);
   setenv("GPULAB_RUN_REPORT", report_path.c_str(), 1);
   setenv("GPULAB_RUN_MAX_STEPS", std::to_string(a.max_steps).c_str(), 1);
+  setenv("GPULAB_RUN_GPUS", std::to_string(a.gpus).c_str(), 1);
+  setenv("GPULAB_RUN_LINK", a.link.c_str(), 1);
   std::string how;
   int rc = run_program(exe, program_args, stdout_path, how);
-  std::vector<nlohmann::json> launches = read_launches(report_path);
+  nlohmann::json summary;
+  std::vector<nlohmann::json> launches = read_launches(report_path, summary);
   std::remove(report_path.c_str());
 
   bool launches_ok = true;
@@ -175,9 +205,11 @@ int run(const RunArgs& a) {
     nlohmann::json j = {{"program", build.sources}, {"backend", "sim"}, {"gpu", std::string(gpu->name)},
                         {"exit_code", rc}, {"ok", exit_code == kExitOk}, {"output", out.str()},
                         {"launches", launches}};
+    if (!summary.is_null()) j["devices"] = summary;
     std::puts(j.dump(2).c_str());
   } else {
     if (a.report) std::fputs(launch_table(launches, std::string(gpu->name)).c_str(), stdout);
+    if (a.gpus > 1 && !summary.is_null()) std::fputs(device_table(summary).c_str(), stdout);  // several GPUs: always
     if (rc) std::fprintf(stderr, "gpulab run: %s\n", how.c_str());
     else if (!launches_ok) std::fprintf(stderr, "gpulab run: a launch faulted or a check found a problem (see above)\n");
   }
@@ -196,6 +228,9 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--backend", a->backend, "sim (default) | cuda (NVIDIA's runtime on a real GPU)")
       ->check(CLI::IsMember({"sim", "cuda"}));
   cmd->add_option("-D,--define", a->defines, "preprocessor definition, NAME=VALUE");
+  cmd->add_option("--gpus", a->gpus, "simulated GPUs of the --gpu model (cudaSetDevice 0 .. N-1)")->check(CLI::Range(1, 64));
+  cmd->add_option("--link", a->link, "what joins them: nvlink (every pair, through an NVSwitch) | pcie")
+      ->check(CLI::IsMember({"nvlink", "pcie"}));
   cmd->callback([a, &rc] {
     a->after_dashes = passthrough_args();
     rc = run(*a);

@@ -110,7 +110,9 @@ std::string build_program(const ProgramBuild& b) {
 
   // -gencode ...code=compute_XX: PTX only (JIT-compiled by a driver, read by
   // the lab); -Xfatbin=-compress=false: nvcc 13 compresses it otherwise.
-  std::vector<std::string> argv = {GPULAB_NVCC, "-std=c++17", "-O2", "-lineinfo",
+  // -g: the host code's line table, so the runtime can name the line of a
+  // call (lab/runtime/devices.cpp: a peer copy's call site).
+  std::vector<std::string> argv = {GPULAB_NVCC, "-std=c++17", "-O2", "-g", "-lineinfo",
                                    fmt::format("-gencode=arch={0},code={0}", b.ptx_arch)};
   for (const auto& d : b.defines) argv.push_back("-D" + d);
   if (!b.for_real_gpu) {

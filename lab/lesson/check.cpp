@@ -318,6 +318,7 @@ KernelFigures baseline_figures(const Lesson& lesson, const Exercise& ex, const s
 }  // namespace
 
 CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const CheckOptions& opts) {
+  if (!ex.program.empty()) return check_program_exercise(lesson, ex, opts);
   CheckReport rep;
   rep.lesson_id = lesson.id;
   rep.exercise_id = ex.id;

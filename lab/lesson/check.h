@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,17 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
 // `kernel` overrides the exercise's kernel name (same parameters).
 std::string measure_table(const Lesson& lesson, const Exercise& ex, const std::string& source,
                           const std::string& kernel = "", const CheckOptions& opts = {});
+
+// A program exercise (manifest.h: Exercise::program) is checked by running
+// the lesson's program with the student's file on simulated GPUs
+// (check_program.cpp). The runs go through `gpulab run --json`, which the
+// lesson layer does not link: the CLI installs the runner at start-up. It
+// returns what `gpulab run --json` printed.
+using ProgramRunner = std::function<std::string(const std::vector<std::string>& sources,
+                                                const std::vector<std::string>& defines, const ProgramRun& run,
+                                                const sim::GpuModel& gpu)>;
+bool set_program_runner(ProgramRunner runner);
+CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, const CheckOptions& opts);
 
 // Human-readable report (what `gpulab check` prints) and JSON.
 std::string format_report(const CheckReport& r);

@@ -2,6 +2,8 @@
 #include "lab/lesson/manifest.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <toml++/toml.h>
@@ -244,6 +246,43 @@ bool source_defines_kernel(const std::string& source, const std::string& kernel)
   return false;
 }
 
+// A program exercise: the program, its runs, the files; the check itself is
+// check_program.cpp's.
+Exercise read_program_exercise(const Reader& r, const toml::table& t, const std::string& f, const fs::path& dir,
+                               Exercise e) {
+  e.hints = r.strings(t, f, "hints");
+  e.defines = r.strings(t, f, "defines");
+  if (auto n = t.get("tolerance")) {
+    auto v = n->value<double>();
+    if (!v || *v <= 0) r.fail(f + "tolerance", "must be a positive number");
+    e.tolerance = *v;
+  }
+  for (auto [key, rel] : {std::pair{"template", e.template_file}, {"solution", e.solution}, {"program", e.program}})
+    if (!fs::exists(dir / rel)) r.fail(f + key, "file '" + rel + "' not found in " + dir.string());
+  auto rn = t.get("runs");
+  if (!rn || !rn->as_array() || rn->as_array()->empty())
+    r.fail(f + "runs", "missing (an array of tables like {gpus = 4, args = \"16 32 2 0\"})");
+  for (size_t i = 0; i < rn->as_array()->size(); ++i) {
+    std::string fi = f + "runs[" + std::to_string(i) + "].";
+    auto rt = rn->as_array()->get(i)->as_table();
+    if (!rt) r.fail(fi, "must be a table like {gpus = 4, args = \"16 32 2 0\"}");
+    ProgramRun run;
+    auto g = rt->get("gpus");
+    auto gv = g ? g->value<int64_t>() : std::nullopt;
+    if (!gv || *gv < 1 || *gv > 64) r.fail(fi + "gpus", "must be an integer from 1 to 64");
+    run.gpus = int(*gv);
+    run.link = r.str(*rt, fi, "link", false, "nvlink");
+    if (run.link != "nvlink" && run.link != "pcie") r.fail(fi + "link", "must be \"nvlink\" or \"pcie\"");
+    run.args = r.str(*rt, fi, "args", false);
+    // Words of letters, digits, '.', '_' and '-' only: they reach the program through a shell.
+    for (char c : run.args)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr(" ._-", c))
+        r.fail(fi + "args", "only letters, digits, spaces and . _ - (the program's arguments, split at spaces)");
+    e.runs.push_back(run);
+  }
+  return e;
+}
+
 Exercise read_exercise(const Reader& r, const toml::table& t, const std::string& f, const fs::path& dir) {
   Exercise e;
   e.id = r.str(t, f, "id", true);
@@ -251,6 +290,8 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
   e.file = r.inside(t, f, "file", true);
   e.template_file = r.inside(t, f, "template", false, e.file + ".template");
   e.solution = r.inside(t, f, "solution", true, "", true);
+  e.program = r.inside(t, f, "program", false);
+  if (!e.program.empty()) return read_program_exercise(r, t, f, dir, std::move(e));
   e.kernel = r.str(t, f, "kernel", true);
   e.reference = r.str(t, f, "reference", true);
   e.geometry = r.geometry(t, f);

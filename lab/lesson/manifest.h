@@ -104,6 +104,13 @@ struct Criterion {
   std::string why;                  // one sentence: what to change when it fails
 };
 
+// A program exercise's run: `gpulab run PROGRAM FILE --gpus N --link L -- ARGS`.
+struct ProgramRun {
+  int gpus = 1;
+  std::string link = "nvlink";
+  std::string args;        // the program's arguments, split at spaces
+};
+
 struct Exercise {
   std::string id;          // unique within the lesson, e.g. "coalesced-gemm"
   std::string title;
@@ -122,6 +129,11 @@ struct Exercise {
   std::vector<std::string> hints;
   std::vector<std::string> defines;  // extra -D for compiling
   std::vector<std::string> nonnegative;  // input buffers filled with |uniform| (e.g. Adam's second moment, a mean of squares)
+  // A program exercise (lesson 11): the student's file is host code built
+  // into the lesson's program, which runs on several simulated GPUs; no
+  // kernel, args, sizes or reference. check_program.cpp says what it checks.
+  std::string program;     // relative to the lesson folder
+  std::vector<ProgramRun> runs;  // correctness on each; the last also measures the links
 };
 
 struct Lesson {

@@ -21,6 +21,8 @@ RunOptions options_from_env() {
   if (const char* c = std::getenv("GPULAB_RUN_CHECK"); c && *c == '1') o.check = true;
   if (const char* m = std::getenv("GPULAB_RUN_MAX_STEPS"); m && *m) o.max_steps = std::strtoull(m, nullptr, 10);
   if (const char* r = std::getenv("GPULAB_RUN_REPORT"); r && *r) o.report_path = r;
+  if (const char* n = std::getenv("GPULAB_RUN_GPUS"); n && *n) o.gpus = std::max(1, std::atoi(n));
+  if (const char* l = std::getenv("GPULAB_RUN_LINK"); l && *l) o.link = l;
   return o;
 }
 
@@ -28,7 +30,10 @@ Context& Context::get() {
   // Never destroyed: nvcc's exit handlers call into the runtime after main.
   static Context* context = [] {
     auto* c = new Context();
-    std::atexit([] { Context::get().flush_printf(); });  // context destruction flushes printf
+    std::atexit([] {
+      Context::get().flush_printf();  // context destruction flushes printf
+      Context::get().write_device_summary();
+    });
     return c;
   }();
   return *context;
@@ -43,6 +48,11 @@ Context::Context() {
     gpu_ = &sim::default_gpu();
   }
   options_.gpu = std::string(gpu_->name);
+  if (options_.link != "nvlink" && options_.link != "pcie") {
+    std::fprintf(stderr, "gpulab: GPULAB_RUN_LINK=%s: give nvlink or pcie; using nvlink\n", options_.link.c_str());
+    options_.link = "nvlink";
+  }
+  devices_.configure(options_.gpus, options_.link == "pcie" ? LinkKind::PCIe : LinkKind::NVLink, *gpu_);
   if (!options_.report_path.empty()) report_ = std::fopen(options_.report_path.c_str(), "a");
 }
 
@@ -137,11 +147,6 @@ bool Context::is_device_range(const void* p, size_t bytes) const {
   return a >= ptx::kGlobalBase && a + bytes <= ptx::kGlobalBase + const_cast<sim::GlobalMemory&>(memory_).module_segment_bytes();
 }
 
-uint64_t Context::live_bytes() {
-  std::lock_guard lock(mutex_);
-  return live_bytes_;
-}
-
 cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
   std::lock_guard lock(mutex_);
   if (sticky_) return result(sticky_);
@@ -151,7 +156,10 @@ cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
   // answers cudaErrorMemoryAllocation ("out of memory") the same way. The
   // lab counts the bytes asked for; a GPU also rounds each allocation up and
   // keeps some memory for its context, so a real run fits a little less.
-  if (bytes > gpu_->dram_bytes || live_bytes_ + bytes > gpu_->dram_bytes) {
+  // Each simulated GPU has its own memory: the current one's bytes count
+  // (devices.h keeps them, live and peak).
+  const uint64_t live = devices_.now().live_bytes;
+  if (bytes > gpu_->dram_bytes || live + bytes > gpu_->dram_bytes) {
     const std::string gpu = std::string(gpu_->name);
     std::fprintf(stderr,
                  "gpulab: cudaMalloc of %zu bytes (%.2f GB) refused, out of memory: %llu bytes (%.2f GB) are live "
@@ -159,17 +167,16 @@ cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
                  "gpulab: to fit: allocate less (a smaller batch; in training, gradient checkpointing or gradient "
                  "accumulation over micro-batches), free what is no longer needed, or simulate a GPU model with more "
                  "memory (--gpu; `gpulab run --help` lists them)\n",
-                 bytes, double(bytes) / 1e9, (unsigned long long)live_bytes_, double(live_bytes_) / 1e9, gpu.c_str(),
+                 bytes, double(bytes) / 1e9, (unsigned long long)live, double(live) / 1e9, gpu.c_str(),
                  (unsigned long long)gpu_->dram_bytes, double(gpu_->dram_bytes) / 1e9,
-                 (unsigned long long)(live_bytes_ + bytes - gpu_->dram_bytes));
+                 (unsigned long long)(live + bytes - gpu_->dram_bytes));
     *ptr = nullptr;
     return result(cudaErrorMemoryAllocation);
   }
   // Zeroed (a GPU gives whatever was there; zero keeps runs reproducible).
   uint64_t a = memory_.allocate(bytes, fmt::format("cudaMalloc #{} ({} bytes)", ++allocations_, bytes), true);
   live_allocations_.insert(a);
-  live_bytes_ += bytes;
-  peak_bytes_ = std::max(peak_bytes_, live_bytes_);
+  devices_.on_malloc(a, bytes);
   *ptr = reinterpret_cast<void*>(uintptr_t(a));
   return cudaSuccess;
 }
@@ -179,8 +186,7 @@ cudaError_t Context::free_device(void* ptr) {
   if (sticky_) return result(sticky_);
   if (!ptr) return cudaSuccess;
   // The arena does not reuse memory; freeing only ends the allocation's life.
-  if (const sim::Buffer* b = memory_.find(addr_of(ptr)); b && live_allocations_.count(addr_of(ptr)))
-    live_bytes_ -= b->bytes;
+  devices_.on_free(addr_of(ptr));
   if (!live_allocations_.erase(addr_of(ptr))) {
     std::fprintf(stderr, "gpulab: cudaFree(%p): not a pointer cudaMalloc returned, or freed twice\n", ptr);
     return result(cudaErrorInvalidValue);
@@ -225,7 +231,9 @@ cudaError_t Context::memcpy(void* dst, const void* src, size_t bytes, cudaMemcpy
       std::vector<uint8_t> tmp(bytes);
       memory_.read(addr_of(src), tmp.data(), bytes);
       memory_.write(addr_of(dst), tmp.data(), bytes);
-      advance_clock(2.0 * double(bytes) / gpu_->dram_bytes_per_s);  // read and write in DRAM
+      const int from = devices_.owner(addr_of(src)), to = devices_.owner(addr_of(dst));
+      if (from >= 0 && to >= 0 && from != to) devices_.peer_copy(to, addr_of(dst), from, addr_of(src), bytes, devices_.call_site);  // across a link
+      else advance_clock(2.0 * double(bytes) / gpu_->dram_bytes_per_s);  // read and write in DRAM
       break;
     }
     default:
@@ -343,7 +351,9 @@ cudaError_t Context::record_event(cudaEvent_t e) {
   auto it = events_.find(reinterpret_cast<uintptr_t>(e));
   if (it == events_.end()) return result(cudaErrorInvalidResourceHandle);
   it->second.recorded = true;
-  it->second.model_seconds = model_seconds_;
+  devices_.settle();  // copies into the device have landed before its event
+  it->second.model_seconds = devices_.now().clock;
+  it->second.device = devices_.current();
   return cudaSuccess;
 }
 
@@ -353,8 +363,13 @@ cudaError_t Context::elapsed(float* ms, cudaEvent_t start, cudaEvent_t end) {
   auto a = events_.find(reinterpret_cast<uintptr_t>(start)), b = events_.find(reinterpret_cast<uintptr_t>(end));
   if (!ms || a == events_.end() || b == events_.end()) return result(cudaErrorInvalidResourceHandle);
   if (!a->second.recorded || !b->second.recorded) return result(cudaErrorInvalidResourceHandle);
+  if (a->second.device != b->second.device) {
+    std::fprintf(stderr, "gpulab: cudaEventElapsedTime: the events were recorded on devices %d and %d; each device "
+                 "has its own timeline: time each device apart\n", a->second.device, b->second.device);
+    return result(cudaErrorInvalidResourceHandle);
+  }
   note(fmt::format("cudaEventElapsedTime returns the machine model's PREDICTED time on the {} (kernels from the "
-                   "timing model, copies at the PCIe/DRAM rates), not a measurement",
+                   "timing model, copies at the PCIe/DRAM/GPU-link rates), not a measurement",
                    std::string(gpu_->name)));
   *ms = float((b->second.model_seconds - a->second.model_seconds) * 1e3);
   return cudaSuccess;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "lab/compile/nvrtc.h"
+#include "lab/runtime/devices.h"
 #include "lab/ptx/module.h"
 #include "lab/sim/compiled.h"
 #include "lab/sim/device.h"
@@ -36,6 +37,8 @@ struct RunOptions {
   bool check = false;               // GPULAB_RUN_CHECK=1
   uint64_t max_steps = 0;           // GPULAB_RUN_MAX_STEPS
   std::string report_path;          // GPULAB_RUN_REPORT: one JSON object per line per launch
+  int gpus = 1;                     // GPULAB_RUN_GPUS: simulated devices (devices.h)
+  std::string link = "nvlink";      // GPULAB_RUN_LINK: nvlink | pcie, between them
 };
 RunOptions options_from_env();
 
@@ -67,6 +70,7 @@ struct SymbolEntry {
 struct EventEntry {
   bool recorded = false;
   double model_seconds = 0;         // the model clock when it was recorded
+  int device = 0;                   // whose clock
 };
 
 class Context {
@@ -120,11 +124,18 @@ class Context {
   bool valid_event(cudaEvent_t e) const;
 
   const sim::GpuModel& gpu() const { return *gpu_; }
-  // Bytes of live cudaMalloc allocations, as asked for (cudaMemGetInfo's
-  // "used"; a GPU also rounds each up to its page size and keeps some for
-  // its context, which the lab does not model).
-  uint64_t live_bytes();
   const RunOptions& options() const { return options_; }
+
+  // ---- several devices (devices.h) -------------------------------------------------
+  Devices& devices() { return devices_; }
+  // Bytes of the current device's live cudaMalloc allocations, as asked for
+  // (cudaMemGetInfo's "used"; a GPU also rounds each up to its page size and
+  // keeps some for its context, which the lab does not model).
+  uint64_t device_live_bytes();
+  cudaError_t set_device(int device);
+  // cudaMemcpyPeer: `site` is the caller's return address, for the link report.
+  cudaError_t memcpy_peer(void* dst, int dst_device, const void* src, int src_device, size_t bytes, uintptr_t site);
+  void write_device_summary();      // one JSON line in the report file, at exit
 
  private:
   Context();
@@ -133,7 +144,7 @@ class Context {
   const KernelEntry* kernel_of(const void* host_fun, const ptx::Kernel** kernel, cudaError_t* err);
   void report_launch(size_t number, const KernelEntry& k, const ptx::Kernel& kernel, const sim::LaunchConfig& cfg,
                      uintptr_t stream, const sim::LaunchResult& r);
-  void advance_clock(double seconds) { model_seconds_ += seconds; }
+  void advance_clock(double seconds) { devices_.advance(seconds); }
 
   std::mutex mutex_;  // the API is called from one host thread in the programs the lab runs; this keeps it safe
   RunOptions options_;
@@ -143,17 +154,15 @@ class Context {
   std::map<const void*, KernelEntry> kernels_;       // by host stub address
   std::map<const void*, SymbolEntry> symbols_;       // by host shadow variable address
   std::set<uint64_t> live_allocations_;
-  uint64_t live_bytes_ = 0;
-  // The most bytes live at once since the program started: what "will it
-  // fit?" asks of a run. Every launch's report carries it (device_peak_bytes,
-  // beside device_live_bytes).
-  uint64_t peak_bytes_ = 0;
+  // Live and peak cudaMalloc bytes are counted per device in devices_ (the
+  // peak, the most bytes live at once, is what "will it fit?" asks of a run;
+  // every launch's report carries both: device_live_bytes, device_peak_bytes).
   size_t active_module_ = SIZE_MAX;
   uint64_t allocations_ = 0;
   std::set<uintptr_t> streams_;
   std::map<uintptr_t, EventEntry> events_;
   uintptr_t next_handle_ = 1;
-  double model_seconds_ = 0;         // the device's predicted timeline
+  Devices devices_;                  // the devices' predicted timelines, memory and links
   size_t launches_ = 0;
   std::string pending_printf_;
   cudaError_t last_error_ = cudaSuccess;

@@ -36,11 +36,14 @@ thread_local std::vector<CallConfig> call_configs;
 std::mutex host_mutex;
 std::set<void*> host_allocations;  // cudaMallocHost / cudaHostAlloc
 
+// Every simulated device is the same GPU model (`gpulab run --gpus N`, devices.h).
 cudaError_t not_device(int device) {
-  if (device == 0) return cudaSuccess;
-  std::fprintf(stderr, "gpulab: device %d does not exist: the lab simulates one GPU (device 0)\n", device);
+  if (ctx().devices().valid(device)) return cudaSuccess;
+  std::fprintf(stderr, "gpulab: device %d does not exist: the run simulates %d GPU%s (`gpulab run --gpus N` gives "
+               "more)\n", device, ctx().devices().count(), ctx().devices().count() == 1 ? "" : "s");
   return ctx().result(cudaErrorInvalidDevice);
 }
+uintptr_t caller(void* return_address) { return reinterpret_cast<uintptr_t>(return_address); }
 }  // namespace
 
 extern "C" {
@@ -101,14 +104,46 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 grid, dim3 block, 
 
 // ---- device management ----------------------------------------------------------------
 cudaError_t CUDARTAPI cudaGetDeviceCount(int* count) {
-  *count = 1;
+  *count = ctx().devices().count();
   return cudaSuccess;
 }
 cudaError_t CUDARTAPI cudaGetDevice(int* device) {
-  *device = 0;
+  *device = ctx().devices().current();
   return cudaSuccess;
 }
-cudaError_t CUDARTAPI cudaSetDevice(int device) { return not_device(device); }
+cudaError_t CUDARTAPI cudaSetDevice(int device) { return ctx().set_device(device); }
+
+// ---- several devices: peer access and peer copies (devices.h has the link model) ----------
+cudaError_t CUDARTAPI cudaDeviceCanAccessPeer(int* can, int device, int peer) {
+  if (cudaError_t e = not_device(device)) return e;
+  if (cudaError_t e = not_device(peer)) return e;
+  *can = device != peer;  // over NVLink or PCIe peer to peer, as the run's --link says
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
+  if (cudaError_t e = not_device(peer)) return e;
+  const int self = ctx().devices().current();
+  if (flags != 0 || peer == self) return ctx().result(cudaErrorInvalidValue);
+  std::vector<bool>& enabled = ctx().devices().state(self).peer_enabled;
+  if (enabled[size_t(peer)]) return ctx().result(cudaErrorPeerAccessAlreadyEnabled);
+  enabled[size_t(peer)] = true;
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaDeviceDisablePeerAccess(int peer) {
+  if (cudaError_t e = not_device(peer)) return e;
+  std::vector<bool>& enabled = ctx().devices().state(ctx().devices().current()).peer_enabled;
+  if (!enabled[size_t(peer)]) return ctx().result(cudaErrorPeerAccessNotEnabled);
+  enabled[size_t(peer)] = false;
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t count) {
+  return ctx().memcpy_peer(dst, dst_device, src, src_device, count, caller(__builtin_return_address(0)));
+}
+cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t count,
+                                          cudaStream_t stream) {
+  if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  return ctx().memcpy_peer(dst, dst_device, src, src_device, count, caller(__builtin_return_address(0)));
+}
 cudaError_t CUDARTAPI cudaDeviceSynchronize(void) { return ctx().synchronize(); }
 cudaError_t CUDARTAPI cudaDeviceReset(void) {
   // Ends the context's error state; memory is kept (the lab's arena does not shrink).
@@ -197,7 +232,7 @@ cudaError_t CUDARTAPI cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr att
 cudaError_t CUDARTAPI cudaMemGetInfo(size_t* free_bytes, size_t* total) {
   if (!free_bytes || !total) return cudaErrorInvalidValue;
   *total = ctx().gpu().dram_bytes;
-  *free_bytes = *total - ctx().live_bytes();
+  *free_bytes = *total - ctx().device_live_bytes();  // the current device's
   return cudaSuccess;
 }
 
@@ -214,7 +249,8 @@ const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
     LAB_ERR(cudaErrorInvalidResourceHandle) LAB_ERR(cudaErrorInvalidPtx) LAB_ERR(cudaErrorNotReady)
     LAB_ERR(cudaErrorIllegalAddress) LAB_ERR(cudaErrorLaunchOutOfResources) LAB_ERR(cudaErrorLaunchTimeout)
     LAB_ERR(cudaErrorAssert) LAB_ERR(cudaErrorMisalignedAddress) LAB_ERR(cudaErrorLaunchFailure)
-    LAB_ERR(cudaErrorNotSupported) LAB_ERR(cudaErrorUnknown)
+    LAB_ERR(cudaErrorNotSupported) LAB_ERR(cudaErrorUnknown) LAB_ERR(cudaErrorPeerAccessAlreadyEnabled)
+    LAB_ERR(cudaErrorPeerAccessNotEnabled)
 #undef LAB_ERR
     default: return "cudaErrorUnknown";
   }
@@ -240,6 +276,8 @@ const char* CUDARTAPI cudaGetErrorString(cudaError_t error) {
     case cudaErrorMisalignedAddress: return "misaligned address";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     case cudaErrorNotSupported: return "operation not supported";
+    case cudaErrorPeerAccessAlreadyEnabled: return "peer access is already enabled";
+    case cudaErrorPeerAccessNotEnabled: return "peer access has not been enabled";
     default: return "unknown error";
   }
 }
@@ -265,11 +303,13 @@ cudaError_t CUDARTAPI cudaFreeHost(void* ptr) {
 }
 
 cudaError_t CUDARTAPI cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  ctx().devices().call_site = caller(__builtin_return_address(0));
   return ctx().memcpy(dst, src, count, kind, true);
 }
 cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                                       cudaStream_t stream) {
   if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  ctx().devices().call_site = caller(__builtin_return_address(0));
   return ctx().memcpy(dst, src, count, kind, false);
 }
 cudaError_t CUDARTAPI cudaMemset(void* dst, int value, size_t count) { return ctx().memset(dst, value, count); }

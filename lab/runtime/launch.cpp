@@ -108,6 +108,18 @@ cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** 
     const ptx::Param& p = kernel->params[i];
     if (!args || !args[i]) return refuse(cudaErrorInvalidValue, fmt::format("argument {} is missing", i));
     std::memcpy(params.data() + p.offset, args[i], p.size);
+    // A pointer into another simulated GPU's memory: the kernel would load
+    // over the peer link, which the lab does not charge (devices.h), so a
+    // reduction could hide its traffic there. Refused, with the way out.
+    if (p.size == 8 && devices_.count() > 1) {
+      uint64_t v = 0;
+      std::memcpy(&v, args[i], 8);
+      if (const int owner = devices_.owner(v); owner >= 0 && owner != devices_.current())
+        return refuse(cudaErrorInvalidValue,
+                      fmt::format("argument {} points into device {}'s memory, and the kernel runs on device {}; the "
+                                  "lab does not model a kernel's loads and stores over a peer link: copy the data "
+                                  "with cudaMemcpyPeer first (docs/run.md)", i, owner, devices_.current()));
+    }
   }
   activate_module(k->module);
   sim::SimOptions opts;
@@ -157,7 +169,9 @@ void Context::report_launch(size_t number, const KernelEntry& k, const ptx::Kern
                         {"grid", dim_json(cfg.grid)}, {"block", dim_json(cfg.block)},
                         {"dynamic_shared_bytes", cfg.dynamic_shared_bytes}, {"stream", stream},
                         {"ok", r.ok}, {"errors", errors}, {"sim_seconds", r.metrics.sim_seconds},
-                        {"device_live_bytes", live_bytes_}, {"device_peak_bytes", peak_bytes_}};
+                        {"device", devices_.current()}, {"device_live_bytes", devices_.now().live_bytes},
+                        {"device_peak_bytes", devices_.now().peak_bytes}};
+  devices_.now().launches += 1;
   try {
     const sim::KernelReport kr = sim::build_report(*k.compiled, cfg, r.metrics);
     advance_clock(kr.predicted.time_s);

@@ -117,6 +117,7 @@ GpuModel make_a100() {
   m.l2_bytes = 40 * MiB;                          // [A100] whitepaper: 40 MB L2
   m.l2_bytes_per_clock = 5120;                    // [A100] whitepaper: L2 read bandwidth 5120 B/clk
   m.host_bytes_per_s = 32 * G;                    // [A100] PCIe Gen4: 64 GB/s both directions
+  m.nvlink_bytes_per_s = 300 * G;                 // [A100] datasheet SXM: NVLink 600 GB/s (both directions)
   m.dram_latency_cycles = 470;                    // [MB]
   m.l2_latency_cycles = 260;                      // [MB]
   m.shared_latency_cycles = 30;                   // [MB]
@@ -196,6 +197,7 @@ GpuModel make_h100() {
   m.l2_bytes = 50 * MiB;                          // [H100] whitepaper: 50 MB L2
   m.l2_bytes_per_clock = 5120;                    // [MB] same order as A100's published 5120 B/clk
   m.host_bytes_per_s = 64 * G;                    // [H100] PCIe Gen5: 128 GB/s both directions
+  m.nvlink_bytes_per_s = 450 * G;                 // [H100] datasheet SXM: NVLink 900 GB/s (both directions)
   m.dram_latency_cycles = 480;                    // [MB]
   m.l2_latency_cycles = 260;                      // [MB]
   m.shared_latency_cycles = 30;                   // [MB]
@@ -216,6 +218,7 @@ GpuModel make_h200() {
   m.full_name = "NVIDIA H200 SXM 141GB";
   m.dram_bytes = 141 * GB;                        // [H200] 141 GB HBM3e
   m.dram_bytes_per_s = 4800 * G;                  // [H200] 4.8 TB/s
+  m.nvlink_bytes_per_s = 450 * G;                 // [H200] datasheet SXM: NVLink 900 GB/s, PCIe Gen5 128 GB/s
   m.dram_latency_cycles = 500;                    // [MB] HBM3e, assumed close to H100
   return m;
 }
@@ -253,6 +256,7 @@ GpuModel make_v100() {
   m.l2_bytes = 6 * MiB;                           // [V100] Table 1: 6144 KB L2
   m.l2_bytes_per_clock = 1408;                    // [MB-V] 2155 GB/s measured / 1.53 GHz
   m.host_bytes_per_s = 16 * G;                    // PCIe Gen3 x16 host link, one direction (NVLink is GPU-GPU)
+  m.nvlink_bytes_per_s = 150 * G;                 // [V100] datasheet SXM2: NVLink 300 GB/s (both directions)
   m.dram_latency_cycles = 400;                    // [MB-V] global memory, TLB hit
   m.l2_latency_cycles = 193;                      // [MB-V]
   m.shared_latency_cycles = 19;                   // [MB-V]

@@ -59,6 +59,10 @@ struct GpuModel {
   uint64_t l2_bytes = 0;
   double l2_bytes_per_clock = 0;     // aggregate L2 bandwidth (whitepaper or microbenchmark)
   double host_bytes_per_s = 0;       // PCIe, one direction
+  // GPU to GPU over NVLink, one direction, all of the GPU's links together
+  // (half the datasheet's bidirectional figure); 0: the model has no NVLink,
+  // and peer copies go over PCIe (host_bytes_per_s). lab/runtime/devices.cpp.
+  double nvlink_bytes_per_s = 0;
   // Latencies in SM cycles (microbenchmark figures; NVIDIA does not publish them).
   int dram_latency_cycles = 0;
   int l2_latency_cycles = 0;

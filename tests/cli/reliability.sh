@@ -143,9 +143,12 @@ expect_msg 2 "out of range for u8" "$GPULAB" sim $K --kernel ok_global_neighbour
 expect_msg 2 "is a folder" "$GPULAB" sim tests/check --kernel k
 # A manifest path leading out of the lesson folder is refused before reset can write there.
 cp -r "$L" "$work/evil"
-sed -i 's|^file = "exercise.cu"|file = "../../../x"|' "$work/evil/01-latency-vs-throughput/lesson.toml"
+# The escape target is named after this run's temp folder, so a stray /tmp/x cannot fail the test.
+escape="escape-$(basename "$work")"
+sed -i "s|^file = \"exercise.cu\"|file = \"../../../$escape\"|" "$work/evil/01-latency-vs-throughput/lesson.toml"
+grep -q "$escape" "$work/evil/01-latency-vs-throughput/lesson.toml" || bad "evil manifest not written"
 expect_msg 2 "inside the lesson folder" "$GPULAB" reset $E1 --lessons "$work/evil"
-[ -e "$work/../x" ] && bad "reset wrote outside the lessons folder"
+[ -e "$work/../$escape" ] && bad "reset wrote outside the lessons folder"
 # A workspace whose state cannot be written still prints check's verdict.
 cp -r "$L" "$work/ro"; rm -rf "$work/ro/.gpulab"; echo blocked > "$work/ro/.gpulab"
 out=$("$GPULAB" check $E1 --lessons "$work/ro" 2>&1); rc=$?

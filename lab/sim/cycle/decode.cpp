@@ -1,6 +1,7 @@
 // lab/sim/cycle/decode.cpp: unit, latency and register slots per instruction.
 #include "lab/sim/cycle/decode.h"
 
+#include "lab/ptx/cfg.h"
 #include "lab/sim/timing.h"
 
 namespace lab::sim::cycle {
@@ -45,7 +46,7 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
   DecodedKernel dk;
   dk.num_slots = 0;
   dk.code.resize(k.code.size());
-  std::vector<uint32_t> reads, writes, dense, targets;
+  std::vector<uint32_t> reads, writes, dense;
   for (size_t pc = 0; pc < k.code.size(); ++pc) {
     const ptx::Instr& in = k.code[pc];
     DecodedInstr& d = dk.code[pc];
@@ -107,12 +108,11 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
     d.fence = d.unit == Unit::Barrier || d.unit == Unit::AsyncWait || in.op == Op::BarArrive || in.op == Op::Membar ||
               in.op == Op::Fence || in.op == Op::Call || in.op == Op::Ret || in.op == Op::Exit ||
               in.op == Op::Atom || in.op == Op::Red || (in.op == Op::Bra && in.target >= 0 && size_t(in.target) <= pc);
-    d.branch = in.op == Op::Bra;
-    if (in.op == Op::Bra && in.target >= 0 && size_t(in.target) < k.code.size()) targets.push_back(uint32_t(in.target));
     // Moves and conversions of memory addresses (cvta) are integer ops.
     if (in.op == Op::Cvta || in.op == Op::Isspacep) { d.unit = Unit::Int; d.latency = p.lat_int; d.hold = p.ii_int; d.dep = Stall::Wait; }
   }
-  for (uint32_t t : targets) dk.code[t].block_start = true;
+  for (const ptx::BasicBlock& b : ptx::basic_blocks(k))
+    if (b.first < dk.code.size()) dk.code[b.first].block_start = true;
   return dk;
 }
 

@@ -29,8 +29,7 @@ struct DecodedInstr {
   // to an earlier instruction: a loop's back edge).
   bool plain_load = false;
   bool fence = false;
-  bool branch = false;        // bra: ends a basic block
-  bool block_start = false;   // a branch target: begins one
+  bool block_start = false;   // leads a basic block (ptx/cfg.h: a branch target, or after bra/ret/exit)
 };
 
 struct DecodedKernel {

@@ -50,13 +50,13 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
     return std::find(set.first, set.second, s) != set.second;
   };
 
-  // Basic blocks of the dynamic stream: one begins at a branch target, after
-  // a jump, and after a branch or an instruction nothing crosses.
+  // Basic blocks of the dynamic stream: one begins at a leader of the
+  // kernel's blocks (ptx/cfg.h), after a jump, and after an instruction
+  // nothing crosses.
   std::vector<uint8_t> starts(n, 0);
-  for (size_t i = 1; i < n; ++i) {
-    const DecodedInstr& prev = dk.code[w.insts[i - 1].pc];
-    starts[i] = dk.code[w.insts[i].pc].block_start || w.insts[i].pc != w.insts[i - 1].pc + 1 || prev.branch || prev.fence;
-  }
+  for (size_t i = 1; i < n; ++i)
+    starts[i] = dk.code[w.insts[i].pc].block_start || w.insts[i].pc != w.insts[i - 1].pc + 1 ||
+                dk.code[w.insts[i - 1].pc].fence;
   // Backward pass: the arithmetic that computes a global load's address or
   // guard within the load's region moves up with it (a list scheduler
   // places a load's producers before it).

@@ -1,0 +1,62 @@
+// lab/cli/program_runner.cpp: how `gpulab check` runs a program exercise
+// (lab/lesson/check_program.cpp): through `gpulab run --json`, the same path
+// a student's own `gpulab run` takes, so the check sees what they see.
+// Installed at start-up, as commands register themselves.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "lab/cli/run_build.h"
+#include "lab/lesson/check.h"
+
+namespace lab::cli {
+namespace {
+
+// One shell word: '...' with any ' inside closed, escaped and reopened.
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string run_for_check(const std::vector<std::string>& sources, const std::vector<std::string>& defines,
+                          const lesson::ProgramRun& run, const sim::GpuModel& gpu) {
+  std::string cmd = quoted(gpulab_dir() + "/gpulab") + " run";
+  for (const auto& s : sources) cmd += " " + quoted(s);
+  cmd += fmt::format(" --json --gpu {} --gpus {} --link {}", quoted(std::string(gpu.name)), run.gpus, quoted(run.link));
+  // Lesson 10's task header by absolute path: the lessons folder may be a copy away from the lab's sources.
+  cmd += " -D " + quoted(fmt::format("MLP_TASK_HEADER=\"{}\"", GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h"));
+  for (const auto& d : defines) cmd += " -D " + quoted(d);
+  // The program's stderr (the runtime's refusals, CUDA_CHECK's messages) is
+  // kept apart and added to the JSON as "stderr", for the check to quote.
+  char err_path[] = "/tmp/gpulab-check-XXXXXX";
+  const int fd = mkstemp(err_path);
+  if (fd >= 0) close(fd);
+  cmd += " -- " + run.args + " 2>" + (fd >= 0 ? quoted(err_path) : std::string("/dev/null"));
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    pclose(p);
+  }
+  if (fd < 0) return out;
+  std::ifstream in(err_path);
+  std::stringstream err;
+  err << in.rdbuf();
+  std::remove(err_path);
+  nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return out;
+  j["stderr"] = err.str();
+  return j.dump();
+}
+
+const bool installed = lesson::set_program_runner(run_for_check);
+
+}  // namespace
+}  // namespace lab::cli

@@ -1,0 +1,239 @@
+// lab/lesson/check_program.cpp: the self-check of a program exercise
+// (lesson 11's ring): the student's file is built into the lesson's program
+// and run on several simulated GPUs (lab/runtime/devices.h).
+//
+// It passes when (1) the program builds and runs clean on every run of the
+// manifest; (2) on each, every step's summed gradients match a host sum
+// ("verify step S max_error E" <= the tolerance) and every step's loss
+// matches the same program on one GPU (the single-GPU step on the same
+// global batch); and (3) on the last run, no GPU sends or receives more
+// bytes over its links than a ring does: K passes x (N - 1) steps x the
+// largest chunk, ceil(n / N) floats, for the "ring passes K floats n" the
+// program reports. (3) is what rejects a reduction that is right for the
+// wrong reason: gathering every buffer on GPU 0, adding there and sending
+// the sum back gives the same sums, but GPU 0's link then carries N - 1
+// whole buffers each way where a ring's carries 2 (N - 1) / N of one. The
+// runtime counts each link's bytes by the line of the copy that moved them,
+// so the failure names the line.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "lab/lesson/check.h"
+
+namespace fs = std::filesystem;
+
+namespace lab::lesson {
+namespace {
+
+ProgramRunner& runner() {
+  static ProgramRunner r;
+  return r;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// What one run printed, as the check reads it.
+struct RunOutput {
+  bool ok = false;
+  std::string failure;                 // why not, for the student
+  std::map<int, double> loss, verify;  // by step
+  int passes = 0;
+  long floats = 0;
+  nlohmann::json devices;              // the runtime's summary (devices.cpp)
+};
+
+std::string tail(const std::string& s, size_t n = 1500) { return s.size() > n ? "..." + s.substr(s.size() - n) : s; }
+
+RunOutput run_once(const std::vector<std::string>& sources, const std::vector<std::string>& defines,
+                   const ProgramRun& run, const sim::GpuModel& gpu) {
+  RunOutput out;
+  const std::string text = runner()(sources, defines, run, gpu);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    out.failure = fmt::format("gpulab run printed no JSON: {}", tail(text));
+    return out;
+  }
+  if (j.contains("errors")) {  // a build error: nvcc's own words
+    out.failure = j["errors"][0].value("message", "the program did not build");
+    return out;
+  }
+  const std::string printed = j.value("output", "");
+  if (!j.value("ok", false)) {
+    std::string why = fmt::format("the program exited with status {}", j.value("exit_code", -1));
+    for (const auto& l : j.value("launches", nlohmann::json::array()))
+      if (!l.value("ok", true) && !l["errors"].empty())
+        why = fmt::format("launch #{} {} faulted: {}", l.value("launch", 0), l.value("kernel", ""),
+                          l["errors"][0].value("message", ""));
+    // The runtime's and the program's own words first: they say what went wrong.
+    const std::string err = j.value("stderr", "");
+    out.failure = !err.empty()
+                      ? fmt::format("{} on {} GPUs:\n{}", why, run.gpus, tail(err, 800))
+                      : fmt::format("{} on {} GPUs; its output ended:\n{}", why, run.gpus, tail(printed, 600));
+    return out;
+  }
+  std::istringstream lines(printed);
+  static const std::regex kLoss(R"(^step (\d+) loss (\S+))"), kVerify(R"(^verify step (\d+) max_error (\S+))"),
+      kPasses(R"(^ring passes (\d+) floats (\d+))");
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, kLoss)) out.loss[std::stoi(m[1])] = std::stod(m[2]);
+    else if (std::regex_search(line, m, kVerify)) out.verify[std::stoi(m[1])] = std::stod(m[2]);
+    else if (std::regex_search(line, m, kPasses)) out.passes = std::stoi(m[1]), out.floats = std::stol(m[2]);
+  }
+  out.devices = j.value("devices", nlohmann::json::object());
+  if (out.loss.empty()) {
+    out.failure = fmt::format("the program printed no \"step S loss L\" line:\n{}", tail(printed, 600));
+    return out;
+  }
+  out.ok = true;
+  return out;
+}
+
+}  // namespace
+
+bool set_program_runner(ProgramRunner r) {
+  runner() = std::move(r);
+  return true;
+}
+
+CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, const CheckOptions& opts) {
+  CheckReport rep;
+  rep.lesson_id = lesson.id;
+  rep.exercise_id = ex.id;
+  const std::string path = !opts.source.empty() ? opts.source : lesson.path(opts.solution ? ex.solution : ex.file);
+  rep.file = path;
+  auto fail = [&](std::string stage, std::string msg) {
+    rep.stage = std::move(stage);
+    rep.message = std::move(msg);
+    rep.passed = false;
+    return rep;
+  };
+  if (!fs::exists(path))
+    return fail("file", fmt::format("{}: not found. `gpulab reset {}/{}` restores it from the template.", path,
+                                     lesson.id, ex.id));
+  if (!runner()) return fail("launch", "this exercise runs a program on simulated GPUs: check it with `gpulab check`");
+  const std::vector<std::string> sources = {lesson.path(ex.program), path};
+  const double tol = ex.tolerance.value_or(1e-5);
+
+  // 1-2. Every run: clean, the ring's sums right, the loss the one-GPU loss.
+  std::map<std::string, RunOutput> single;  // by arguments
+  RunOutput last;
+  for (const ProgramRun& run : ex.runs) {
+    SizeResult sr;
+    sr.sizes = {{"gpus", run.gpus}};
+    RunOutput got = run_once(sources, ex.defines, run, *opts.gpu);
+    if (!got.ok) {
+      sr.message = got.failure;
+      rep.sizes.push_back(sr);
+      return fail(got.failure.rfind("nvcc", 0) == 0 ? "compile" : "launch", got.failure);
+    }
+    if (!single.count(run.args)) {
+      ProgramRun one = run;
+      one.gpus = 1;
+      single[run.args] = run_once({lesson.path(ex.program), lesson.path(ex.solution)}, ex.defines, one, *opts.gpu);
+      if (!single[run.args].ok) return fail("launch", "the lesson's program on one GPU: " + single[run.args].failure);
+    }
+    const RunOutput& ref = single[run.args];
+    for (const auto& [step, err] : got.verify) {
+      sr.max_error = std::max(sr.max_error, std::isnan(err) ? INFINITY : err);
+      if (!(err <= tol)) {
+        sr.message = fmt::format(
+            "on {} GPUs, step {}: a GPU's summed gradients are off by {:.3g} (relative; tolerance {:.0e}) from the sum "
+            "of every GPU's gradient. After ring_reduce_scatter rank r's chunk r must hold the sum over all ranks; after "
+            "ring_all_gather every rank must hold every chunk.",
+            run.gpus, step, err, tol);
+        break;
+      }
+    }
+    if (sr.message.empty() && got.verify.size() != got.loss.size())
+      sr.message = fmt::format("on {} GPUs the program printed no \"verify\" line for each step: run it with "
+                               "the manifest's arguments (\"{}\")", run.gpus, run.args);
+    for (const auto& [step, loss] : ref.loss) {
+      if (!sr.message.empty()) break;
+      auto it = got.loss.find(step);
+      const double diff = it == got.loss.end() ? INFINITY : std::fabs(it->second - loss);
+      if (!(diff <= tol * std::max(1.0, std::fabs(loss))))
+        sr.message = fmt::format("on {} GPUs, step {}: loss {} where one GPU on the same global batch has {:.6f}",
+                                 run.gpus, step, it == got.loss.end() ? "missing" : fmt::format("{:.6f}", it->second),
+                                 loss);
+    }
+    sr.ok = sr.message.empty();
+    rep.sizes.push_back(sr);
+    if (!sr.ok) return fail("correctness", sr.message);
+    last = got;
+  }
+
+  // 3. The links on the last run: no GPU above a ring's traffic.
+  const ProgramRun& run = ex.runs.back();
+  const int N = run.gpus;
+  CriterionResult c;
+  c.name = "max_gpu_link_bytes";
+  c.evaluated = true;
+  const long chunk = N > 0 ? (last.floats + N - 1) / N : 0;
+  c.limit = double(last.passes) * double(N - 1) * double(chunk) * 4.0;
+  std::vector<double> sent(size_t(N), 0), received(size_t(N), 0);
+  const nlohmann::json links = last.devices.value("links", nlohmann::json::array());
+  for (const auto& l : links) {
+    const int s = l.value("src", 0), d = l.value("dst", 0);
+    if (s >= 0 && s < N) sent[size_t(s)] += l.value("bytes", 0.0);
+    if (d >= 0 && d < N) received[size_t(d)] += l.value("bytes", 0.0);
+  }
+  int busiest = 0;
+  bool by_receive = false;
+  for (int g = 0; g < N; ++g) {
+    if (sent[size_t(g)] > c.measured) c.measured = sent[size_t(g)], busiest = g, by_receive = false;
+    if (received[size_t(g)] > c.measured) c.measured = received[size_t(g)], busiest = g, by_receive = true;
+  }
+  c.ok = c.measured <= c.limit;
+  if (c.ok) {
+    c.message = fmt::format("on {} GPUs the busiest GPU's link carried {:.0f} bytes, within a ring's {:.0f} "
+                            "({} passes x (N - 1) x {} floats)", N, c.measured, c.limit, last.passes, chunk);
+  } else {
+    // The line that moved the most of the busiest GPU's bytes, in the checked file when it is there.
+    const std::string name = fs::path(path).filename().string();
+    double most = -1;
+    for (const auto& l : links) {
+      if ((by_receive ? l.value("dst", -1) : l.value("src", -1)) != busiest) continue;
+      for (const auto& site : l.value("sites", nlohmann::json::array())) {
+        const bool ours = fs::path(site.value("file", "")).filename().string() == name;
+        const double b = site.value("bytes", 0.0) + (ours ? 1e18 : 0.0);  // the student's lines first
+        if (b > most && site.contains("line")) {
+          most = b;
+          c.file = ours ? path : site.value("file", "");
+          c.line = site.value("line", 0u);
+        }
+      }
+    }
+    if (c.line && c.file == path) {
+      std::vector<std::string> src = lines_of(path);
+      if (c.line <= src.size()) c.source_line = src[c.line - 1];
+    }
+    c.message = fmt::format(
+        "on {} GPUs GPU {} {} {:.0f} bytes over its links, {:.1f}x a ring's {:.0f} ({} passes x (N - 1) x {} floats). "
+        "The sums are right, but one GPU's link carries the traffic: a ring sends each GPU's 1/N chunk to its "
+        "neighbour at every step, so all N links work at once and each carries 2 (N - 1) / N of the buffer.",
+        N, busiest, by_receive ? "received" : "sent", c.measured, c.measured / std::max(1.0, c.limit), c.limit,
+        last.passes, chunk);
+  }
+  rep.criteria.push_back(c);
+  if (!c.ok) return fail("criteria", "correct sums, but not a ring's traffic: see max_gpu_link_bytes");
+  rep.stage = "passed";
+  rep.passed = true;
+  rep.message = "the gradients are summed right on every run, and no GPU's link carries more than a ring's share";
+  return rep;
+}
+
+}  // namespace lab::lesson

@@ -1,0 +1,45 @@
+// lessons/11-many-gpus/ring.h: what the data-parallel program
+// (data_parallel.cu) and the ring (exercise_ring.cu) share.
+//
+// N GPUs each hold a buffer of n floats, split into N chunks: chunk c is
+// elements [chunk_begin(c), chunk_begin(c + 1)). Rank r ends a
+// reduce-scatter owning the fully summed chunk r, which is also the shard
+// of the optimizer state (and, in ZeRO stage 3, of the parameters) it keeps.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#define CUDA_CHECK_RING(call)                                                                     \
+  do {                                                                                            \
+    cudaError_t e_ = (call);                                                                      \
+    if (e_ != cudaSuccess) {                                                                      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                               \
+    }                                                                                             \
+  } while (0)
+
+constexpr int kMaxRanks = 8;
+
+struct Ring {
+  int ranks = 1;            // GPUs, device r is rank r; rank r sends to rank (r + 1) % ranks
+  long n = 0;               // floats in each rank's buffer
+  float* scratch[kMaxRanks] = {};  // per rank: room for the largest chunk, where a received chunk lands
+  long chunk_begin(int c) const { return long(c) * n / ranks; }
+  long chunk_size(int c) const { return chunk_begin(c + 1) - chunk_begin(c); }
+};
+
+// dst[i] += src[i] for i < n, on the current device (data_parallel.cu).
+__global__ void add_into(long n, float* dst, const float* src);
+
+// Every rank's buf[r] becomes, in chunk r only, the sum over ranks of that
+// chunk (the other chunks are left partly summed). N - 1 steps; at each,
+// every rank sends one chunk to the next rank, which adds it into its own.
+void ring_reduce_scatter(const Ring& ring, float* const* buf);
+
+// Every rank's buf[r] gets every other rank's chunk: chunk c is copied from
+// rank c's buffer to all the others. N - 1 steps; at each, every rank sends
+// one chunk to the next rank, which keeps it.
+void ring_all_gather(const Ring& ring, float* const* buf);

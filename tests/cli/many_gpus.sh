@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Lesson 11 on simulated GPUs (gpulab run --gpus N): data-parallel training
+# gives the one-GPU loss, the ring's bytes per link are 2 (N - 1) / N of the
+# buffer per all-reduce, ZeRO's stages hold less memory per GPU in order,
+# PCIe is slower than NVLink for the same bytes, and an all-to-one reduction
+# (right sums, wrong traffic) fails the exercise's check naming its line;
+# a program sees N devices, each with its own memory, and a kernel given
+# another device's memory is refused.
+set -u
+GPULAB=${1:?usage: many_gpus.sh path/to/gpulab}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export GPULAB_CACHE="${GPULAB_CACHE:-$tmp/cache}"
+fails=0
+L=lessons/11-many-gpus
+# The task header named as `gpulab check` names it (lab/cli/program_runner.cpp): one build serves both.
+task="MLP_TASK_HEADER=\"$PWD/lab/cpu/mlp_task.h\""
+run() {  # GPUS LINK ZERO -> JSON in $tmp/g$1$2$3
+  "$GPULAB" run $L/data_parallel.cu lessons/.solutions/11-many-gpus/solution_ring.cu --json --gpus "$1" --link "$2" -D "$task" \
+    -- 16 32 3 "$3" verify >"$tmp/g$1$2$3" 2>"$tmp/e$1$2$3" || { echo "FAIL: run --gpus $1 --link $2 zero $3: $(head -c 400 "$tmp/e$1$2$3")"; fails=$((fails+1)); }
+}
+run 1 nvlink 0; run 2 nvlink 0; run 4 nvlink 0; run 4 pcie 0; run 4 nvlink 1; run 4 nvlink 2; run 4 nvlink 3
+python3 - "$tmp" <<'PY' || fails=$((fails+1))
+import json, re, sys
+d = sys.argv[1]
+bad = []
+def need(ok, what):
+    if not ok: bad.append(what)
+def load(n, link, z):
+    j = json.load(open(f"{d}/g{n}{link}{z}"))
+    out = j["output"]
+    return {"ok": j["ok"], "loss": [float(x) for x in re.findall(r"^step \d+ loss (\S+)", out, re.M)],
+            "verify": [float(x) for x in re.findall(r"^verify step \d+ max_error (\S+)", out, re.M)],
+            "passes": int(re.search(r"^ring passes (\d+) floats (\d+)", out, re.M).group(1)),
+            "floats": int(re.search(r"^ring passes (\d+) floats (\d+)", out, re.M).group(2)),
+            "dev": j["devices"]["devices"], "links": j["devices"]["links"], "summary": j["devices"]}
+one = load(1, "nvlink", 0)
+need(one["ok"] and len(one["loss"]) == 3, "one GPU: three steps")
+need(one["loss"][-1] < one["loss"][0], f"the loss falls on one GPU: {one['loss']}")
+P = one["floats"]
+need(P == 64 * 32 + 32 + 32 * 16 + 16, f"parameters {P}")
+for n in (2, 4):
+    g = load(n, "nvlink", 0)
+    need(g["ok"], f"{n} GPUs: clean run")
+    need(all(abs(a - b) <= 1e-5 * max(1, abs(b)) for a, b in zip(g["loss"], one["loss"])) and len(g["loss"]) == 3,
+         f"{n} GPUs: loss {g['loss']} is the one-GPU loss {one['loss']}")
+    need(len(g["verify"]) == 3 and max(g["verify"]) <= 1e-5, f"{n} GPUs: summed gradients {g['verify']}")
+    # ZeRO 0: a reduce-scatter and an all-gather a step; each link r -> r+1 carries (N - 1) chunks of P/N floats a pass.
+    need(g["passes"] == 2 * 3, f"{n} GPUs: two ring passes a step, {g['passes']}")
+    need(sorted((l["src"], l["dst"]) for l in g["links"]) == [(r, (r + 1) % n) for r in range(n)] if n > 2 else
+         sorted((l["src"], l["dst"]) for l in g["links"]) == [(0, 1), (1, 0)], f"{n} GPUs: ring links only")
+    for l in g["links"]:
+        need(l["bytes"] == g["passes"] * (n - 1) * (P // n) * 4,
+             f"{n} GPUs: link {l['src']}->{l['dst']} carried {l['bytes']}, the ring's 2 (N-1)/N formula says "
+             f"{g['passes'] * (n - 1) * (P // n) * 4}")
+    need(len({round(x["predicted_seconds"], 12) for x in g["dev"]}) >= 1 and all(x["launches"] > 0 for x in g["dev"]),
+         f"{n} GPUs: every device ran launches")
+# PCIe: the same bytes, more time.
+nv, pc = load(4, "nvlink", 0), load(4, "pcie", 0)
+need(pc["summary"]["link"] == "pcie" and nv["summary"]["link"] == "nvlink", "link names")
+need([l["bytes"] for l in pc["links"]] == [l["bytes"] for l in nv["links"]], "PCIe moves the same bytes")
+need(pc["dev"][0]["copy_ms"] > nv["dev"][0]["copy_ms"] and pc["dev"][0]["predicted_ms"] > nv["dev"][0]["predicted_ms"],
+     f"PCIe copies take longer: {pc['dev'][0]['copy_ms']} vs {nv['dev'][0]['copy_ms']} ms")
+# ZeRO on 4 GPUs: between steps each GPU holds 16, 8 + 8/N, 4 + 8/N, 12/N bytes per parameter, plus the same rest.
+z = [load(4, "nvlink", s) for s in range(4)]
+live = [s["dev"][0]["live_bytes"] for s in z]
+rest = live[0] - 16 * P
+for stage, per_param in enumerate([16 * P, 8 * P + 8 * P // 4, 4 * P + 8 * P // 4, 12 * P // 4]):
+    need(live[stage] == per_param + rest, f"ZeRO {stage}: {live[stage]} bytes, expected {per_param + rest}")
+    need(all(x["live_bytes"] == live[stage] for x in z[stage]["dev"]), f"ZeRO {stage}: every GPU the same")
+    need(z[stage]["dev"][0]["peak_bytes"] >= live[stage], f"ZeRO {stage}: peak >= live")
+    need(all(abs(a - b) <= 1e-5 * max(1, abs(b)) for a, b in zip(z[stage]["loss"], one["loss"])),
+         f"ZeRO {stage}: loss {z[stage]['loss']} is the one-GPU loss")
+need(live[0] > live[1] > live[2] > live[3], f"ZeRO memory per GPU falls stage by stage: {live}")
+need(z[2]["dev"][0]["peak_bytes"] > live[2], "ZeRO 2: the whole gradient lives during the step")
+need(z[3]["passes"] == 2 * 3, f"ZeRO 3: two ring passes a step (layer by layer), {z[3]['passes']}")
+need(z[3]["links"][0]["bytes"] == z[0]["links"][0]["bytes"], "ZeRO 3: stage 0's bytes on the links")
+need(z[3]["dev"][0]["peak_bytes"] < z[2]["dev"][0]["peak_bytes"] < z[0]["dev"][0]["peak_bytes"] + 1,
+     f"ZeRO peaks: stage 3 {z[3]['dev'][0]['peak_bytes']} < stage 2 {z[2]['dev'][0]['peak_bytes']} <= stage 0")
+if bad:
+    print("FAIL:", *bad, sep="\n  ")
+    sys.exit(1)
+PY
+# The exercise: the shipped template fails, the solution passes, an all-to-one reduction is rejected on its line.
+"$GPULAB" check 11-many-gpus/ring --file tests/cli/many_gpus/ring_all_to_one.cu --json >"$tmp/naive" 2>&1
+python3 - "$tmp/naive" <<'PY' || fails=$((fails+1))
+import json, sys
+text = open(sys.argv[1]).read()
+j = json.loads(text[text.index("{"):])
+r = j["results"][0]
+bad = []
+if j["passed"] or r["stage"] != "criteria": bad.append(f"the all-to-one ring must fail on its traffic, not {r['stage']}: {r['message']}")
+if not all(s["ok"] for s in r["sizes"]): bad.append("its sums are right on every run")
+c = [c for c in r["criteria"] if c["name"] == "max_gpu_link_bytes"]
+if not c or c[0]["ok"] or c[0]["measured"] < 2 * c[0]["limit"]: bad.append(f"max_gpu_link_bytes: {c}")
+elif not (c[0].get("file", "").endswith("ring_all_to_one.cu") and "cudaMemcpyPeer" in c[0].get("source_line", "")):
+    bad.append(f"the failure names the copy's line: {c[0]}")
+if bad:
+    print("FAIL:", *bad, sep="\n  ")
+    sys.exit(1)
+PY
+# What a program sees of two devices, and a kernel given the other device's memory refused.
+"$GPULAB" run tests/cli/many_gpus/devices.cu --gpus 2 >"$tmp/d" 2>&1
+for want in "devices 2" "set past the last cudaErrorInvalidDevice" "device 1 used 128" "device 0 used 0" \
+            "launch cudaErrorInvalidValue" "points into device 1's memory"; do
+  grep -q "$want" "$tmp/d" || { echo "FAIL: devices.cu: no '$want' in: $(head -c 600 "$tmp/d")"; fails=$((fails+1)); }
+done
+[ $fails -eq 0 ] && echo "ok: many GPUs: losses match one GPU, ring bytes as the formula, ZeRO memory in order, all-to-one rejected"
+exit $fails
