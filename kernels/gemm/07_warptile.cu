@@ -15,7 +15,9 @@
 //    occupancy, traded for instruction-level parallelism inside a thread.
 //  * Loads stay float4 and conflict-free: each warp stores a 16-row x 2-k-quad
 //    slab of the transposed A tile (stride BM + 4 puts the two quads 16 banks
-//    apart) and 512 contiguous bytes of B.
+//    apart) and 512 contiguous bytes of B. As in 06, interior tiles skip
+//    the per-element bounds checks, so a thread's 8 tile loads all issue
+//    before its first shared store.
 // This is the CUTLASS hierarchy (block tile, warp tile, thread tile) on SIMT
 // cores; 08 keeps the warp tile and hands its inner product to tensor cores.
 #define BM 128
@@ -24,6 +26,37 @@
 #define WM 64
 #define WN 64
 #define AS_STRIDE (BM + 4)
+
+// Checked loads for edge tiles: a float4 where the row stride keeps 16-byte
+// alignment and all 4 elements are in range, else scalar loads with zero fill.
+__device__ __forceinline__ float4 load_a4_checked(const float* A, int M, int K, bool a_vec, int gr, int gk) {
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (gr < M) {
+    if (a_vec && gk + 3 < K) {
+      v = *reinterpret_cast<const float4*>(&A[gr * K + gk]);
+    } else {
+      if (gk + 0 < K) v.x = A[gr * K + gk + 0];
+      if (gk + 1 < K) v.y = A[gr * K + gk + 1];
+      if (gk + 2 < K) v.z = A[gr * K + gk + 2];
+      if (gk + 3 < K) v.w = A[gr * K + gk + 3];
+    }
+  }
+  return v;
+}
+__device__ __forceinline__ float4 load_b4_checked(const float* B, int N, int K, bool b_vec, int gk, int gc) {
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (gk < K) {
+    if (b_vec && gc + 3 < N) {
+      v = *reinterpret_cast<const float4*>(&B[gk * N + gc]);
+    } else {
+      if (gc + 0 < N) v.x = B[gk * N + gc + 0];
+      if (gc + 1 < N) v.y = B[gk * N + gc + 1];
+      if (gc + 2 < N) v.z = B[gk * N + gc + 2];
+      if (gc + 3 < N) v.w = B[gk * N + gc + 3];
+    }
+  }
+  return v;
+}
 
 extern "C" __global__ void __launch_bounds__(128) gemm_07_warptile(int M, int N, int K, float alpha,
                                                                     const float* A, const float* B,
@@ -40,43 +73,48 @@ extern "C" __global__ void __launch_bounds__(128) gemm_07_warptile(int M, int N,
   for (int k0 = 0; k0 < K; k0 += BK) {
     // A tile 128 x 16 = 512 float4, 4 per thread. Pass p covers rows (p/2)*64 + tid/2,
     // k-quad (p%2)*2 + tid%2: a warp stores 16 rows x 2 quads (conflict-free).
+    // B tile 16 x 128 = 512 float4, 4 per thread: a warp moves one 512-byte row.
+    float4 va[4], vb[4];
+    if (a_vec && b_vec && bm + BM <= M && bn + BN <= N && k0 + BK <= K) {
+      // Interior fast path: the whole A and B tile of this k-step is in range
+      // and 16-byte aligned. The test is the same for every thread of the
+      // block (no divergence), and with no bounds check between them all 8
+      // loads issue back to back before any shared store, so their latencies
+      // overlap. Edge tiles and odd sizes take the checked path below.
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        const int r = (p / 2) * 64 + tid / 2, kq = ((p % 2) * 2 + tid % 2) * 4;
+        va[p] = *reinterpret_cast<const float4*>(&A[(bm + r) * K + k0 + kq]);
+      }
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        const int kr = p * 4 + tid / 32, c = (tid % 32) * 4;
+        vb[p] = *reinterpret_cast<const float4*>(&B[(k0 + kr) * N + bn + c]);
+      }
+    } else {
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        const int r = (p / 2) * 64 + tid / 2, kq = ((p % 2) * 2 + tid % 2) * 4;
+        va[p] = load_a4_checked(A, M, K, a_vec, bm + r, k0 + kq);
+      }
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        const int kr = p * 4 + tid / 32, c = (tid % 32) * 4;
+        vb[p] = load_b4_checked(B, N, K, b_vec, k0 + kr, bn + c);
+      }
+    }
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
       const int r = (p / 2) * 64 + tid / 2, kq = ((p % 2) * 2 + tid % 2) * 4;
-      const int gr = bm + r, gk = k0 + kq;
-      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (gr < M) {
-        if (a_vec && gk + 3 < K) {
-          v = *reinterpret_cast<const float4*>(&A[gr * K + gk]);
-        } else {
-          if (gk + 0 < K) v.x = A[gr * K + gk + 0];
-          if (gk + 1 < K) v.y = A[gr * K + gk + 1];
-          if (gk + 2 < K) v.z = A[gr * K + gk + 2];
-          if (gk + 3 < K) v.w = A[gr * K + gk + 3];
-        }
-      }
-      As[(kq + 0) * AS_STRIDE + r] = v.x;
-      As[(kq + 1) * AS_STRIDE + r] = v.y;
-      As[(kq + 2) * AS_STRIDE + r] = v.z;
-      As[(kq + 3) * AS_STRIDE + r] = v.w;
+      As[(kq + 0) * AS_STRIDE + r] = va[p].x;
+      As[(kq + 1) * AS_STRIDE + r] = va[p].y;
+      As[(kq + 2) * AS_STRIDE + r] = va[p].z;
+      As[(kq + 3) * AS_STRIDE + r] = va[p].w;
     }
-    // B tile 16 x 128 = 512 float4, 4 per thread: a warp moves one 512-byte row.
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
       const int kr = p * 4 + tid / 32, c = (tid % 32) * 4;
-      const int gk = k0 + kr, gc = bn + c;
-      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (gk < K) {
-        if (b_vec && gc + 3 < N) {
-          v = *reinterpret_cast<const float4*>(&B[gk * N + gc]);
-        } else {
-          if (gc + 0 < N) v.x = B[gk * N + gc + 0];
-          if (gc + 1 < N) v.y = B[gk * N + gc + 1];
-          if (gc + 2 < N) v.z = B[gk * N + gc + 2];
-          if (gc + 3 < N) v.w = B[gk * N + gc + 3];
-        }
-      }
-      *reinterpret_cast<float4*>(&Bs[kr * BN + c]) = v;
+      *reinterpret_cast<float4*>(&Bs[kr * BN + c]) = vb[p];
     }
     __syncthreads();
 #pragma unroll

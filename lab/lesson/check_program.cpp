@@ -223,8 +223,9 @@ CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, con
     }
     c.message = fmt::format(
         "on {} GPUs GPU {} {} {:.0f} bytes over its links, {:.1f}x a ring's {:.0f} ({} passes x (N - 1) x {} floats). "
-        "The sums are right, but one GPU's link carries the traffic: a ring sends each GPU's 1/N chunk to its "
-        "neighbour at every step, so all N links work at once and each carries 2 (N - 1) / N of the buffer.",
+        "The sums are right, but the bytes are not a ring's: a ring sends each GPU's 1/N chunk to its "
+        "neighbour at every step, so all N links work at once and each carries 2 (N - 1) / N of the buffer. "
+        "Look for a copy that moves more than one chunk, or a GPU that every copy goes through.",
         N, busiest, by_receive ? "received" : "sent", c.measured, c.measured / std::max(1.0, c.limit), c.limit,
         last.passes, chunk);
   }

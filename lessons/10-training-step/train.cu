@@ -1,9 +1,9 @@
 // Lesson 10: one training step, end to end, as an ordinary CUDA program.
 //
-//   gpulab run lessons/10-training-step/train.cu -- [BATCH] [HIDDEN] [STEPS] [fp32|bf16|fp16] [LAYERS] [ACCUMULATE] [EVERY]
-//     (defaults 64 128 5 fp32 1 1 0)
-//   gpulab train [--precision bf16] [--adamw exercise] [--layers L] [--checkpoint] [--accumulate K]
-//     (this program beside the CPU step, compared)
+//   gpulab run lessons/10-training-step/train.cu -- [BATCH] [HIDDEN] [STEPS] [fp32|bf16|fp16]
+//                                                    [LAYERS] [ACCUMULATE] [EVERY]   (defaults 64 128 5 fp32 1 1 0)
+//   gpulab train [--precision bf16] [--adamw exercise] [--col-sum exercise] [--layers L] [--checkpoint]
+//                [--accumulate K]   (this program beside the CPU step, compared)
 //
 // A 2-layer MLP (64 inputs -> HIDDEN, ReLU -> 16 classes) trained with
 // AdamW on lab/cpu/mlp_task.h's synthetic task, the same task, weights and
@@ -31,9 +31,11 @@
 // BATCH / K rows, their gradients added up (the GEMMs' and col_sum's
 // `accumulate` flag), then one AdamW step; EVERY = k > 0 keeps the hidden
 // activations only at every k-th layer (checkpoints) and recomputes the
-// layers between in backward. Lines printed: "memory GROUP BYTES" once per group of
-// allocations, then per step "step S loss L", "copy h2d BYTES", "copy d2h
-// BYTES" and the model clock's time ("step S predicted_ms T", a prediction).
+// layers between in backward.
+//
+// Lines printed: "memory GROUP BYTES" once per group of allocations, then
+// per step "step S loss L", "copy h2d BYTES", "copy d2h BYTES" and the model
+// clock's time ("step S predicted_ms T", a prediction).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <mma.h>

@@ -98,9 +98,12 @@ if bad:
     print("FAIL:", *bad, sep="\n  ")
     sys.exit(1)
 PY
-# The exercise: the shipped template fails, the solution passes, an all-to-one reduction is rejected on its line.
-"$GPULAB" check 11-many-gpus/ring --file tests/cli/many_gpus/ring_all_to_one.cu --json >"$tmp/naive" 2>&1
-python3 - "$tmp/naive" <<'PY' || fails=$((fails+1))
+# The exercise: the shipped template fails, the solution passes, and two wrong-reason answers (correct sums) are
+# rejected on their lines: an all-to-one reduction, and a reduce-scatter that fetches whole buffers.
+# (test_lesson_attempts cannot run program exercises: the runner lives in the CLI, so their attempts live here.)
+for attempt in ring_all_to_one ring_whole_buffers; do
+"$GPULAB" check 11-many-gpus/ring --file tests/cli/many_gpus/$attempt.cu --json >"$tmp/naive" 2>&1
+python3 - "$tmp/naive" $attempt <<'PY' || fails=$((fails+1))
 import json, sys
 text = open(sys.argv[1]).read()
 j = json.loads(text[text.index("{"):])
@@ -110,12 +113,13 @@ if j["passed"] or r["stage"] != "criteria": bad.append(f"the all-to-one ring mus
 if not all(s["ok"] for s in r["sizes"]): bad.append("its sums are right on every run")
 c = [c for c in r["criteria"] if c["name"] == "max_gpu_link_bytes"]
 if not c or c[0]["ok"] or c[0]["measured"] < 2 * c[0]["limit"]: bad.append(f"max_gpu_link_bytes: {c}")
-elif not (c[0].get("file", "").endswith("ring_all_to_one.cu") and "cudaMemcpyPeer" in c[0].get("source_line", "")):
+elif not (c[0].get("file", "").endswith(sys.argv[2] + ".cu") and "cudaMemcpyPeer" in c[0].get("source_line", "")):
     bad.append(f"the failure names the copy's line: {c[0]}")
 if bad:
-    print("FAIL:", *bad, sep="\n  ")
+    print("FAIL:", sys.argv[2], *bad, sep="\n  ")
     sys.exit(1)
 PY
+done
 # What a program sees of two devices, and a kernel given the other device's memory refused.
 "$GPULAB" run tests/cli/many_gpus/devices.cu --gpus 2 >"$tmp/d" 2>&1
 for want in "devices 2" "set past the last cudaErrorInvalidDevice" "device 1 used 128" "device 0 used 0" \

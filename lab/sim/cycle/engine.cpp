@@ -192,8 +192,17 @@ class Slice {
       uint64_t next_t = kNever;
       // Residency at the start of the cycle (a block retiring in it still counts).
       for (size_t i = 0; i < sms_.size(); ++i) resident_at_start_[i] = sms_[i].resident_warps;
+      // The sub-partitions share the SM's L1/LSU queue; which one asks first
+      // rotates every cycle (round-robin), so a fixed order does not give the
+      // lower-numbered schedulers the queue whenever it frees. NVIDIA does not
+      // document the arbitration; GPGPU-Sim and Accel-Sim do the same
+      // (shader_core_ctx::issue() rotates Issue_Prio each cycle, "fair round
+      // robin issue between schedulers", src/gpgpu-sim/shader.cc). Keyed on the
+      // cycle number, so skipped idle cycles rotate it too, as they would.
+      const size_t first_sched = size_t(t % p_.schedulers);
       for (Sm& sm : sms_)
-        for (Sched& sc : sm.sched) {
+        for (size_t k = 0; k < sm.sched.size(); ++k) {
+          Sched& sc = sm.sched[(first_sched + k) % sm.sched.size()];
           if (sc.next_check <= t) issue(sm, sc, t, issued);
           next_t = std::min(next_t, sc.next_check);
         }
