@@ -139,7 +139,7 @@ void Session::run() {
       int want = lesson_kernels ? I.want_step.exchange(-1) : (first_run ? 0 : -1);
       if (want >= 0) {
         // A lesson step that runs no kernel keeps the last kernel on screen.
-        want = std::min<int>(want, int(I.lesson->steps.size()) - 1);
+        if (lesson_kernels) want = std::min<int>(want, int(I.lesson->steps.size()) - 1);
         bool runs = !lesson_kernels || !I.lesson->steps[size_t(want)].measure_file.empty();
         if (lesson_kernels && want != I.step_on_screen && I.program_step(want)) {
           I.start_program(want);  // a step's CUDA program: the program pane (session_program.cpp)

@@ -162,6 +162,8 @@ void draw_program(const ViewModel& vm, UiState&) {
           dl->AddLine(ImVec2(hx, y + h), ImVec2(hx + h, y), IM_COL32(0, 0, 0, 110), 1.5f);
         dl->PopClipRect();
       }
+      if (b - a > 4.f)  // an edge, so back-to-back copies read as separate copies
+        dl->AddRect(ImVec2(a, y), ImVec2(b, y + h), IM_COL32(20, 20, 25, 255), 0, 0, 1.f);
       const ImVec2 ts = ImGui::CalcTextSize(e.name.c_str());
       if (b - a > ts.x + px(6) && h > ts.y)
         dl->AddText(ImVec2(a + px(3), y + (h - ts.y) / 2), IM_COL32(0, 0, 0, 255), e.name.c_str());
