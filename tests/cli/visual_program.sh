@@ -6,14 +6,7 @@
 # step's pane; a step's text that runs nothing keeps the view alive.
 set -euo pipefail
 GPULAB=${1:?usage: visual_program.sh path/to/gpulab}
-if ! command -v xvfb-run >/dev/null; then
-  echo "FAIL: xvfb-run is missing (apt-get install xvfb; .ci/bootstrap installs it)"; exit 1
-fi
-if "$GPULAB" view --screenshot /dev/null --frames 1 2>&1 | grep -q "built without the visual lab"; then
-  echo "SKIP: this gpulab was built without the visual lab (GPULAB_VISUAL=OFF)"; exit 0
-fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+source "$(dirname "$0")/visual_common.sh"
 export GPULAB_CACHE="${GPULAB_CACHE:-$T/cache}"
 xvfb-run -a -s "-screen 0 1280x720x24" "$GPULAB" view 11 --step 3 --size 1280x720 --frames 3 \
   --screenshot "$T/p.png" --state "$T/p.json" >/dev/null

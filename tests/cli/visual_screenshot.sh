@@ -8,20 +8,9 @@
 # The bootstrap installs xvfb; a missing xvfb-run is a failure, not a skip.
 set -euo pipefail
 GPULAB=${1:?usage: visual_screenshot.sh path/to/gpulab}
-HERE=$(cd "$(dirname "$0")" && pwd)
-PIX="python3 $HERE/png_pixels.py"
 if ! "$GPULAB" view --help | grep -q -- --screenshot; then echo "FAIL: gpulab view has no --screenshot"; exit 1; fi
-if ! command -v xvfb-run >/dev/null; then
-  echo "FAIL: xvfb-run is missing (apt-get install xvfb; .ci/bootstrap installs it)"; exit 1
-fi
-if "$GPULAB" view --screenshot /dev/null --frames 1 2>&1 | grep -q "built without the visual lab"; then
-  echo "SKIP: this gpulab was built without the visual lab (GPULAB_VISUAL=OFF)"; exit 0
-fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+source "$(dirname "$0")/visual_common.sh"
 XVFB=(xvfb-run -a -s "-screen 0 1600x900x24")
-fail=0
-check() { if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else echo "FAIL: $1: got $2, want $3"; fail=1; fi; }
 
 # 1. The whole lab on the GEMM progression.
 "${XVFB[@]}" "$GPULAB" view --n 64 --screenshot "$T/all.png" --frames 5 --at 0.4

@@ -12,22 +12,9 @@
 #    a broadcast.
 set -euo pipefail
 GPULAB=${1:?usage: visual_state.sh path/to/gpulab}
-if ! command -v xvfb-run >/dev/null; then
-  echo "FAIL: xvfb-run is missing (apt-get install xvfb; .ci/bootstrap installs it)"; exit 1
-fi
-if "$GPULAB" view --screenshot /dev/null --frames 1 2>&1 | grep -q "built without the visual lab"; then
-  echo "SKIP: this gpulab was built without the visual lab (GPULAB_VISUAL=OFF)"; exit 0
-fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+source "$(dirname "$0")/visual_common.sh"
 XVFB=(xvfb-run -a -s "-screen 0 1280x720x24")
-fail=0
 # get FILE KEY.PATH: a value of the state JSON ("" when absent).
-get() { python3 -c 'import json,sys
-v=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."): v=v.get(k,"") if isinstance(v,dict) else ""
-print(v if not isinstance(v,float) or v!=int(v) else int(v))' "$1" "$2"; }
-check() { if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi; }
 
 # 1. `gpulab view 03` opens lesson 03 at its first "measure" step, runs that
 #    step's kernel (the shipped template) and prints the step's numbers.

@@ -12,25 +12,7 @@
 #  - with --play the cursor moves on in cycles.
 set -euo pipefail
 GPULAB=${1:?usage: visual_timeline.sh path/to/gpulab}
-HERE=$(cd "$(dirname "$0")" && pwd)
-PIX="python3 $HERE/png_pixels.py"
-if ! command -v xvfb-run >/dev/null; then
-  echo "FAIL: xvfb-run is missing (apt-get install xvfb; .ci/bootstrap installs it)"; exit 1
-fi
-if "$GPULAB" view --screenshot /dev/null --frames 1 2>&1 | grep -q "built without the visual lab"; then
-  echo "SKIP: this gpulab was built without the visual lab (GPULAB_VISUAL=OFF)"; exit 0
-fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-get() { python3 -c 'import json,sys
-v=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."): v=v.get(k,"") if isinstance(v,dict) else ""
-print(v if not isinstance(v,float) or v!=int(v) else int(v))' "$1" "$2"; }
-check() { if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi; }
-less() {  # less NAME A B: A < B as numbers
-  if python3 -c "import sys; sys.exit(0 if float('$2') < float('$3') else 1)"; then echo "ok: $1 ($2 < $3)"
-  else echo "FAIL: $1: $2 is not below $3"; fail=1; fi; }
+source "$(dirname "$0")/visual_common.sh"
 
 xvfb-run -a -s "-screen 0 1280x720x24" "$GPULAB" view --version 03_smem_tiled --panel timeline --size 1280x720 \
   --screenshot "$T/tl.png" --state "$T/tl.json" --frames 3 >/dev/null
