@@ -64,6 +64,7 @@ const PanelInfo kPanels[] = {
     {Panel::Comparison, "CPU vs GPU", draw_comparison},
     {Panel::Occupancy, "Occupancy calculator", draw_occupancy},
     {Panel::Lesson, "Lesson", draw_lesson},
+    {Panel::Program, "Program: predicted timeline per GPU", draw_program},
 };
 }  // namespace
 

@@ -43,6 +43,7 @@ void play_tick(Session::Impl& I, std::chrono::steady_clock::time_point& last, bo
     dirty |= n > 0;
   }
   I.timeline_tick(dirty);
+  I.program_tick(dirty);
   if (dirty) {
     ViewModel vm = I.base;
     if (I.replay) I.replay->fill(vm);
@@ -121,12 +122,13 @@ void Session::run() {
   // A user's kernel, or a lesson whose steps run kernels: no GEMM progression.
   bool lesson_kernels = false;
   if (I.lesson)
-    for (const auto& st : I.lesson->steps) lesson_kernels |= !st.measure_file.empty();
+    for (size_t i = 0; i < I.lesson->steps.size(); ++i)
+      lesson_kernels |= !I.lesson->steps[i].measure_file.empty() || I.program_step(int(i));
   if (!I.cfg.file.empty() || lesson_kernels) {
     if (lesson_kernels) {
       int first = -1;
       for (size_t i = 0; i < I.lesson->steps.size() && first < 0; ++i)
-        if (!I.lesson->steps[i].measure_file.empty()) first = int(i);
+        if (!I.lesson->steps[i].measure_file.empty() || I.program_step(int(i))) first = int(i);
       I.want_step = I.cfg.lesson_step >= 0 ? I.cfg.lesson_step : first;
       I.base.lesson.open_step = I.want_step.load();
     }
@@ -137,9 +139,13 @@ void Session::run() {
       int want = lesson_kernels ? I.want_step.exchange(-1) : (first_run ? 0 : -1);
       if (want >= 0) {
         // A lesson step that runs no kernel keeps the last kernel on screen.
-        bool runs = !lesson_kernels || !I.lesson->steps[size_t(std::min<int>(want, int(I.lesson->steps.size()) - 1))]
-                                            .measure_file.empty();
-        if (runs && want != I.step_on_screen) {
+        if (lesson_kernels) want = std::min<int>(want, int(I.lesson->steps.size()) - 1);
+        bool runs = !lesson_kernels || !I.lesson->steps[size_t(want)].measure_file.empty();
+        if (lesson_kernels && want != I.step_on_screen && I.program_step(want)) {
+          I.start_program(want);  // a step's CUDA program: the program pane (session_program.cpp)
+          I.step_on_screen = want;
+          dirty = true;
+        } else if (runs && want != I.step_on_screen) {
           try {
             I.prepare_kernel(lesson_kernels ? I.lesson_kernel(want) : I.user_kernel());
             I.step_on_screen = lesson_kernels ? want : -1;
@@ -151,11 +157,13 @@ void Session::run() {
           dirty = true;
         }
         first_run = false;
+        dirty = true;  // publish the step, even one that runs nothing
         ready_ = true;
         charts_ready_ = true;
       }
       play_tick(I, last, dirty);
     }
+    I.program_join();
     return;
   }
   try {

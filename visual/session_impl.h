@@ -6,6 +6,7 @@
 //   session_perf.cpp    roofline and comparison: the machine model's predictions, CPU measured
 //   session_lesson.cpp  the lesson pane's text: a lesson's steps or the versions' header comments
 //   session_timeline.cpp the timeline pane: the cycle model's picture of one SM, 1 block vs full
+//   session_program.cpp a lesson step's CUDA program, run by the lab's own `gpulab run --json`
 // The view reaches lessons only through lab/lesson and runs kernels only
 // through the simulator's run path (lab/sim/compiled.h, run.h, gemm::simulate_gemm).
 #pragma once
@@ -102,6 +103,10 @@ struct Session::Impl {
   std::thread timeline_thread;
   std::mutex timeline_mu;
   std::shared_ptr<const CycleTimeline> timeline_result;
+  // The program pane (session_program.cpp): a step's `gpulab run` on its own thread.
+  std::thread program_thread;
+  std::mutex program_mu;
+  std::optional<ProgramRun> program_result;
 
   void publish(ViewModel vm) {
     vm.serial = ++serial;
@@ -132,6 +137,11 @@ struct Session::Impl {
   void timeline_for_kernel(const KernelRun& run);
   void timeline_reset();           // cancel a timing in flight; no timeline until asked again
   void timeline_tick(bool& dirty); // start the job when wanted; take its result
+  // session_program.cpp
+  bool program_step(int step) const;  // the step shows the program pane and names a `gpulab run`
+  void start_program(int step);
+  void program_tick(bool& dirty);     // take a finished run into base.program
+  void program_join();
 };
 
 // One turn of the worker: apply the UI's commands, advance the playback clock, publish.

@@ -65,6 +65,10 @@ void Session::Impl::load_lesson() {
     if (s.measure) {
       s.run_label = "Run " + lesson_file_label(st.measure_file);
       s.run_target = "step:" + std::to_string(i);
+    } else if (program_step(int(i))) {
+      s.measure = s.program = true;  // its program runs when the step opens (session_program.cpp)
+      s.run_label = "Run the program";
+      s.run_target = "step:" + std::to_string(i);
     }
     s.panes = split_commas(st.view);
     lt.steps.push_back(std::move(s));

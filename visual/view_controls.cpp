@@ -36,7 +36,16 @@ void draw_lesson(const ViewModel& vm, UiState& ui) {
   ImGui::PopStyleColor();
   ImGui::Separator();
   ImGui::BeginChild("lesson_text", ImVec2(0, 0), false);
-  if (s.measure && vm.launch.lesson_step == ui.lesson_step) {
+  if (s.program) {
+    // A program's run: the program pane draws it; the text gets its headline.
+    const ProgramRun& P = vm.program;
+    if (!P.devices.empty() && vm.launch.lesson_step == ui.lesson_step)
+      ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "Ran on %zu simulated %s: predicted step %.1f us",
+                         P.devices.size(), P.gpu.c_str(), P.step_s * 1e6);
+    else if (!P.status.empty())
+      ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "%s", P.status.rfind("error", 0) == 0 ? "the program failed (see its pane)" : "running this step's program...");
+    ImGui::Separator();
+  } else if (s.measure && vm.launch.lesson_step == ui.lesson_step) {
     // The numbers this step's text is about, as the simulator counted them for the whole run.
     LineHeat t;
     for (const auto& h : vm.source.line_totals) {

@@ -45,7 +45,8 @@ constexpr std::pair<const char*, Panel> kPanelNames[] = {
     {"all", Panel::All},           {"sm", Panel::SmGrid},         {"block", Panel::Block},
     {"memory", Panel::Memory},     {"coalescing", Panel::Coalescing}, {"banks", Panel::Banks},
     {"source", Panel::Source},     {"roofline", Panel::Roofline}, {"comparison", Panel::Comparison},
-    {"occupancy", Panel::Occupancy}, {"lesson", Panel::Lesson}, {"timeline", Panel::Timeline}};
+    {"occupancy", Panel::Occupancy}, {"lesson", Panel::Lesson}, {"timeline", Panel::Timeline},
+    {"program", Panel::Program}};
 }  // namespace
 
 Panel panel_from_name(const std::string& n, bool* ok) {

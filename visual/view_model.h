@@ -205,6 +205,7 @@ struct LessonStep {
   std::string run_target;   // what the button launches (kernel/version id)
   std::vector<std::string> panes;  // the views that make this step's point (panel names)
   bool measure = false;     // a lesson step that runs a kernel
+  bool program = false;     // ... or a CUDA program (the program pane; ViewModel::program)
 };
 
 struct LessonText {
@@ -324,6 +325,28 @@ struct Playback {
   std::string status;           // "recording trace...", "error: ..."
 };
 
+// A lesson's CUDA program run by `gpulab run --json` (session_program.cpp):
+// each simulated device's predicted timeline and memory, as the runtime
+// reported them (lab/runtime/devices.h). Every time is a PREDICTION.
+struct ProgramRun {
+  struct Event {
+    std::string kind, name;  // "kernel" + its name, "peer" + "peer 0->1", "h2d" + "H2D", ...
+    double start_s = 0, end_s = 0;
+    uint64_t bytes = 0;
+  };
+  struct Device {
+    std::vector<Event> events;
+    double predicted_s = 0, copy_s = 0, wait_s = 0;
+    uint64_t live_bytes = 0, peak_bytes = 0, launches = 0;
+  };
+  std::string command;   // as the lesson gives it
+  std::string status;    // "" = done; "running ..." or "error: ..."
+  std::string gpu, link;
+  double step_s = 0;     // the largest device time
+  std::vector<Device> devices;
+  std::string output;    // the program's stdout
+};
+
 struct ViewModel {
   uint64_t serial = 0;           // increases with every publish
   LaunchInfo launch;
@@ -342,6 +365,7 @@ struct ViewModel {
   // The cycle model's picture of one SM (timed on request: the timeline
   // pane asks for it); shared, so publishing a snapshot does not copy it.
   std::shared_ptr<const CycleTimeline> timeline;
+  ProgramRun program;  // a lesson step's program (the "program" pane)
 };
 
 // [UISTATE] --------------------------------------------------------------------
@@ -349,7 +373,7 @@ struct ViewModel {
 enum class PlayCommand : uint8_t { None, Play, Pause, Toggle, StepInstr, StepBarrier, StepWave, Restart, Seek, SeekTo };
 
 enum class Panel : uint8_t {
-  All, SmGrid, Block, Memory, Coalescing, Banks, Source, Roofline, Comparison, Occupancy, Lesson, Timeline
+  All, SmGrid, Block, Memory, Coalescing, Banks, Source, Roofline, Comparison, Occupancy, Lesson, Timeline, Program
 };
 Panel panel_from_name(const std::string& name, bool* ok = nullptr);
 const char* panel_name(Panel p);

@@ -24,6 +24,7 @@ void draw_roofline(const ViewModel& vm, UiState& ui);
 void draw_comparison(const ViewModel& vm, UiState& ui);
 void draw_occupancy(const ViewModel& vm, UiState& ui);
 void draw_lesson(const ViewModel& vm, UiState& ui);
+void draw_program(const ViewModel& vm, UiState& ui);  // a program's devices: timelines and memory
 void draw_launch_panel(const ViewModel& vm, UiState& ui);
 void draw_playback(const ViewModel& vm, UiState& ui);
 void draw_help_overlay(const ViewModel& vm, UiState& ui);

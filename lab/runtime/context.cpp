@@ -221,11 +221,11 @@ cudaError_t Context::memcpy(void* dst, const void* src, size_t bytes, cudaMemcpy
   switch (kind) {
     case cudaMemcpyHostToDevice:
       memory_.write(addr_of(dst), src, bytes);
-      advance_clock(double(bytes) / gpu_->host_bytes_per_s);
+      advance_clock(double(bytes) / gpu_->host_bytes_per_s, "h2d", "H2D", bytes);
       break;
     case cudaMemcpyDeviceToHost:
       memory_.read(addr_of(src), dst, bytes);
-      advance_clock(double(bytes) / gpu_->host_bytes_per_s);
+      advance_clock(double(bytes) / gpu_->host_bytes_per_s, "d2h", "D2H", bytes);
       break;
     case cudaMemcpyDeviceToDevice: {
       std::vector<uint8_t> tmp(bytes);
@@ -233,7 +233,7 @@ cudaError_t Context::memcpy(void* dst, const void* src, size_t bytes, cudaMemcpy
       memory_.write(addr_of(dst), tmp.data(), bytes);
       const int from = devices_.owner(addr_of(src)), to = devices_.owner(addr_of(dst));
       if (from >= 0 && to >= 0 && from != to) devices_.peer_copy(to, addr_of(dst), from, addr_of(src), bytes, devices_.call_site);  // across a link
-      else advance_clock(2.0 * double(bytes) / gpu_->dram_bytes_per_s);  // read and write in DRAM
+      else advance_clock(2.0 * double(bytes) / gpu_->dram_bytes_per_s, "d2d", "D2D", bytes);  // read and write in DRAM
       break;
     }
     default:
@@ -251,7 +251,7 @@ cudaError_t Context::memset(void* dst, int value, size_t bytes) {
     return result(cudaErrorInvalidValue);
   }
   std::memset(memory_.host(addr_of(dst), bytes), value & 0xff, bytes);
-  advance_clock(double(bytes) / gpu_->dram_bytes_per_s);
+  advance_clock(double(bytes) / gpu_->dram_bytes_per_s, "memset", "memset", bytes);
   return cudaSuccess;
 }
 

@@ -144,7 +144,9 @@ class Context {
   const KernelEntry* kernel_of(const void* host_fun, const ptx::Kernel** kernel, cudaError_t* err);
   void report_launch(size_t number, const KernelEntry& k, const ptx::Kernel& kernel, const sim::LaunchConfig& cfg,
                      uintptr_t stream, const sim::LaunchResult& r);
-  void advance_clock(double seconds) { devices_.advance(seconds); }
+  void advance_clock(double seconds, const char* kind = "other", std::string name = "", uint64_t bytes = 0) {
+    devices_.advance(seconds, kind, std::move(name), bytes);
+  }
 
   std::mutex mutex_;  // the API is called from one host thread in the programs the lab runs; this keeps it safe
   RunOptions options_;

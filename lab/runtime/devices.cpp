@@ -17,6 +17,7 @@ void Devices::configure(int count, LinkKind link, const sim::GpuModel& gpu) {
   gpu_ = &gpu;
   link_ = link;
   devices_.assign(size_t(std::max(1, count)), DeviceState{});
+  calls_ = 0;
   for (auto& d : devices_) d.peer_enabled.assign(devices_.size(), false);
   current_ = 0;
 }
@@ -73,6 +74,7 @@ void Devices::peer_copy(int dst, uint64_t dst_address, int src, uint64_t src_add
   const double start = std::max({issuer.clock, s.send_free, d.receive_free, ready});
   const double end = start + seconds;
   s.send_free = d.receive_free = end;
+  issuer.events.push_back({"peer", fmt::format("peer {}->{}", src, dst), start, end, bytes, ++calls_, dst});
   issuer.copy_seconds += end - issuer.clock;
   issuer.clock = end;
   d.arrivals = std::max(d.arrivals, end);
@@ -89,7 +91,15 @@ std::string Devices::summary_json() const {
   for (size_t i = 0; i < devices_.size(); ++i) {
     const DeviceState& d = devices_[i];
     // The milliseconds again, as lessons print them (lesson 11's README cites them).
-    devs.push_back({{"device", i}, {"predicted_seconds", d.clock}, {"predicted_ms", d.clock * 1e3},
+    nlohmann::json events = nlohmann::json::array();
+    for (const TimelineEvent& e : d.events) {
+      nlohmann::json j = {{"kind", e.kind}, {"name", e.name}, {"start_s", e.start}, {"end_s", e.end},
+                            {"order", e.order}};
+      if (e.kind == "peer") j["dst"] = e.dst;
+      if (e.kind != "kernel") j["bytes"] = e.bytes;
+      events.push_back(std::move(j));
+    }
+    devs.push_back({{"device", i}, {"events", events}, {"predicted_seconds", d.clock}, {"predicted_ms", d.clock * 1e3},
                     {"copy_ms", d.copy_seconds * 1e3}, {"live_bytes", d.live_bytes},
                     {"peak_bytes", d.peak_bytes}, {"launches", d.launches},
                     {"copy_seconds", d.copy_seconds}, {"wait_seconds", d.wait_seconds}});

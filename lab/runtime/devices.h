@@ -40,6 +40,18 @@ namespace lab::runtime {
 
 enum class LinkKind { NVLink, PCIe };
 
+// One operation on a device's predicted timeline, as the rules above placed
+// it (recorded where the clock moves, never re-derived): a kernel launch, a
+// host copy, a copy or memset within the device, or a peer copy it issued.
+struct TimelineEvent {
+  std::string kind;   // "kernel", "h2d", "d2h", "d2d", "memset", "peer"
+  std::string name;   // the kernel's name, "H2D", "peer 0->1", ...
+  double start = 0, end = 0;  // predicted seconds on this device's timeline
+  uint64_t bytes = 0;         // copies and memsets; 0 for a kernel
+  uint64_t order = 0;         // the program's call order, across devices
+  int dst = -1;               // a peer copy's destination device
+};
+
 struct DeviceState {
   double clock = 0;           // predicted seconds of this device's timeline
   double send_free = 0;       // when its link port can start the next send
@@ -57,6 +69,7 @@ struct DeviceState {
   // copies into it to land before a launch or event.
   double copy_seconds = 0, wait_seconds = 0;
   std::vector<bool> peer_enabled;
+  std::vector<TimelineEvent> events;  // in timeline order
 };
 
 // Bytes one direction of one device pair carried, and from which call sites
@@ -87,9 +100,12 @@ class Devices {
   DeviceState& now() { return devices_[size_t(current_)]; }
 
   // The current device runs an operation of `seconds`, after what it waits for.
-  void advance(double seconds) {
+  // `kind`, `name` and `bytes` label it in the device's event list.
+  void advance(double seconds, const char* kind = "other", std::string name = "", uint64_t bytes = 0) {
     settle();
-    now().clock += seconds;
+    DeviceState& d = now();
+    d.events.push_back({kind, name.empty() ? kind : std::move(name), d.clock, d.clock + seconds, bytes, ++calls_});
+    d.clock += seconds;
   }
   void settle() {
     DeviceState& d = now();
@@ -117,6 +133,7 @@ class Devices {
   LinkKind link_ = LinkKind::NVLink;
   std::vector<DeviceState> devices_{1};
   int current_ = 0;
+  uint64_t calls_ = 0;  // operations so far (TimelineEvent::order)
   std::map<uint64_t, std::pair<int, uint64_t>> allocations_;  // address -> (device, bytes)
   std::map<std::pair<int, int>, LinkTraffic> links_;           // (src, dst)
 };

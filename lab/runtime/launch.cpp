@@ -174,7 +174,7 @@ void Context::report_launch(size_t number, const KernelEntry& k, const ptx::Kern
   devices_.now().launches += 1;
   try {
     const sim::KernelReport kr = sim::build_report(*k.compiled, cfg, r.metrics);
-    advance_clock(kr.predicted.time_s);
+    advance_clock(kr.predicted.time_s, "kernel", name);
     rec["metrics"] = kr.to_metrics_json();
     rec["predicted"] = kr.to_predicted_json();
     const uint64_t requests = kr.global_load.requests + kr.global_store.requests;

@@ -61,7 +61,7 @@ cudaError_t Context::memcpy_peer(void* dst, int dst_device, const void* src, int
   memory_.read(address_of(src), tmp.data(), bytes);
   memory_.write(address_of(dst), tmp.data(), bytes);
   if (dst_device == src_device) {
-    advance_clock(2.0 * double(bytes) / gpu_->dram_bytes_per_s);  // within a device: read and write in DRAM
+    advance_clock(2.0 * double(bytes) / gpu_->dram_bytes_per_s, "d2d", "D2D", bytes);  // within a device: read and write in DRAM
   } else {
     devices_.peer_copy(dst_device, address_of(dst), src_device, address_of(src), bytes, site);
   }

@@ -76,6 +76,24 @@ need(z[3]["passes"] == 2 * 3, f"ZeRO 3: two ring passes a step (layer by layer),
 need(z[3]["links"][0]["bytes"] == z[0]["links"][0]["bytes"], "ZeRO 3: stage 0's bytes on the links")
 need(z[3]["dev"][0]["peak_bytes"] < z[2]["dev"][0]["peak_bytes"] < z[0]["dev"][0]["peak_bytes"] + 1,
      f"ZeRO peaks: stage 3 {z[3]['dev'][0]['peak_bytes']} < stage 2 {z[2]['dev'][0]['peak_bytes']} <= stage 0")
+# The runtime's event list (lab/runtime/devices.h): per device in timeline order without overlaps,
+# ending at the device's predicted time; a peer copy lands before the next kernel the program
+# launches on its destination.
+for g in (load(4, "nvlink", 0), load(4, "pcie", 0), z[3]):
+    for d in g["dev"]:
+        ev = d["events"]
+        need(ev and any(e["kind"] == "kernel" for e in ev), f"device {d['device']}: kernel events")
+        need(all(a["end_s"] <= b["start_s"] + 1e-15 and a["start_s"] <= a["end_s"] for a, b in zip(ev, ev[1:])),
+             f"device {d['device']}: events overlap or are out of order")
+        need(abs(ev[-1]["end_s"] - d["predicted_seconds"]) <= 1e-12, f"device {d['device']}: last event ends at "
+             f"{ev[-1]['end_s']}, the device's predicted time is {d['predicted_seconds']}")
+    peers = [e for d in g["dev"] for e in d["events"] if e["kind"] == "peer"]
+    need(len(peers) == sum(l["copies"] for l in g["links"]), f"{len(peers)} peer events, the links count "
+         f"{sum(l['copies'] for l in g['links'])} copies")
+    for p in peers:
+        later = [e for e in g["dev"][p["dst"]]["events"] if e["kind"] == "kernel" and e["order"] > p["order"]]
+        need(not later or later[0]["start_s"] >= p["end_s"] - 1e-15,
+             f"{p['name']} ends at {p['end_s']}, after its destination's next kernel starts at {later and later[0]['start_s']}")
 if bad:
     print("FAIL:", *bad, sep="\n  ")
     sys.exit(1)

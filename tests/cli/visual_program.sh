@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# tests/cli/visual_program.sh GPULAB: the program pane (visual/view_program.cpp).
+# `gpulab view 11 --step 3` runs that step's CUDA program (4 simulated GPUs
+# through the lab's own `gpulab run --json`) and shows it: the state names 4
+# devices with events, peer copies among them, a predicted step time, and the
+# step's pane; a step's text that runs nothing keeps the view alive.
+set -euo pipefail
+GPULAB=${1:?usage: visual_program.sh path/to/gpulab}
+if ! command -v xvfb-run >/dev/null; then
+  echo "FAIL: xvfb-run is missing (apt-get install xvfb; .ci/bootstrap installs it)"; exit 1
+fi
+if "$GPULAB" view --screenshot /dev/null --frames 1 2>&1 | grep -q "built without the visual lab"; then
+  echo "SKIP: this gpulab was built without the visual lab (GPULAB_VISUAL=OFF)"; exit 0
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export GPULAB_CACHE="${GPULAB_CACHE:-$T/cache}"
+xvfb-run -a -s "-screen 0 1280x720x24" "$GPULAB" view 11 --step 3 --size 1280x720 --frames 3 \
+  --screenshot "$T/p.png" --state "$T/p.json" >/dev/null
+python3 - "$T/p.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+p, bad = s.get("program", {}), []
+def need(ok, what):
+    if not ok: bad.append(what)
+need(s.get("layout", {}).get("panes") == "program", f"panes {s.get('layout')}")
+need(p.get("status") == "", f"status {p.get('status')!r}")
+need(p.get("devices") == 4, f"devices {p.get('devices')}")
+need(p.get("gpu") == "H100" and p.get("link") == "nvlink", f"gpu/link {p.get('gpu')} {p.get('link')}")
+# Per device at least its launches; the ring's copies: 2 (N - 1) per device.
+need(p.get("events", 0) >= 4 * 12, f"events {p.get('events')}")
+need(p.get("peer_copies") == 4 * 2 * 3, f"peer copies {p.get('peer_copies')}")
+need(p.get("step_us", 0) > 0, f"step {p.get('step_us')} us")
+if bad:
+    print("FAIL:", *bad, sep="\n  "); sys.exit(1)
+print(f"ok: lesson 11 step 3's program pane: {p['devices']:.0f} GPUs, {p['events']:.0f} events, "
+      f"{p['peer_copies']:.0f} peer copies, step {p['step_us']:.1f} us (predicted)")
+PY
