@@ -102,8 +102,9 @@ TEST_CASE("every wrong-reason attempt is correct and rejected by the criterion i
     }
   }
   // At least two attempts for every exercise of every lesson. A program
-  // exercise (lesson 11) runs through `gpulab run`, which this test does not
-  // link: its two attempts are checked by tests/cli/many_gpus.sh.
+  // exercise (lessons 10 and 11) runs through `gpulab run`, which this test does not
+  // link: their attempts are checked by tests/cli/many_gpus.sh (lesson 11) and
+  // tests/cli/train.sh (lesson 10).
   for (const auto& L : load_lessons("lessons"))
     for (const auto& e : L.exercises) {
       if (!e.program.empty()) continue;

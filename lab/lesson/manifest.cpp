@@ -259,6 +259,12 @@ Exercise read_program_exercise(const Reader& r, const toml::table& t, const std:
   }
   for (auto [key, rel] : {std::pair{"template", e.template_file}, {"solution", e.solution}, {"program", e.program}})
     if (!fs::exists(dir / rel)) r.fail(f + key, "file '" + rel + "' not found in " + dir.string());
+  if (t.get("checks")) {
+    e.checks = r.strings(t, f, "checks");
+    for (const auto& c : e.checks)
+      if (c != "sums" && c != "loss" && c != "links" && c != "peak")
+        r.fail(f + "checks", "'" + c + "' is not a check: use \"sums\", \"loss\", \"links\" or \"peak\"");
+  }
   auto rn = t.get("runs");
   if (!rn || !rn->as_array() || rn->as_array()->empty())
     r.fail(f + "runs", "missing (an array of tables like {gpus = 4, args = \"16 32 2 0\"})");
@@ -274,10 +280,12 @@ Exercise read_program_exercise(const Reader& r, const toml::table& t, const std:
     run.link = r.str(*rt, fi, "link", false, "nvlink");
     if (run.link != "nvlink" && run.link != "pcie") r.fail(fi + "link", "must be \"nvlink\" or \"pcie\"");
     run.args = r.str(*rt, fi, "args", false);
+    run.reference_args = r.str(*rt, fi, "reference_args", false);
     // Words of letters, digits, '.', '_' and '-' only: they reach the program through a shell.
-    for (char c : run.args)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr(" ._-", c))
-        r.fail(fi + "args", "only letters, digits, spaces and . _ - (the program's arguments, split at spaces)");
+    for (auto [key, words] : {std::pair{"args", run.args}, {"reference_args", run.reference_args}})
+      for (char c : words)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr(" ._-", c))
+          r.fail(fi + key, "only letters, digits, spaces and . _ - (the program's arguments, split at spaces)");
     e.runs.push_back(run);
   }
   return e;

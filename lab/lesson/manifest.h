@@ -109,6 +109,9 @@ struct ProgramRun {
   int gpus = 1;
   std::string link = "nvlink";
   std::string args;        // the program's arguments, split at spaces
+  // The solution's run whose losses this run's must equal: these arguments
+  // on one GPU (lesson 10: the whole batch at once, K = 1); empty: `args`.
+  std::string reference_args;
 };
 
 struct Exercise {
@@ -134,6 +137,9 @@ struct Exercise {
   // kernel, args, sizes or reference. check_program.cpp says what it checks.
   std::string program;     // relative to the lesson folder
   std::vector<ProgramRun> runs;  // correctness on each; the last also measures the links
+  // Which of check_program.cpp's rules apply: "sums", "loss", "links"
+  // (lesson 11's ring, the default), "peak" (lesson 10's accumulation).
+  std::vector<std::string> checks = {"sums", "loss", "links"};
 };
 
 struct Lesson {

@@ -199,5 +199,25 @@ check "--accumulate must divide the batch" "[ $rc = 2 ] && grep -q 'must divide 
 "$GPULAB" train --layers 4 --checkpoint 5 >"$tmp/o" 2>&1; rc=$?
 check "--checkpoint k past the layers is a usage error" "[ $rc = 2 ] && grep -q \"checkpoint '5'\" $tmp/o"
 
+# The accumulation exercise (a program exercise): the template fails, the solution passes, and two
+# wrong-reason answers are rejected for the lesson's reason: the whole batch at once (right losses) on
+# the device's peak bytes, naming its reserve_rows line; an AdamW step per micro-batch on the losses.
+acc() { "$GPULAB" check 10-training-step/accumulate "$@" --json 2>&1 | python3 -c '
+import json, sys
+t = sys.stdin.read(); r = json.loads(t[t.index("{"):])["results"][0]
+c = {x["name"]: x for x in r.get("criteria", [])}.get("max_gpu_peak_bytes", {})
+print(r["passed"], r["stage"], c.get("ok"), c.get("measured", 0) > c.get("limit", 0), c.get("source_line", "").strip())
+print(r["message"])'; }
+acc >"$tmp/a"
+check "accumulate: the template fails ($(head -c 300 $tmp/a))" "head -1 $tmp/a | grep -q '^False correctness'"
+acc --solution >"$tmp/a"
+check "accumulate: the solution passes ($(head -c 300 $tmp/a))" "head -1 $tmp/a | grep -q '^True passed True False'"
+acc --file tests/cli/training/accumulate_whole_batch.cu >"$tmp/a"
+check "accumulate: the whole batch at once fails on its peak bytes, at its line ($(head -c 400 $tmp/a))" \
+  "head -1 $tmp/a | grep -q '^False criteria False True reserve_rows(batch_rows());'"
+acc --file tests/cli/training/accumulate_step_each.cu >"$tmp/a"
+check "accumulate: AdamW per micro-batch fails on the losses, saying so ($(head -c 400 $tmp/a))" \
+  "head -1 $tmp/a | grep -q '^False correctness' && grep -q 'AdamW stepped 4 times' $tmp/a"
+
 echo "train: $passes passed, $fails failed"
 [ $fails = 0 ]
