@@ -318,7 +318,6 @@ KernelFigures baseline_figures(const Lesson& lesson, const Exercise& ex, const s
 }  // namespace
 
 CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const CheckOptions& opts) {
-  if (!ex.program.empty()) return check_program_exercise(lesson, ex, opts);
   CheckReport rep;
   rep.lesson_id = lesson.id;
   rep.exercise_id = ex.id;
@@ -333,6 +332,7 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
   if (!fs::exists(path))
     return fail("file", fmt::format("{}: not found. `gpulab reset {}/{}` restores it from the template.", path,
                                      lesson.id, ex.id));
+  if (!ex.program.empty()) return check_program_exercise(lesson, ex, opts, std::move(rep));
   std::vector<std::string> src = read_lines(path);
 
   // 1. compile and parse

@@ -83,7 +83,10 @@ using ProgramRunner = std::function<std::string(const std::vector<std::string>& 
                                                 const std::vector<std::string>& defines, const ProgramRun& run,
                                                 const sim::GpuModel& gpu)>;
 bool set_program_runner(ProgramRunner runner);
-CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, const CheckOptions& opts);
+// Called by check_exercise for a program exercise, with the report it has
+// started (ids, file, the file found): one place for that start.
+CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, const CheckOptions& opts,
+                                   CheckReport rep);
 
 // Human-readable report (what `gpulab check` prints) and JSON.
 std::string format_report(const CheckReport& r);
