@@ -3,6 +3,7 @@
 //   gpulab bench gemm [--size N | --m M --n N --k K] [--backend sim|cuda|auto]
 //                     [--gpu MODEL] [--threads T] [--only NAME ...] [--json]
 //   gpulab bench sim  [--size N] [--e2e-size N] [--threads T] [--json]
+//   gpulab bench mechanisms [--gpu MODEL ...] [--only KEY ...] [--json | --markdown]
 //
 // `bench gemm` runs every CPU and GPU GEMM version on one problem, checks each
 // against the float64 reference before and after timing, and prints a table
@@ -17,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "lab/bench/gemm_bench.h"
+#include "lab/bench/mechanisms.h"
 #include "lab/gemm/gemm_registry.h"
 #include "lab/bench/sim_speed.h"
 #include "lab/cli/command.h"
@@ -111,6 +113,30 @@ int run_bench_sim(const SimArgs& a) {
   }
 }
 
+struct MechArgs {
+  std::vector<std::string> gpus, only;
+  unsigned threads = 0;
+  bool json = false, markdown = false;
+};
+
+int run_bench_mechanisms(const MechArgs& a) {
+  lab::bench::MechanismOptions o;
+  for (const auto& g : a.gpus) o.gpus.push_back(&lab::cli::resolved_gpu(g));
+  o.only = a.only;
+  o.threads = a.threads;
+  o.progress = progress_line;
+  try {
+    lab::bench::MechanismReport rep = lab::bench::run_mechanisms(o);
+    if (a.json) std::printf("%s\n", lab::bench::mechanisms_json(rep).dump(2).c_str());
+    else if (a.markdown) std::printf("%s", lab::bench::mechanisms_markdown(rep).c_str());
+    else std::printf("%s", lab::bench::format_mechanisms(rep).c_str());
+    return lab::cli::kExitOk;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpulab bench mechanisms: %s\n", e.what());
+    return lab::cli::kExitUsage;
+  }
+}
+
 const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
   auto* bench = app.add_subcommand("bench", "Benchmarks: GEMM versions on CPU and GPU, simulator speed");
   bench->require_subcommand(1);
@@ -149,6 +175,16 @@ const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
   lab::cli::add_gpu_option(simc, s.gpu, "GPU model");
   simc->add_flag("--json", s.json, "JSON instead of text");
   simc->callback([&rc] { rc = run_bench_sim(s); });
+
+  static MechArgs m;
+  auto* mech = bench->add_subcommand(
+      "mechanisms", "The cycle model's microbenchmarks: one kernel per mechanism, beside the published figure");
+  mech->add_option("--gpu", m.gpus, "GPU models (default: H100 A100 V100 T4, the ones with published figures)");
+  mech->add_option("--only", m.only, "mechanisms: banks stride chase dependent peak stream divergence hiding atomics");
+  mech->add_option("--threads", m.threads, "simulator workers (0 = all)");
+  auto* js = mech->add_flag("--json", m.json, "JSON instead of the table");
+  mech->add_flag("--markdown", m.markdown, "a Markdown table (docs/fidelity.md)")->excludes(js);
+  mech->callback([&rc] { rc = run_bench_mechanisms(m); });
 });
 
 }  // namespace

@@ -427,6 +427,10 @@ bool fast_shared(const ptx::Instr& in, WarpContext& c, const ptx::Operand& ao, u
   }
   pm.wavefronts += memo.cost.wavefronts;
   pm.ideal_wavefronts += memo.cost.ideal;
+  // The fast path is an interpreter shortcut, not a different access: the
+  // cycle model must see its wavefronts exactly as count_request reports them
+  // (issue 24: bank conflicts cost no time when this line was missing).
+  if (c.trace) [[unlikely]] c.trace->add_shared(memo.cost.wavefronts, kStore);
   return true;
 }
 

@@ -226,6 +226,11 @@ class Slice {
       for (const auto& [sector, free] : atomic_free_) t = std::max(t, uint64_t(std::ceil(free)) + uint64_t(p_.lat_l2));
     // Beyond one L2 latency (what the last update takes anyway) the wait is queueing.
     acc_.atomic_drain_cycles += t - retired > uint64_t(p_.lat_l2) ? t - retired - uint64_t(p_.lat_l2) : 0;
+    // Stores the warps did not wait for still drain through the DRAM queue:
+    // the L2 model charged them to DRAM, so the launch is not over before
+    // the queue has moved them. Without this a streaming kernel's last
+    // writes were free and a copy ran at 111% of the DRAM rate (issue 24).
+    if (!run_.deadlock) t = std::max(t, uint64_t(std::ceil(dram_free_)));
     run_.cycles = t;
     acc_.sim_cycles += t;
     return std::move(run_);
@@ -518,6 +523,7 @@ class Slice {
     }
     // DRAM sectors the L2 model charged beyond the L1 misses (write-backs).
     for (; dram_left; --dram_left) dram_free_ = std::max(dram_free_, t_data) + dram_cycles_per_sector_;
+    acc_.traced_sectors += n;
     if (!m.write && !atomic) {
       acc_.l1_sectors += n;
       acc_.l1_hits += hits;
@@ -570,6 +576,7 @@ class Slice {
         const TraceMem& m = w.tr->mems[w.next_mem++];
         any = true;
         if (m.space == ptx::Space::Shared) {
+          acc_.traced_wavefronts += m.count;
           const double start = std::max(double(t), sm.l1_free);
           sm.l1_free = start + std::max<uint16_t>(1, m.count);
           acc_.l1_busy_cycles += std::max<uint16_t>(1, m.count);

@@ -21,12 +21,13 @@ struct CycleParams {
   int lat_const = 4;            // ld.param / ld.const hits in the constant cache
   // Cycles one warp instruction holds its pipe in a sub-partition (32 lanes / lanes per sub-partition).
   double ii_fp32 = 1, ii_int = 2, ii_fp64 = 2, ii_sfu = 8;
-  double tensor_flops_per_cycle_smsp[4] = {};  // by precision: fp16/bf16, tf32, int8/fp8, fp64
+  double tensor_flops_per_cycle_smsp[4] = {};  // by precision: fp16/bf16, tf32, int8/fp8, fp64 (datasheet)
+  double warp_mma[4] = {1, 1, 1, 1};           // the fraction of it mma.sync/wmma reach (warp_mma_fraction)
   // Memory system.
   uint32_t l1_shared_bytes = 256 * 1024;  // unified capacity per SM (the L1 gets what shared does not)
   double l1_bytes_per_cycle = 128;        // L1 data path, shared by global sectors and shared wavefronts
   double l2_bytes_per_cycle = 5120;       // whole GPU
-  double dram_bytes_per_cycle = 1700;     // whole GPU
+  double dram_bytes_per_cycle = 1700;     // whole GPU, achievable (achievable_dram), not rated
   uint64_t l2_bytes = 50ull << 20;
   // Queue depths before a warp is throttled, in cycles of backlog on the L1
   // data path (model assumptions: NVIDIA publishes no queue sizes).
@@ -37,5 +38,21 @@ struct CycleParams {
 };
 
 CycleParams cycle_params(const GpuModel& gpu);
+
+// The DRAM bandwidth a streaming kernel reaches on the GPU (STREAM triad as
+// measured, or the measured fraction of rated peak borrowed from the nearest
+// measured part), with where that figure is published. The cycle model's
+// DRAM queue drains at this rate, never at the rated peak (issue 24: a
+// predicted copy at 113% of the rated 3.35 TB/s).
+struct AchievableDram {
+  double bytes_per_s = 0;
+  const char* source = "";
+};
+AchievableDram achievable_dram(const GpuModel& gpu);
+
+// The fraction of the dense tensor peak that mma.sync / wmma reach. Hopper's
+// datasheet peak is wgmma's (warpgroup MMA); the warp-level instructions
+// reach about two thirds of it.
+double warp_mma_fraction(const GpuModel& gpu, ptx::Type operand);
 
 }  // namespace lab::sim::cycle

@@ -86,6 +86,11 @@ struct CycleResult {
   uint64_t l2_sectors = 0, l2_hits = 0;     // sectors that reached L2
   uint64_t dram_bytes = 0;                  // DRAM bytes of the timed blocks
   uint64_t l1_busy_cycles = 0;              // sum over SMs of L1/shared data-path busy cycles
+  // What the model consumed from the trace: global/local sectors and shared
+  // wavefronts. With every block timed they equal the interpreter's counters
+  // (metrics.h sectors, wavefronts); a fast path that skipped the trace would
+  // show here as a difference (tests/test_sim_trace.cpp).
+  uint64_t traced_sectors = 0, traced_wavefronts = 0;
   // Busy fraction of each shared resource over the timed cycles (0..1).
   double l1_utilisation = 0, l2_utilisation = 0, dram_utilisation = 0;
   bool outputs_incomplete = false;          // TimingOptions::sample_only: only the timed blocks ran

@@ -1,0 +1,463 @@
+// lab/bench/mechanisms.cpp: the mechanism suite (mechanisms.h).
+//
+// Index: [RUN] one kernel run, [PUBLISHED] the figures each row is held to,
+// [SWEEPS] one function per mechanism, [OUTPUT] tables and JSON.
+#include "lab/bench/mechanisms.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "lab/sim/cycle/params.h"
+#include "lab/sim/cycle/result.h"
+#include "lab/sim/cycle/stall.h"
+#include "lab/sim/run.h"
+
+namespace lab::bench {
+
+namespace {
+
+// ---- [RUN] ---------------------------------------------------------------------------
+struct Run {
+  double cycles = 0;
+  double seconds = 0;          // cycles / clock: the kernel itself, launch overhead left out
+  uint64_t requests = 0, sectors = 0, wavefronts = 0;
+  std::string limiter;
+};
+
+std::string kernel_file(const std::string& name) {
+  return std::string(GPULAB_SOURCE_DIR) + "/kernels/mechanisms/" + name;
+}
+
+Run run(const MechanismOptions& o, const sim::GpuModel& g, const std::string& file, const std::string& kernel,
+        sim::Dim3 grid, sim::Dim3 block, std::vector<std::string> args, bool sample_only = false) {
+  sim::RunRequest req;
+  req.file = kernel_file(file);
+  req.kernel = kernel;
+  req.launch.grid = grid;
+  req.launch.block = block;
+  req.args = std::move(args);
+  req.gpu = &g;
+  req.options.gpu = &g;
+  req.options.threads = o.threads;
+  req.options.timing.mode = sim::TimingMode::Sampled;
+  req.options.timing.sample_only = sample_only;
+  sim::RunOutcome out = sim::run_kernel(req);
+  if (!out.result.ok || !out.result.metrics.cycle)
+    throw std::runtime_error(fmt::format("{} ({}) on {}: {}", kernel, file, g.name,
+                                         out.result.errors.empty() ? "no timing" : out.result.errors[0].message));
+  const sim::cycle::CycleResult& c = *out.result.metrics.cycle;
+  Run r;
+  r.cycles = c.cycles;
+  r.seconds = c.cycles / g.boost_clock_hz;
+  for (const auto& pc : out.result.metrics.per_pc) {
+    r.requests += pc.requests;
+    r.sectors += pc.sectors;
+    r.wavefronts += pc.wavefronts;
+  }
+  size_t top = 0;
+  uint64_t most = 0;
+  for (size_t s = 0; s < c.stall.size(); ++s)
+    if (s != size_t(sim::cycle::Stall::Selected) && c.stall[s] > most) most = c.stall[s], top = s;
+  r.limiter = most ? sim::cycle::stall_name(sim::cycle::Stall(top)) : "selected";
+  return r;
+}
+
+std::string n(uint64_t v) { return std::to_string(v); }
+
+// ---- [PUBLISHED] ---------------------------------------------------------------------
+// Published figures per GPU model. Each carries its source; a row without
+// one shows the rule it follows instead (and says so in the source column).
+//  [JIA18] Jia, Maggioni, Staiger, Scarpazza, "Dissecting the NVIDIA Volta GPU
+//          Architecture via Microbenchmarking" (2018), tables 3.1 and 4.1.
+//  [JIA19] Jia, Maggioni, Smith, Scarpazza, "Dissecting the NVidia Turing T4 GPU
+//          via Microbenchmarking" (2019).
+//  [ABD22] Abdelkhalik et al., "Demystifying the Nvidia Ampere Architecture
+//          through Microbenchmarking and Instruction-level Analysis" (2022).
+//  [LUO24] Luo et al., "Benchmarking and Dissecting the Nvidia Hopper GPU
+//          Architecture" (IPDPS 2024): H800 / A100 / RTX 4090.
+//  [PG]    CUDA C++ Programming Guide, "Shared Memory" (n-way conflicts split
+//          into n conflict-free requests) and "SIMT Architecture".
+//  [BPG]   CUDA C++ Best Practices Guide, "Strided Accesses".
+//  [LUO25] Luo et al., "Dissecting the NVIDIA Hopper Architecture through
+//          Microbenchmarking and Multiple Level Analysis" (arXiv:2501.12084).
+//  [GB]    te42kyfo/gpu-benches (Ernst et al., JPDC 2023), raw data files:
+//          gpu-latency (pointer chase), gpu-stream (STREAM at full occupancy).
+//  [KEP]   NVIDIA Kepler GK110 whitepaper (2012): same-address global atomics
+//          at one per clock.
+struct Published {
+  double value;
+  const char* source;
+};
+using Key = std::pair<std::string, std::string>;  // (gpu, mechanism/point)
+
+const std::map<Key, Published>& published_table() {
+  static const std::map<Key, Published> t = {
+      // Pointer-chase latencies, cycles.
+      {{"V100", "chase/L1"}, {28, "[JIA18] L1 hit 28 cycles"}},
+      {{"V100", "chase/L2"}, {193, "[JIA18] L2 hit ~193 cycles"}},
+      {{"V100", "chase/DRAM"}, {400, "[JIA18] global ~400 cycles"}},
+      {{"T4", "chase/L1"}, {32, "[JIA19] L1 hit 32 cycles"}},
+      {{"T4", "chase/L2"}, {188, "[JIA19] L2 hit ~188 cycles"}},
+      {{"A100", "chase/L1"}, {33, "[ABD22] L1 hit ~33 cycles"}},
+      {{"H100", "chase/L1"}, {33, "[LUO24] H800 L1 hit ~33-40 cycles"}},
+      {{"H100", "chase/L2"}, {263, "[LUO24] H800 L2 hit ~260-270 cycles"}},
+      {{"H100", "chase/DRAM"}, {478, "[LUO24] H800 global ~470-540 cycles"}},
+      {{"A100", "chase/L2"}, {213, "[GB] a100_40.txt L2 hit ~213 cycles"}},
+      {{"A100", "chase/DRAM"}, {570, "[GB] a100_40.txt DRAM ~570 cycles"}},
+      // Dependent-issue latency, cycles.
+      {{"V100", "dependent/FP32"}, {4, "[JIA18] FFMA 4 cycles"}},
+      {{"V100", "dependent/INT"}, {4, "[JIA18] IADD3/IMAD 4 cycles"}},
+      {{"V100", "dependent/FP64"}, {8, "[JIA18] DFMA 8 cycles"}},
+      // Arafa et al., "Low Overhead Instruction Latency Characterization for
+      // NVIDIA GPGPUs" (HPEC 2019), TITAN V (GV100) and TITAN RTX (TU102).
+      {{"V100", "dependent/MUFU"}, {16, "[AR19] TITAN V ex2 sequence 16 cycles"}},
+      {{"T4", "dependent/INT"}, {4, "[AR19] TITAN RTX IADD/IMUL 4 cycles"}},
+      {{"T4", "dependent/MUFU"}, {16, "[AR19] TITAN RTX ex2 sequence 16 cycles"}},
+      {{"T4", "dependent/FP64"}, {45, "[AR19] TITAN RTX DFMA 45 cycles"}},
+      {{"T4", "dependent/FP32"}, {4, "[JIA19] FFMA 4 cycles"}},
+      {{"A100", "dependent/FP32"}, {4, "[ABD22] fma.f32 4 cycles dependent"}},
+      {{"H100", "dependent/FP32"}, {4, "[LUO24] H800 FFMA 4 cycles"}},
+  };
+  return t;
+}
+
+void cite(MechanismRow& r, const std::string& point_key) {
+  const auto& t = published_table();
+  if (auto it = t.find({r.gpu, r.mechanism + "/" + point_key}); it != t.end()) {
+    r.published = it->second.value;
+    r.source = it->second.source;
+  }
+}
+
+// ---- [SWEEPS] ------------------------------------------------------------------------
+using Rows = std::vector<MechanismRow>;
+
+MechanismRow row(const sim::GpuModel& g, const char* mech, std::string point, double x, double value,
+                 const char* unit, const Run& r) {
+  MechanismRow m;
+  m.gpu = g.name;
+  m.mechanism = mech;
+  m.point = std::move(point);
+  m.x = x;
+  m.value = value;
+  m.unit = unit;
+  m.cycles = r.cycles;
+  m.wavefronts_per_request = r.requests ? double(r.wavefronts) / double(r.requests) : 0;
+  m.sectors_per_request = r.requests ? double(r.sectors) / double(r.requests) : 0;
+  m.limiter = r.limiter;
+  return m;
+}
+
+// Bank conflicts: 32 warps per SM on every SM, 256 shared loads each. The SM's
+// shared data path serves one wavefront per cycle (32 banks x 4 bytes = 128
+// bytes per clock per SM, Volta-to-Hopper whitepapers), so once conflicts
+// dominate, an n-way load costs n SM cycles.
+void banks(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  const int reps = 256, warps = 32;
+  const uint32_t blocks = uint32_t(g.sm_count);
+  for (int ways : {1, 2, 4, 8, 16, 32}) {
+    Run r = run(o, g, "banks.cu", "shared_ways", {blocks, 1, 1}, {32u * warps, 1, 1},
+                {"f32[" + n(uint64_t(blocks) * 32 * warps) + "]", "i32=" + n(ways), "i32=" + n(reps)});
+    MechanismRow m = row(g, "banks", fmt::format("{}-way", ways), ways, r.cycles / (warps * reps), "SM cycles/load", r);
+    m.published = ways;
+    m.source = "[PG] n-way = n wavefronts at 1 per SM cycle (128 B/clk/SM, whitepapers)";
+    out.push_back(m);
+  }
+}
+
+// Global stride: 2^20 threads, thread i copies word i * stride. Useful
+// bandwidth falls as the sectors per request rise: 4, 8, 16, then 32.
+void stride(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  const uint64_t threads = 1ull << 20;
+  double base = 0;
+  for (int s : {1, 2, 4, 8, 16, 32}) {
+    Run r = run(o, g, "stride.cu", "strided_copy", {uint32_t(threads / 256), 1, 1}, {256, 1, 1},
+                {"f32[" + n(threads * uint64_t(s)) + "]", "f32[" + n(threads) + "]", "i32=" + n(s)}, true);
+    const double gbs = double(threads) * 8 / r.seconds / 1e9;  // useful bytes: 4 read + 4 written per thread
+    if (s == 1) base = gbs;
+    MechanismRow m = row(g, "stride", fmt::format("stride {}", s), s, gbs, "useful GB/s", r);
+    // Reads move min(32, 4s) sectors per request, writes 4: useful bytes per
+    // sector moved fall by (4 + 4) / (min(32, 4s) + 4).
+    m.published = base * 8.0 / (double(std::min(32, 4 * s)) + 4.0);
+    m.source = "[BPG] rule: bandwidth x 8 / (read sectors + 4) of stride 1";
+    out.push_back(m);
+  }
+}
+
+// Pointer chase: one thread, steps S then 2S; the difference over S steps is
+// the time per dependent load with warm-up cancelled. The chain holds the
+// load and 5 dependent integer instructions in PTX (add, add, and, mul.wide,
+// add: see chase.cu's PTX); their latency, the dependent-INT row's figure,
+// is subtracted to give the load-to-use latency.
+void chase(const MechanismOptions& o, const sim::GpuModel& g, double int_latency, Rows& out) {
+  struct Level { const char* name; uint64_t span_words, step_words; int steps; };
+  const Level levels[] = {
+      {"L1", 4096, 32, 512},                 // 16 KB: every SM's L1 holds it
+      {"L2", 512 * 1024, 32, 16384},         // 2 MB: larger than any L1, smaller than any L2
+      {"DRAM", 16ull << 20, 1024, 2048},     // 64 MB, 4 KB apart: every step a new line, never reused
+  };
+  for (const Level& L : levels) {
+    double c[2];
+    Run last;
+    for (int k = 0; k < 2; ++k) {
+      last = run(o, g, "chase.cu", "chase", {1, 1, 1}, {1, 1, 1},
+                 {"u32[" + n(L.span_words) + "]", "u32[1]", "i32=" + n(uint64_t(L.steps) * (k + 1)),
+                  "u32=" + n(L.step_words), "u32=" + n(L.span_words)});
+      c[k] = last.cycles;
+    }
+    const double per_step = (c[1] - c[0]) / L.steps;
+    MechanismRow m = row(g, "chase", L.name, 0, per_step - 5 * int_latency, "cycles", last);
+    cite(m, L.name);
+    out.push_back(m);
+  }
+}
+
+// Dependent issue: one warp, a chain of 256; cycles per operation.
+double dependent(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  struct Class { const char* name; const char* kernel; std::vector<std::string> args; };
+  const std::vector<Class> classes = {
+      {"FP32", "chain_fp32", {"f32[32]", "f32=1.0001", "f32=0.5"}},
+      {"INT", "chain_int", {"i32[32]", "i32=3", "i32=1"}},
+      {"MUFU", "chain_mufu", {"f32[32]"}},
+      {"FP64", "chain_fp64", {"f64[32]", "f64=1.0001", "f64=0.5"}},
+      {"tensor", "chain_mma", {"f32[32]"}},
+  };
+  double int_latency = 0;
+  for (const Class& k : classes) {
+    // The chain's fixed part (set-up, the store, exit) is a few cycles
+    // beside 256 links and is left in.
+    Run r = run(o, g, "dependent.cu", k.kernel, {1, 1, 1}, {32, 1, 1}, k.args);
+    const double per = r.cycles / 256.0;
+    MechanismRow m = row(g, "dependent", k.name, 0, per, "cycles", r);
+    cite(m, k.name);
+    if (std::string(k.name) == "INT") int_latency = std::floor(per);
+    out.push_back(m);
+  }
+  return int_latency;
+}
+
+// Peak rates: FP32 FMA and the tensor cores (mma.sync and WMMA), every SM busy.
+void peak(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  {
+    const uint32_t blocks = uint32_t(g.sm_count) * 4;
+    const int reps = 512;
+    Run r = run(o, g, "peak.cu", "fp32_peak", {blocks, 1, 1}, {256, 1, 1},
+                {"f32[" + n(uint64_t(blocks) * 256) + "]", "f32=1.0001", "f32=0.5", "i32=" + n(reps)});
+    const double flops = double(blocks) * 256 * reps * 8 * 2;
+    MechanismRow m = row(g, "peak", "FP32 FMA", 0, flops / r.seconds / 1e12, "TFLOP/s", r);
+    m.rated = g.fp32_flops / 1e12;
+    m.source = "rated peak (datasheet)";
+    out.push_back(m);
+  }
+  if (g.fp16_tensor_flops <= 0) return;
+  const uint32_t blocks = uint32_t(g.sm_count) * 4;
+  const uint64_t warps = uint64_t(blocks) * 4;
+  {
+    const int reps = 128;
+    Run r = run(o, g, "peak.cu", "mma_peak", {blocks, 1, 1}, {128, 1, 1},
+                {"f32[" + n(uint64_t(blocks) * 128) + "]", "i32=" + n(reps)});
+    const double flops = double(warps) * reps * 4 * 2.0 * 16 * 8 * 16;
+    MechanismRow m = row(g, "peak", "mma.sync f16", 0, flops / r.seconds / 1e12, "TFLOP/s", r);
+    m.rated = g.fp16_tensor_flops / 1e12;
+    if (g.cc_major >= 9) {
+      m.published = m.rated * 494.4 / 756.5;
+      m.source = "[LUO25] H800 mma.sync m16n8k16 at 65.3% of the dense peak (wgmma's), applied to the rated peak";
+    } else {
+      m.source = "rated dense FP16 tensor peak (datasheet)";
+    }
+    out.push_back(m);
+  }
+  if (g.cc_major >= 7) {
+    const int reps = 64;
+    Run r = run(o, g, "wmma_peak.cu", "wmma_peak", {blocks, 1, 1}, {128, 1, 1},
+                {"f16[256]=fill:1", "f32[" + n(warps * 256) + "]", "i32=" + n(reps)});
+    const double flops = double(warps) * reps * 4 * 2.0 * 16 * 16 * 16;
+    MechanismRow m = row(g, "peak", "wmma f16", 0, flops / r.seconds / 1e12, "TFLOP/s", r);
+    m.rated = g.fp16_tensor_flops / 1e12;
+    m.source = "rated dense FP16 tensor peak (datasheet)";
+    out.push_back(m);
+  }
+}
+
+// STREAM on 64 MB float4 arrays (larger than every model's L2), timed on a
+// sample of blocks.
+void stream(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  const uint64_t elems = 1ull << 22;  // float4 elements: 64 MB per array
+  const uint32_t blocks = uint32_t(elems / 256);
+  const std::string arr = "f32[" + n(elems * 4) + "]";
+  struct K { const char* name; const char* kernel; std::vector<std::string> args; int arrays; };
+  const std::vector<K> ks = {
+      {"copy", "stream_copy", {arr, arr}, 2},
+      {"scale", "stream_scale", {arr, arr, "f32=3"}, 2},
+      {"add", "stream_add", {arr, arr, arr}, 3},
+      {"triad", "stream_triad", {arr, arr, arr, "f32=3"}, 3},
+  };
+  for (const K& k : ks) {
+    Run r = run(o, g, "stream.cu", k.kernel, {blocks, 1, 1}, {256, 1, 1}, k.args, true);
+    const double gbs = double(elems) * 16 * k.arrays / r.seconds / 1e9;
+    MechanismRow m = row(g, "stream", k.name, 0, gbs, "GB/s", r);
+    m.rated = double(g.dram_bytes_per_s) / 1e9;
+    const sim::cycle::AchievableDram a = sim::cycle::achievable_dram(g);
+    m.published = a.bytes_per_s / 1e9;
+    m.source = a.source;
+    out.push_back(m);
+  }
+}
+
+// Divergence: the same two paths split by lane parity (every warp runs both)
+// or by warp (each runs one). The ratio is 2 by the SIMT rule [PG].
+void divergence(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  const uint32_t blocks = uint32_t(g.sm_count) * 4;
+  double t[2];
+  Run r[2];
+  for (int split = 0; split < 2; ++split) {
+    r[split] = run(o, g, "divergence.cu", "two_paths", {blocks, 1, 1}, {256, 1, 1},
+                   {"f32[" + n(uint64_t(blocks) * 256) + "]", "i32=" + n(split), "f32=1.0001", "f32=0.5", "i32=64"});
+    t[split] = r[split].cycles;
+  }
+  MechanismRow m = row(g, "divergence", "split / uniform", 2, t[1] / t[0], "x time", r[1]);
+  m.published = 2;
+  m.source = "[PG] rule: a warp runs each taken path in turn";
+  out.push_back(m);
+}
+
+// Latency hiding: W warps per SM, each a chain of dependent loads that miss
+// every cache. Loads per SM per cycle grow with W (Little's law) until the
+// DRAM bandwidth share of the SM caps them.
+void hiding(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  const int steps = 32;
+  const uint64_t span = 16ull << 20;  // 64 MB of words
+  double one = 0;
+  for (int w : {1, 2, 4, 8, 16, 32}) {
+    const uint32_t blocks = uint32_t(g.sm_count);
+    Run r = run(o, g, "latency_hiding.cu", "warp_chase", {blocks, 1, 1}, {uint32_t(32 * w), 1, 1},
+                {"u32[" + n(span) + "]", "u32[" + n(uint64_t(blocks) * 32 * w) + "]", "i32=" + n(steps),
+                 "u32=" + n(span)});
+    const double loads_per_cycle = double(w) * steps / r.cycles;
+    if (w == 1) one = loads_per_cycle;
+    MechanismRow m = row(g, "hiding", fmt::format("{} warps/SM", w), w, loads_per_cycle * 1000, "loads/kcycle/SM", r);
+    m.published = one * w * 1000;
+    m.source = "rule: Little's law, W x the 1-warp rate (Volkov 2016)";
+    out.push_back(m);
+  }
+}
+
+// Atomics: every thread to one address, or each to its own.
+void atomics(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  const uint32_t blocks = uint32_t(g.sm_count);
+  const uint64_t threads = uint64_t(blocks) * 256;
+  const int reps = 8;
+  for (int spread = 0; spread < 2; ++spread) {
+    Run r = run(o, g, "atomics.cu", "atomic_add", {blocks, 1, 1}, {256, 1, 1},
+                {"u32[" + n(threads) + "]", "i32=" + n(spread), "i32=" + n(reps)});
+    const double per_cycle = double(threads) * reps / r.cycles;
+    MechanismRow m = row(g, "atomics", spread ? "distinct addresses" : "one address", spread, per_cycle,
+                         "updates/cycle", r);
+    if (!spread) {
+      m.published = 1;
+      m.source = "[KEP] same-address atomics at one per clock";
+    }
+    out.push_back(m);
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& mechanism_keys() {
+  static const std::vector<std::string> k = {"banks", "stride", "chase",  "dependent", "peak",
+                                             "stream", "divergence", "hiding", "atomics"};
+  return k;
+}
+
+MechanismReport run_mechanisms(const MechanismOptions& o) {
+  for (const auto& k : o.only)
+    if (std::find(mechanism_keys().begin(), mechanism_keys().end(), k) == mechanism_keys().end())
+      throw std::runtime_error(fmt::format("no mechanism named '{}' (known: banks, stride, chase, dependent, peak, "
+                                           "stream, divergence, hiding, atomics)", k));
+  auto want = [&](const char* k) { return o.only.empty() || std::find(o.only.begin(), o.only.end(), k) != o.only.end(); };
+  std::vector<const sim::GpuModel*> gpus = o.gpus;
+  if (gpus.empty())
+    for (const char* name : {"H100", "A100", "V100", "T4"}) gpus.push_back(&sim::gpu_model(name));
+  MechanismReport rep;
+  for (const sim::GpuModel* g : gpus) {
+    auto step = [&](const char* k) { if (o.progress) o.progress(fmt::format("mechanisms: {} on {} ...", k, g->name)); };
+    double int_latency = 4;
+    if (want("dependent") || want("chase")) {
+      step("dependent");
+      Rows tmp;
+      int_latency = dependent(o, *g, tmp);
+      if (want("dependent")) rep.rows.insert(rep.rows.end(), tmp.begin(), tmp.end());
+    }
+    if (want("banks")) step("banks"), banks(o, *g, rep.rows);
+    if (want("stride")) step("stride"), stride(o, *g, rep.rows);
+    if (want("chase")) step("chase"), chase(o, *g, int_latency, rep.rows);
+    if (want("peak")) step("peak"), peak(o, *g, rep.rows);
+    if (want("stream")) step("stream"), stream(o, *g, rep.rows);
+    if (want("divergence")) step("divergence"), divergence(o, *g, rep.rows);
+    if (want("hiding")) step("hiding"), hiding(o, *g, rep.rows);
+    if (want("atomics")) step("atomics"), atomics(o, *g, rep.rows);
+  }
+  return rep;
+}
+
+// ---- [OUTPUT] ------------------------------------------------------------------------
+namespace {
+std::string num(double v) {
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  if (a >= 100) return fmt::format("{:.0f}", v);
+  if (a >= 10) return fmt::format("{:.1f}", v);
+  return fmt::format("{:.2f}", v);
+}
+std::string vs(const MechanismRow& r) {
+  if (!r.published || *r.published == 0) return "";
+  return fmt::format("{:+.0f}%", (r.value / *r.published - 1) * 100);
+}
+}  // namespace
+
+std::string format_mechanisms(const MechanismReport& rep) {
+  std::string s;
+  std::string gpu;
+  for (const auto& r : rep.rows) {
+    if (r.gpu != gpu) {
+      gpu = r.gpu;
+      s += fmt::format("\n{} (every figure a prediction of the cycle model)\n", gpu);
+      s += fmt::format("  {:<11} {:<20} {:>9} {:<16} {:>9} {:>6} {:>8}  {:<16} {}\n", "mechanism", "point", "lab",
+                       "unit", "reference", "error", "rated", "limiter", "source of the reference");
+    }
+    s += fmt::format("  {:<11} {:<20} {:>9} {:<16} {:>9} {:>6} {:>8}  {:<16} {}\n", r.mechanism, r.point, num(r.value),
+                     r.unit, r.published ? num(*r.published) : "-", vs(r), r.rated > 0 ? num(r.rated) : "",
+                     r.limiter, r.source);
+  }
+  return s;
+}
+
+std::string mechanisms_markdown(const MechanismReport& rep) {
+  std::string s = "| GPU | mechanism | point | lab (predicted) | unit | reference | error | rated peak | source |\n"
+                  "|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rep.rows)
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.gpu, r.mechanism, r.point, num(r.value),
+                     r.unit, r.published ? num(*r.published) : "-", vs(r), r.rated > 0 ? num(r.rated) : "", r.source);
+  return s;
+}
+
+nlohmann::json mechanisms_json(const MechanismReport& rep) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : rep.rows) {
+    nlohmann::json j = {{"gpu", r.gpu},       {"mechanism", r.mechanism}, {"point", r.point},
+                        {"x", r.x},           {"value", r.value},         {"unit", r.unit},
+                        {"cycles", r.cycles}, {"limiter", r.limiter},     {"source", r.source},
+                        {"wavefronts_per_request", r.wavefronts_per_request},
+                        {"sectors_per_request", r.sectors_per_request},   {"predicted", true}};
+    j["published"] = r.published ? nlohmann::json(*r.published) : nlohmann::json(nullptr);
+    j["rated"] = r.rated > 0 ? nlohmann::json(r.rated) : nlohmann::json(nullptr);
+    rows.push_back(j);
+  }
+  return {{"rows", rows}};
+}
+
+}  // namespace lab::bench
