@@ -109,7 +109,7 @@ start=$SECONDS
 out=$(timeout 60 "$GPULAB" sim tests/check/hang_spin.cu --kernel hang_spin --grid 1 --block 32 --arg i32[1] 2>&1); rc=$?
 [ $((SECONDS - start)) -le 15 ] || bad "sim of a spinning warp took $((SECONDS - start)) s"
 grep -q "hang" <<<"$out" || bad "sim: no hang report: $out"
-out=$(timeout 60 "$GPULAB" sim tests/check/hang_spin.cu --kernel hang_spin --grid 1 --block 32 --arg i32[1] --max-steps 0 --time-limit 1 2>&1)
+out=$(timeout 60 "$GPULAB" sim tests/check/hang_spin.cu --kernel hang_spin --grid 1 --block 32 --arg i32[1] --max-steps 1000000000 --time-limit 1 2>&1)
 grep -q "time limit of 1 s" <<<"$out" || bad "--time-limit: no hang report: $out"
 # A launch of 1e9 threads: its size up front, and Ctrl-C stops it cleanly.
 "$GPULAB" sim tests/check/ok_global_counter_atomic.cu --kernel ok_global_counter_atomic --grid 3906250 --block 256 --arg i32[1] >"$work/big.out" 2>&1 &
