@@ -95,6 +95,12 @@ struct SharedCostMemo {
   uint32_t sub_word = 0xffffffffu;
   SharedCost cost;
   uint32_t offs[32] = {};
+  // The same lanes' access widened to 8 and 16 bytes (the window each
+  // address falls in): what ptxas's LDS.64 / LDS.128 merge of neighbouring
+  // scalar loads costs (lab/sim/cycle/decode.h, `merge`). Worked out only
+  // for traced blocks, once per memo entry.
+  bool wide_known = false;
+  uint16_t wide8 = 0, wide16 = 0;
 };
 
 struct WorkerState {

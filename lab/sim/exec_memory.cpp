@@ -187,6 +187,20 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
 
 namespace {
 
+// Fills m.wide8 / m.wide16 (see SharedCostMemo) for lanes at `addr`.
+void widen(SharedCostMemo& m, const uint64_t* addr, uint32_t mask, uint32_t bytes) {
+  if (m.wide_known) return;
+  m.wide_known = true;
+  if (bytes != 4) {
+    m.wide8 = m.wide16 = uint16_t(m.cost.wavefronts);
+    return;
+  }
+  uint64_t a8[32], a16[32];
+  for (uint32_t i = 0; i < kWarpSize; ++i) a8[i] = addr[i] & ~7ull, a16[i] = addr[i] & ~15ull;
+  m.wide8 = uint16_t(shared_wavefronts(a8, mask, 8).wavefronts);
+  m.wide16 = uint16_t(shared_wavefronts(a16, mask, 16).wavefronts);
+}
+
 // Shared-memory cost with the per-pc memo (see SharedCostMemo).
 SharedCost shared_cost(WarpContext& c, const uint64_t* addr, uint32_t mask, uint32_t bytes) {
   SharedCostMemo& m = c.W->shared_memo[c.pc];
@@ -202,6 +216,7 @@ SharedCost shared_cost(WarpContext& c, const uint64_t* addr, uint32_t mask, uint
   m.bytes = bytes;
   m.sub_word = sub;
   m.cost = cost;
+  m.wide_known = false;
   std::memcpy(m.offs, offs, sizeof offs);
   return cost;
 }
@@ -223,7 +238,15 @@ void count_request(WarpContext& c, Space where, const uint64_t* lane_addr, uint3
     sc = atomic ? shared_atomic_wavefronts(a.addr, mask, a.bytes) : shared_cost(c, a.addr, mask, a.bytes);
     pm.wavefronts += sc.wavefronts;
     pm.ideal_wavefronts += sc.ideal;
-    if (c.trace) [[unlikely]] c.trace->add_shared(sc.wavefronts, is_write);
+    if (c.trace) [[unlikely]] {
+      uint16_t w8 = uint16_t(sc.wavefronts), w16 = w8;
+      if (!atomic && !is_write) {
+        SharedCostMemo& m = c.W->shared_memo[c.pc];
+        widen(m, a.addr, mask, a.bytes);
+        w8 = m.wide8, w16 = m.wide16;
+      }
+      c.trace->add_shared(sc.wavefronts, is_write, w8, w16);
+    }
   } else if (a.where == Space::Global || a.where == Space::Local) {
     uint64_t model[32];
     const uint64_t* addr = a.addr;
@@ -423,6 +446,7 @@ bool fast_shared(const ptx::Instr& in, WarpContext& c, const ptx::Operand& ao, u
     memo.mask = 0xffffffffu;
     memo.bytes = elem;
     memo.sub_word = addr[0] & 3;
+    memo.wide_known = false;
     for (uint32_t i = 0; i < kWarpSize; ++i) memo.offs[i] = addr[i] - addr[0];
   }
   pm.wavefronts += memo.cost.wavefronts;
@@ -430,7 +454,15 @@ bool fast_shared(const ptx::Instr& in, WarpContext& c, const ptx::Operand& ao, u
   // The fast path is an interpreter shortcut, not a different access: the
   // cycle model must see its wavefronts exactly as count_request reports them
   // (issue 24: bank conflicts cost no time when this line was missing).
-  if (c.trace) [[unlikely]] c.trace->add_shared(memo.cost.wavefronts, kStore);
+  if (c.trace) [[unlikely]] {
+    if (!kStore && !memo.wide_known) {
+      uint64_t a64[32];
+      for (uint32_t i = 0; i < kWarpSize; ++i) a64[i] = addr[i];
+      widen(memo, a64, 0xffffffffu, elem);
+    }
+    const uint16_t w = uint16_t(memo.cost.wavefronts);
+    c.trace->add_shared(w, kStore, kStore ? w : memo.wide8, kStore ? w : memo.wide16);
+  }
   return true;
 }
 

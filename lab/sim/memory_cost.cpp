@@ -106,6 +106,30 @@ SharedCost serve_phases(const uint64_t* lane_addr, uint32_t mask, uint32_t acces
       }
     }
   }
+  // Packed return of a 128-bit access whose lanes pair up on addresses. The
+  // data path returns 128 bytes, one register of 32 lanes, per cycle; when
+  // lanes n and n^1 (or n and n^2) read the same address, two lanes' values
+  // travel in one return, and an LDS.128 takes 2 wavefronts, not 4 (NVIDIA
+  // forum, "Unexpected shared memory bank conflict" (77228), Greg Smith:
+  // "LDS.128 requires 4 requests per instruction as it returns 4 registers.
+  // If the guidelines are met the requests/instruction should reduce from 4
+  // to 2"; measured with ncu on A10 and H100 in "Discrepancy in LDS.128
+  // wavefronts" (373160): 16 lanes on one address and 16 on another, 2
+  // wavefronts). A warp-uniform LDS.128 (a broadcast tile row) is such a case.
+  if (bytes == 16 && cost.wavefronts >= 2) {
+    auto paired = [&](uint32_t x) {
+      for (uint32_t m = mask; m; m &= m - 1) {
+        const uint32_t lane = uint32_t(std::countr_zero(m));
+        if ((mask >> (lane ^ x)) & 1 && lane_addr[lane] != lane_addr[lane ^ x]) return false;
+      }
+      return true;
+    };
+    if (paired(1) || paired(2)) {
+      cost.wavefronts = (cost.wavefronts + 1) / 2;
+      cost.ideal = std::min(cost.ideal, cost.wavefronts);
+      if (serve) serve->packed = true;
+    }
+  }
   if (serve) serve->cost = cost;
   return cost;
 }

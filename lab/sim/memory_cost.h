@@ -72,6 +72,9 @@ struct SharedServe {
   uint8_t words_per_lane = 1;
   bool truncated = false;
   SharedCost cost;              // identical to shared_wavefronts()
+  // A 128-bit access whose lane pairs share addresses: two lanes' values
+  // return together, so `cost` is half the phases' sum (memory_cost.cpp).
+  bool packed = false;
   uint8_t phase_wavefronts[32] = {};  // per phase index: wavefronts it costs
   uint8_t phase_ideal[32] = {};       // per phase index: its conflict-free cost
   uint8_t bank[32][kMaxWords] = {};

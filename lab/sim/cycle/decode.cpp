@@ -1,6 +1,8 @@
 // lab/sim/cycle/decode.cpp: unit, latency and register slots per instruction.
 #include "lab/sim/cycle/decode.h"
 
+#include <algorithm>
+
 #include "lab/ptx/cfg.h"
 #include "lab/sim/timing.h"
 
@@ -113,7 +115,68 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
   }
   for (const ptx::BasicBlock& b : ptx::basic_blocks(k))
     if (b.first < dk.code.size()) dk.code[b.first].block_start = true;
+  merge_shared_loads(k, dk);
   return dk;
+}
+
+void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
+  // One candidate: a scalar 4-byte plain ld.shared [R + imm].
+  auto candidate = [&](size_t pc) {
+    const ptx::Instr& in = k.code[pc];
+    return in.op == Op::Ld && in.space == ptx::Space::Shared && in.vec == 1 && ptx::type_bytes(in.type) == 4 &&
+           !(in.flags & ptx::kFlagVolatile) && in.num_ops >= 2 && in.ops[0].kind == ptx::OperandKind::Reg &&
+           in.ops[1].kind == ptx::OperandKind::Addr && in.ops[1].reg < ptx::kSinkReg && in.guard == ptx::kNoReg;
+  };
+  struct Load { size_t pc; int64_t imm; };
+  std::vector<std::pair<uint32_t, std::vector<Load>>> open;  // address register -> its loads so far
+  auto close = [&](std::vector<Load>& loads) {
+    // Windows of 16 bytes, then of 8, each member present once.
+    for (const int width : {16, 8}) {
+      for (size_t i = 0; i < loads.size(); ++i) {
+        const int64_t base = loads[i].imm;
+        if (base % width != 0) continue;
+        std::vector<size_t> members;
+        for (int64_t off = base; off < base + width; off += 4) {
+          size_t found = 0, hits = 0;
+          for (size_t j = 0; j < loads.size(); ++j)
+            if (loads[j].imm == off && !dk.code[loads[j].pc].merged_away && !dk.code[loads[j].pc].merge)
+              found = j, ++hits;
+          if (hits != 1) break;
+          members.push_back(loads[found].pc);
+        }
+        if (members.size() != size_t(width / 4)) continue;
+        std::sort(members.begin(), members.end());
+        dk.code[members[0]].merge = uint8_t(width / 4);
+        for (size_t m = 1; m < members.size(); ++m) dk.code[members[m]].merged_away = true;
+      }
+    }
+    loads.clear();
+  };
+  auto close_all = [&] { for (auto& [reg, loads] : open) close(loads); open.clear(); };
+  for (size_t pc = 0; pc < k.code.size(); ++pc) {
+    const ptx::Instr& in = k.code[pc];
+    const DecodedInstr& d = dk.code[pc];
+    if (d.block_start || d.fence || in.op == Op::Bra) close_all();
+    // A shared store may alias the loads: ptxas does not merge across it.
+    if ((in.op == Op::St || in.op == Op::Atom || in.op == Op::Red) &&
+        (in.space == ptx::Space::Shared || in.space == ptx::Space::Generic))
+      close_all();
+    if (candidate(pc)) {
+      const uint32_t reg = in.ops[1].reg;
+      auto it = std::find_if(open.begin(), open.end(), [&](const auto& e) { return e.first == reg; });
+      if (it == open.end()) open.push_back({reg, {}}), it = open.end() - 1;
+      it->second.push_back({pc, in.ops[1].imm});
+    }
+    // A write to an address register ends its group (the offsets no longer
+    // share a base). Written registers are the instruction's destinations.
+    for (int i = 0; i < in.num_ops && i < ptx::kMaxOperands; ++i) {
+      const ptx::Operand& o = in.ops[i];
+      if (o.kind != ptx::OperandKind::Reg || i >= destinations(in)) continue;
+      for (auto e = open.begin(); e != open.end();)
+        if (e->first == o.reg) { close(e->second); e = open.erase(e); } else ++e;
+    }
+  }
+  close_all();
 }
 
 }  // namespace lab::sim::cycle

@@ -30,6 +30,16 @@ struct DecodedInstr {
   bool plain_load = false;
   bool fence = false;
   bool block_start = false;   // leads a basic block (ptx/cfg.h: a branch target, or after bra/ret/exit)
+  // ptxas's vectorisation of shared loads, which the model times as the SASS
+  // has it: scalar 4-byte ld.shared in one basic block on the same address
+  // register at offsets 16w, +4, +8, +12 (or 8w, +4) become one LDS.128 (or
+  // LDS.64). `merge` (2 or 4) marks the first of them in program order, which
+  // issues the one request at the widened cost (TraceMem::wide8/wide16);
+  // the others are `merged_away`: no issue slot and no request, their
+  // result ready with the first's. docs/timing-model.md says where this
+  // differs from ptxas (which must also prove the address aligned).
+  uint8_t merge = 0;
+  bool merged_away = false;
 };
 
 struct DecodedKernel {
@@ -39,5 +49,8 @@ struct DecodedKernel {
 };
 
 DecodedKernel decode_kernel(const ptx::Kernel& kernel, const CycleParams& p);
+
+// The merge pass alone (decode_kernel runs it): sets merge / merged_away.
+void merge_shared_loads(const ptx::Kernel& kernel, DecodedKernel& dk);
 
 }  // namespace lab::sim::cycle

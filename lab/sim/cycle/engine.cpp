@@ -107,6 +107,7 @@ struct Warp {
   uint64_t since = 0;      // start of the current state's interval
   Stall state = Stall::NotSelected;
   uint64_t async_done = 0; // cp.async completion
+  uint64_t merged_ready = 0;  // the last merged shared load's result (decode.h `merge`)
   bool active = false, at_barrier = false;
   bool deps_ok = false;    // the next instruction's registers were found ready (they stay ready until it issues)
   uint16_t sm = 0;         // its SM in the slice (for the event stream)
@@ -351,6 +352,7 @@ class Slice {
       w.since = t;
       w.state = Stall::NotSelected;
       w.async_done = 0;
+      w.merged_ready = 0;
       w.at_barrier = false;
       w.deps_ok = false;
       w.active = w.tr && !w.tr->insts.empty();
@@ -534,6 +536,27 @@ class Slice {
     return done;
   }
 
+  // The loads ptxas merged into the one before them (decode.h): they take no
+  // issue slot and make no request; their results arrive with the merged
+  // load's. Their trace requests are consumed (and counted as traced).
+  void skip_merged(Warp& w, uint64_t t) {
+    while (w.next < w.tr->insts.size() && dk_.code[w.tr->insts[w.next].pc].merged_away) {
+      const TraceInst& f = w.tr->insts[w.next];
+      const DecodedInstr& fd = dk_.code[f.pc];
+      while (w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == w.next)
+        acc_.traced_wavefronts += w.tr->mems[w.next_mem++].count;
+      if (f.mask != 0 && !f.dead) {
+        const uint32_t* sl = dk_.slots.data() + fd.first + fd.reads;
+        for (uint32_t i = 0; i < fd.writes; ++i) {
+          w.ready[sl[i]] = std::max(w.merged_ready, t + 1);
+          w.why[sl[i]] = Stall::ShortScoreboard;
+        }
+      }
+      ++acc_.merged_loads;
+      ++w.next;
+    }
+  }
+
   void execute(Sm& sm, Sched& sc, uint32_t slot, uint64_t t) {
     Warp& w = sm.warps[slot];
     const uint32_t idx = w.next;
@@ -577,9 +600,11 @@ class Slice {
         any = true;
         if (m.space == ptx::Space::Shared) {
           acc_.traced_wavefronts += m.count;
+          // A merged LDS.64/LDS.128 costs the widened access's wavefronts.
+          const uint16_t cost = d.merge == 4 ? m.wide16() : d.merge == 2 ? m.wide8() : m.count;
           const double start = std::max(double(t), sm.l1_free);
-          sm.l1_free = start + std::max<uint16_t>(1, m.count);
-          acc_.l1_busy_cycles += std::max<uint16_t>(1, m.count);
+          sm.l1_free = start + std::max<uint16_t>(1, cost);
+          acc_.l1_busy_cycles += std::max<uint16_t>(1, cost);
           done = std::max(done, uint64_t(sm.l1_free) + p_.lat_shared);
         } else {
           all_shared = false;
@@ -601,7 +626,9 @@ class Slice {
         w.why[sl[i]] = why;
       }
     }
+    if (d.merge) w.merged_ready = ready_at;
     w.next = idx + 1;
+    skip_merged(w, t);
     w.deps_ok = false;
     w.since = t + 1;
     w.state = Stall::NotSelected;

@@ -91,6 +91,9 @@ struct CycleResult {
   // (metrics.h sectors, wavefronts); a fast path that skipped the trace would
   // show here as a difference (tests/test_sim_trace.cpp).
   uint64_t traced_sectors = 0, traced_wavefronts = 0;
+  // Warp-level scalar shared loads the model folded into an LDS.64/LDS.128
+  // (cycle/decode.h `merge`): issued by the interpreter, not by the model.
+  uint64_t merged_loads = 0;
   // Busy fraction of each shared resource over the timed cycles (0..1).
   double l1_utilisation = 0, l2_utilisation = 0, dram_utilisation = 0;
   bool outputs_incomplete = false;          // TimingOptions::sample_only: only the timed blocks ran

@@ -82,6 +82,11 @@ nlohmann::json cycle_json(const CycleResult& r) {
   j["l2_utilisation"] = r.l2_utilisation;
   j["dram_utilisation"] = r.dram_utilisation;
   j["warp_instructions_issued"] = r.issued;
+  // Scalar shared loads folded into LDS.64/LDS.128 as ptxas does (decode.h).
+  j["shared_loads_merged"] = r.merged_loads;
+  j["l1_busy_cycles"] = r.l1_busy_cycles;
+  j["traced_sectors"] = r.traced_sectors;
+  j["traced_wavefronts"] = r.traced_wavefronts;
   j["stall_warp_cycles"] = stall_json(r.stall);
   nlohmann::json top = nlohmann::json::array();
   for (const auto& [s, f] : top_stalls(r.stall))

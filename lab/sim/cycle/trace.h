@@ -36,11 +36,17 @@ struct TraceMem {
   uint32_t first_run = 0;   // index in WarpTrace::runs
   uint16_t runs = 0;
   uint16_t count = 0;       // sectors (global/local) or wavefronts (shared)
-  uint16_t dram = 0;        // sectors the L2 model sent to DRAM (global only)
-  uint16_t lines = 0;       // distinct 128-byte lines (global/local): L1 data-path cycles
+  uint16_t dram = 0;        // global: sectors the L2 model sent to DRAM; shared: wavefronts 8 bytes wide (wide8())
+  uint16_t lines = 0;       // global/local: distinct 128-byte lines (L1 data-path cycles); shared: 16 bytes wide
   uint16_t serial = 0;      // global atom/red: the most lanes updating one address (metrics.h atomic_serial)
   ptx::Space space = ptx::Space::Global;  // Global, Local or Shared (resolved, as the interpreter served it)
   bool write = false;
+  // Shared loads: the wavefronts of the same lanes' access widened to 8 or
+  // 16 bytes, the cost of the LDS.64 / LDS.128 ptxas merges it into
+  // (decode.h `merge`). The global-only fields hold them: a shared request
+  // has no DRAM sectors or lines.
+  uint16_t wide8() const { return dram; }
+  uint16_t wide16() const { return lines; }
 };
 
 struct WarpTrace {
@@ -50,7 +56,7 @@ struct WarpTrace {
   void clear() { insts.clear(); mems.clear(); runs.clear(); }
   // One request. `sectors` sorted ascending and distinct (as count_request has them).
   void add_global(const uint64_t* sectors, uint32_t n, uint32_t dram, bool write, bool local);
-  void add_shared(uint32_t wavefronts, bool write);
+  void add_shared(uint32_t wavefronts, bool write, uint16_t wide8, uint16_t wide16);
   size_t bytes() const {
     return insts.size() * sizeof(TraceInst) + mems.size() * sizeof(TraceMem) + runs.size() * sizeof(SectorRun);
   }

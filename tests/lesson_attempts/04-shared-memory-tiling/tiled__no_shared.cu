@@ -1,10 +1,10 @@
 // exercise: tiled-gemm
 // dodge: no shared memory at all: lesson 3's coalesced kernel, every operand from global memory
 // expect: min_shared_loads_per_global_load max_global_load_sectors
-// (max_predicted_time_ratio no longer rejects it: since every shared access is
-// timed (issue 24), the model charges the reference's scalar PTX shared loads
-// that ptxas merges into LDS.128, and predicts it 0.88x the reference. Back
-// in this list when the model times the SASS: docs/fidelity.md.)
+// (max_predicted_time_ratio no longer rejects it at the metric size: since
+// every shared access is timed (issue 24), the reference's 64 shared loads
+// per 32 FMAs cost their wavefronts, and at K = 64 (two tiles) this kernel is
+// predicted 1.07x the reference, inside the 1.25x limit: docs/fidelity.md.)
 extern "C" __global__ void gemm_tiled(int M, int N, int K, float alpha, const float* A, const float* B,
                                           float beta, float* C) {
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
