@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "lab/sim/cycle/decode.h"
+#include "lab/sim/cycle/params.h"
 #include "lab/sim/cycle/result.h"
 #include "lab/sim/cycle/sample.h"
 #include "lab/sim/device.h"
@@ -325,4 +327,78 @@ TEST_CASE("sample plan: waves, slices and scaling") {
   auto full = cycle::plan_sample(1000, 132, 2, 132);
   CHECK(full.full);
   CHECK(full.segments[0].blocks.size() == 1000);
+}
+
+TEST_CASE("cycle model: scalar shared loads merge into LDS.128 / LDS.64 as ptxas merges them") {
+  // Block 1: [%rd1+0..12] on one register (LDS.128), and base + 4 * (i | 1..3)
+  // with i known to be a multiple of 8 (the warptiling kernel's pattern).
+  // Block 2: a pair (LDS.64), then a shared store that ends the group, and
+  // a base known only 4-byte aligned (no LDS.128).
+  const char* ptx_text = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry merges(.param .u64 out)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<16>;
+  .reg .f32 %f<32>;
+  .shared .align 16 .b8 tile[4096];
+  mov.u64 %rd1, tile;
+  mov.u32 %r1, %tid.x;
+  ld.shared.f32 %f1, [%rd1];
+  ld.shared.f32 %f2, [%rd1+4];
+  ld.shared.f32 %f3, [%rd1+8];
+  ld.shared.f32 %f4, [%rd1+12];
+  shl.b32 %r2, %r1, 3;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  or.b32 %r3, %r2, 1;
+  mul.wide.u32 %rd4, %r3, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  or.b32 %r4, %r2, 2;
+  mul.wide.u32 %rd6, %r4, 4;
+  add.s64 %rd7, %rd1, %rd6;
+  or.b32 %r5, %r2, 3;
+  mul.wide.u32 %rd8, %r5, 4;
+  add.s64 %rd9, %rd1, %rd8;
+  ld.shared.f32 %f5, [%rd3];
+  ld.shared.f32 %f6, [%rd5];
+  ld.shared.f32 %f7, [%rd7];
+  ld.shared.f32 %f8, [%rd9];
+  bar.sync 0;
+  ld.shared.f32 %f9, [%rd1+32];
+  ld.shared.f32 %f10, [%rd1+36];
+  ld.shared.f32 %f11, [%rd1+48];
+  st.shared.f32 [%rd1+64], %f9;
+  ld.shared.f32 %f12, [%rd1+52];
+  mul.wide.u32 %rd10, %r1, 4;
+  add.s64 %rd11, %rd1, %rd10;
+  ld.shared.f32 %f13, [%rd11];
+  ld.shared.f32 %f14, [%rd11+4];
+  ld.shared.f32 %f15, [%rd11+8];
+  ld.shared.f32 %f16, [%rd11+12];
+  exit;
+}
+)";
+  auto p = simtest::Program::from_ptx(ptx_text, "merges");
+  REQUIRE(p.kernel);
+  const cycle::DecodedKernel dk = cycle::decode_kernel(*p.kernel, cycle::cycle_params(gpu_model("H100")));
+  std::vector<std::pair<int, bool>> loads;  // (merge, merged_away) of each ld.shared, in order
+  for (size_t pc = 0; pc < p.kernel->code.size(); ++pc)
+    if (p.kernel->code[pc].op == lab::ptx::Op::Ld) loads.push_back({dk.code[pc].merge, dk.code[pc].merged_away});
+  REQUIRE(loads.size() == 16);
+  // [%rd1+0..12]: one LDS.128.
+  CHECK(loads[0] == std::pair{4, false});
+  for (int i = 1; i < 4; ++i) CHECK(loads[size_t(i)] == std::pair{0, true});
+  // base + 4 * (8t | 1..3): one LDS.128 through the or/mul.wide/add chain.
+  CHECK(loads[4] == std::pair{4, false});
+  for (int i = 5; i < 8; ++i) CHECK(loads[size_t(i)] == std::pair{0, true});
+  // After the barrier: +32/+36 pair (LDS.64); +48 and +52 straddle a store.
+  CHECK(loads[8] == std::pair{2, false});
+  CHECK(loads[9] == std::pair{0, true});
+  CHECK(loads[10] == std::pair{0, false});
+  CHECK(loads[11] == std::pair{0, false});
+  // base + 4t: only 4-byte alignment is known, ptxas could not merge.
+  for (int i = 12; i < 16; ++i) CHECK(loads[size_t(i)] == std::pair{0, false});
 }

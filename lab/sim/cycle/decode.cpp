@@ -2,6 +2,8 @@
 #include "lab/sim/cycle/decode.h"
 
 #include <algorithm>
+#include <bit>
+#include <unordered_map>
 
 #include "lab/ptx/cfg.h"
 #include "lab/sim/timing.h"
@@ -119,27 +121,102 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
   return dk;
 }
 
+namespace {
+
+// An address as ptxas sees it within a basic block: a symbolic part (a hash
+// of how it was computed from registers the block did not define; 0 for
+// none) plus a constant byte offset, and how many low bits of the symbolic
+// part are known zero (-1: not known, a register live into the block).
+// Enough to see that `or r, base8, 3` is base8 + 3 and that
+// base + 4 * (i | 1) is base + 4 * i + 4, as ptxas does when it merges
+// loads; anything else is a new symbol.
+struct AddrVal {
+  uint64_t sym = 0;
+  int64_t off = 0;
+  int asym = -1;
+};
+
+uint64_t mix(uint64_t a, uint64_t b) {
+  uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6) + (a >> 2));
+  return h ? h : 1;
+}
+int trailing_zeros(int64_t v) { return v == 0 ? 63 : std::countr_zero(uint64_t(v)); }
+// Known-zero low bits of the whole value (symbolic part and offset).
+int full_align(const AddrVal& v) {
+  const int s = v.sym == 0 ? 63 : v.asym < 0 ? 0 : v.asym;
+  return std::min(s, trailing_zeros(v.off));
+}
+
+}  // namespace
+
 void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
-  // One candidate: a scalar 4-byte plain ld.shared [R + imm].
+  // One candidate: a scalar 4-byte plain ld.shared [R + imm], no guard.
   auto candidate = [&](size_t pc) {
     const ptx::Instr& in = k.code[pc];
     return in.op == Op::Ld && in.space == ptx::Space::Shared && in.vec == 1 && ptx::type_bytes(in.type) == 4 &&
            !(in.flags & ptx::kFlagVolatile) && in.num_ops >= 2 && in.ops[0].kind == ptx::OperandKind::Reg &&
-           in.ops[1].kind == ptx::OperandKind::Addr && in.ops[1].reg < ptx::kSinkReg && in.guard == ptx::kNoReg;
+           in.ops[1].kind == ptx::OperandKind::Addr && in.guard == ptx::kNoReg;
   };
-  struct Load { size_t pc; int64_t imm; };
-  std::vector<std::pair<uint32_t, std::vector<Load>>> open;  // address register -> its loads so far
+  std::unordered_map<uint32_t, AddrVal> vals;  // registers defined in this block so far
+  auto val = [&](const ptx::Operand& o) -> AddrVal {
+    if (o.kind == ptx::OperandKind::Imm || o.kind == ptx::OperandKind::Symbol) return {0, o.imm, 63};
+    if (o.kind != ptx::OperandKind::Reg || o.reg >= ptx::kSinkReg) return {mix(0xbad, o.reg), 0, 0};
+    if (auto it = vals.find(o.reg); it != vals.end()) return it->second;
+    return {mix(0x1e, o.reg), 0, -1};  // live into the block
+  };
+  auto fresh = [&](size_t pc, int asym) { return AddrVal{mix(0xdef, pc), 0, asym}; };
+  // Value of the register `in` defines, as far as address arithmetic goes.
+  auto define = [&](size_t pc, const ptx::Instr& in) -> AddrVal {
+    const AddrVal a = in.num_ops > 1 ? val(in.ops[1]) : AddrVal{};
+    const AddrVal b = in.num_ops > 2 ? val(in.ops[2]) : AddrVal{};
+    switch (in.op) {
+      case Op::Mov: case Op::Cvt: case Op::Cvta: return a;
+      case Op::Add:
+        if (a.sym == 0) return {b.sym, a.off + b.off, b.asym};
+        if (b.sym == 0) return {a.sym, a.off + b.off, a.asym};
+        return {mix(std::min(a.sym, b.sym), std::max(a.sym, b.sym)), a.off + b.off,
+                a.asym < 0 || b.asym < 0 ? -1 : std::min(a.asym, b.asym)};
+      case Op::Sub:
+        if (b.sym == 0) return {a.sym, a.off - b.off, a.asym};
+        return fresh(pc, 0);
+      case Op::Shl:
+        if (b.sym != 0 || b.off < 0 || b.off > 31) return fresh(pc, 0);
+        // Shifting leaves at least b zero bits, whatever was known before.
+        return {a.sym ? mix(a.sym, 0x5000 + uint64_t(b.off)) : 0, a.off << b.off, std::max(a.asym, 0) + int(b.off)};
+      case Op::Mul:
+        if (in.mul != ptx::MulMode::Lo && in.mul != ptx::MulMode::Wide) return fresh(pc, 0);
+        if (b.sym == 0 && b.off > 0)
+          return {a.sym ? mix(a.sym, 0x7000 + uint64_t(b.off)) : 0, a.off * b.off,
+                  std::max(a.asym, 0) + trailing_zeros(b.off)};
+        return fresh(pc, 0);
+      case Op::Or:
+        // Or-ing bits the value is known to have clear is an add.
+        if (b.sym == 0 && b.off >= 0 && (b.off >> std::min(full_align(a), 62)) == 0) return {a.sym, a.off + b.off, a.asym};
+        if (a.sym == 0 && a.off >= 0 && (a.off >> std::min(full_align(b), 62)) == 0) return {b.sym, a.off + b.off, b.asym};
+        return fresh(pc, std::min(full_align(a), full_align(b)));
+      case Op::And:
+        if (b.sym == 0) return fresh(pc, std::max(trailing_zeros(b.off), full_align(a)));
+        return fresh(pc, std::max(full_align(a), full_align(b)));
+      default: return fresh(pc, 0);
+    }
+  };
+  struct Load { size_t pc; int64_t off; int asym; };
+  std::unordered_map<uint64_t, std::vector<Load>> open;  // symbolic base -> its loads so far
   auto close = [&](std::vector<Load>& loads) {
-    // Windows of 16 bytes, then of 8, each member present once.
+    // Windows of 16 bytes, then of 8, each member present once, the
+    // symbolic base aligned to the width when that is known (ptxas must
+    // prove it; a base live into the block is trusted, as in the lab's tile
+    // rows, which are).
     for (const int width : {16, 8}) {
       for (size_t i = 0; i < loads.size(); ++i) {
-        const int64_t base = loads[i].imm;
+        const int64_t base = loads[i].off;
         if (base % width != 0) continue;
+        if (loads[i].asym >= 0 && (1 << std::min(loads[i].asym, 30)) < width) continue;
         std::vector<size_t> members;
         for (int64_t off = base; off < base + width; off += 4) {
           size_t found = 0, hits = 0;
           for (size_t j = 0; j < loads.size(); ++j)
-            if (loads[j].imm == off && !dk.code[loads[j].pc].merged_away && !dk.code[loads[j].pc].merge)
+            if (loads[j].off == off && !dk.code[loads[j].pc].merged_away && !dk.code[loads[j].pc].merge)
               found = j, ++hits;
           if (hits != 1) break;
           members.push_back(loads[found].pc);
@@ -152,29 +229,34 @@ void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
     }
     loads.clear();
   };
-  auto close_all = [&] { for (auto& [reg, loads] : open) close(loads); open.clear(); };
+  auto close_all = [&] { for (auto& [sym, loads] : open) close(loads); open.clear(); };
   for (size_t pc = 0; pc < k.code.size(); ++pc) {
     const ptx::Instr& in = k.code[pc];
     const DecodedInstr& d = dk.code[pc];
-    if (d.block_start || d.fence || in.op == Op::Bra) close_all();
+    if (d.block_start) close_all(), vals.clear();
+    if (d.fence || in.op == Op::Bra) close_all();
     // A shared store may alias the loads: ptxas does not merge across it.
     if ((in.op == Op::St || in.op == Op::Atom || in.op == Op::Red) &&
         (in.space == ptx::Space::Shared || in.space == ptx::Space::Generic))
       close_all();
     if (candidate(pc)) {
-      const uint32_t reg = in.ops[1].reg;
-      auto it = std::find_if(open.begin(), open.end(), [&](const auto& e) { return e.first == reg; });
-      if (it == open.end()) open.push_back({reg, {}}), it = open.end() - 1;
-      it->second.push_back({pc, in.ops[1].imm});
+      const ptx::Operand& ao = in.ops[1];
+      AddrVal a = ao.reg < ptx::kSinkReg ? val(ptx::Operand{ptx::OperandKind::Reg, 0, ptx::Space::Generic, false, ao.reg, 0})
+                                         : AddrVal{0, 0, 63};
+      a.off += ao.imm;
+      open[a.sym].push_back({pc, a.off, a.sym == 0 ? 63 : a.asym});
     }
-    // A write to an address register ends its group (the offsets no longer
-    // share a base). Written registers are the instruction's destinations.
-    for (int i = 0; i < in.num_ops && i < ptx::kMaxOperands; ++i) {
-      const ptx::Operand& o = in.ops[i];
-      if (o.kind != ptx::OperandKind::Reg || i >= destinations(in)) continue;
-      for (auto e = open.begin(); e != open.end();)
-        if (e->first == o.reg) { close(e->second); e = open.erase(e); } else ++e;
+    // The registers it writes get their new values (a load's: unknown).
+    if (destinations(in) >= 1 && in.num_ops >= 1 && in.ops[0].kind == ptx::OperandKind::Reg &&
+        in.ops[0].reg < ptx::kSinkReg) {
+      const AddrVal v = d.unit == Unit::Memory ? fresh(pc, 0) : define(pc, in);
+      vals[in.ops[0].reg] = v;
     }
+    for (int i = 1; i < destinations(in) && i < in.num_ops; ++i)
+      if (in.ops[i].kind == ptx::OperandKind::Reg) vals[in.ops[i].reg] = fresh(pc, 0);
+    if (destinations(in) >= 1 && in.num_ops >= 1 && in.ops[0].kind == ptx::OperandKind::Vec)
+      for (uint32_t v = 0; v < in.ops[0].vec_len; ++v)
+        if (in.ops[0].reg + v < k.vec_slots.size()) vals[k.vec_slots[in.ops[0].reg + v]] = fresh(pc, 0);
   }
   close_all();
 }
