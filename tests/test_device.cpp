@@ -26,7 +26,7 @@ TEST_CASE("every model is found by its name and its aliases, case-insensitively"
   CHECK(gpu_model("a10").name == "A10");  // not confused with A100
   CHECK(gpu_model("L4").name == "L4");
   CHECK(gpu_model("l40s").name == "L40S");
-  CHECK(all_gpu_models().size() == 12);
+  CHECK(all_gpu_models().size() == 13);
 }
 
 TEST_CASE("an unknown model is an error that lists the valid names") {

@@ -109,3 +109,16 @@ TEST_CASE("half and bfloat16 conversions round to nearest even") {
   CHECK(float_to_bf16(std::bit_cast<float>(0x3f818000u)) == 0x3f82);
   CHECK(bf16_to_float(0x4049) == std::bit_cast<float>(0x40490000u));
 }
+
+TEST_CASE("arg specs: 8- and 16-bit integer scalars (a bool or char parameter)") {
+  CHECK(parse_arg_spec("u8=0").scalar_bits == 0);
+  CHECK(parse_arg_spec("u8=255").scalar_bits == 255);
+  CHECK(parse_arg_spec("i8=-1").scalar_bits == 0xff);
+  CHECK(parse_arg_spec("i16=-2").scalar_bits == 0xfffe);
+  CHECK(parse_arg_spec("u16=65535").scalar_bits == 65535);
+  CHECK_THROWS_AS(parse_arg_spec("u8=256"), ArgSpecError);
+  CHECK_THROWS_AS(parse_arg_spec("i8=128"), ArgSpecError);
+  CHECK_THROWS_AS(parse_arg_spec("u16=-1"), ArgSpecError);
+  CHECK_THROWS_AS(parse_arg_spec("f16=1"), ArgSpecError);
+  CHECK_THROWS_AS(parse_arg_spec("i32=2147483648"), ArgSpecError);
+}

@@ -206,9 +206,10 @@ ArgSpec parse_arg_spec(std::string_view text) {
     fail(text, "expected TYPE=VALUE for a scalar (i32=5, f32=1.5) or TYPE[COUNT]=INIT for a buffer (f32[1024]=rand)");
   std::string_view tname = text.substr(0, eq), value = text.substr(eq + 1);
   const ElemInfo* e = find_elem(tname);
-  if (!e || (e->type != ElemType::S32 && e->type != ElemType::U32 && e->type != ElemType::S64 &&
-             e->type != ElemType::U64 && e->type != ElemType::F32 && e->type != ElemType::F64))
-    fail(text, fmt::format("unknown scalar type '{}' (use i32 u32 i64 u64 f32 f64)", tname));
+  // Integers of every width (a `bool` or `char` parameter is .u8/.s8 in PTX),
+  // floats of 32 and 64 bits.
+  if (!e || (e->is_float && e->type != ElemType::F32 && e->type != ElemType::F64))
+    fail(text, fmt::format("unknown scalar type '{}' (use i8 u8 i16 u16 i32 u32 i64 u64 f32 f64)", tname));
   spec.type = e->type;
   if (e->is_float) {
     double d;
@@ -218,11 +219,17 @@ ArgSpec parse_arg_spec(std::string_view text) {
   } else {
     int64_t v;
     if (!parse_int(value, v)) fail(text, fmt::format("'{}' is not an integer", value));
-    bool is32 = e->bytes == 4;
-    if (is32 && e->is_signed && (v < INT32_MIN || v > INT32_MAX)) fail(text, "value does not fit in 32 bits (use i64)");
-    if (is32 && !e->is_signed && (v < 0 || v > int64_t(UINT32_MAX))) fail(text, "value does not fit in an unsigned 32-bit integer");
-    if (!e->is_signed && v < 0 && !is32 && value[0] == '-') fail(text, "an unsigned value cannot be negative");
-    spec.scalar_bits = is32 ? uint64_t(uint32_t(v)) : uint64_t(v);
+    const int bits = e->bytes * 8;
+    if (bits < 64) {
+      const int64_t lo = e->is_signed ? -(int64_t(1) << (bits - 1)) : 0;
+      const int64_t hi = e->is_signed ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
+      if (v < lo || v > hi)
+        fail(text, fmt::format("value does not fit in {} {}-bit integer", e->is_signed ? "a signed" : "an unsigned", bits));
+      spec.scalar_bits = uint64_t(v) & ((uint64_t(1) << bits) - 1);
+    } else {
+      if (!e->is_signed && v < 0 && value[0] == '-') fail(text, "an unsigned value cannot be negative");
+      spec.scalar_bits = uint64_t(v);
+    }
   }
   return spec;
 }

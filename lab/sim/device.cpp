@@ -16,6 +16,10 @@
 //  [H100] NVIDIA H100 Tensor Core GPU datasheet (SXM5) and the NVIDIA H100
 //         Tensor Core GPU Architecture whitepaper (2022).
 //  [H200] NVIDIA H200 Tensor Core GPU datasheet (SXM, 141 GB HBM3e).
+//  [H100P] NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe column (114 SMs,
+//         1755 MHz, 2.0 TB/s HBM2e, 51 TFLOPS FP32, 756 TFLOPS FP16 dense).
+//  [GB]   D. Ernst, te42kyfo/gpu-benches, gpu-latency/h100_pcie.txt (pointer
+//         chase on an H100 PCIe at 1755 MHz; Ernst et al., JPDC 2023).
 //  [V100] NVIDIA Tesla V100 GPU Architecture whitepaper (2017, Table 1: Tesla
 //         V100 SXM2) and the NVIDIA V100 Tensor Core GPU datasheet (SXM2 16/32 GB).
 //  [GA102] NVIDIA Ampere GA102 GPU Architecture whitepaper v2.1 (2021),
@@ -223,6 +227,28 @@ GpuModel make_h200() {
   return m;
 }
 
+GpuModel make_h100_pcie() {
+  // The PCIe card: the same GH100 SM with 114 SMs enabled, a lower clock and
+  // HBM2e. The lab's tables measured on an H100 PCIe (docs/fidelity.md) run on it.
+  GpuModel m = make_h100();
+  m.name = "H100-PCIe";
+  m.full_name = "NVIDIA H100 PCIe 80GB";
+  m.sm_count = 114;                               // [H100P] 14,592 FP32 cores / 128 per SM
+  m.boost_clock_hz = 1755e6;                      // [H100P] max boost 1755 MHz: 114 x 128 x 2 x 1.755 GHz = 51.2 TFLOPS
+  m.dram_bytes_per_s = 2000 * G;                  // [H100P] 2.0 TB/s HBM2e
+  m.nvlink_bytes_per_s = 300 * G;                 // [H100P] NVLink bridge 600 GB/s (both directions)
+  m.dram_latency_cycles = 640;                    // [GB] gpu-latency/h100_pcie.txt: DRAM ~626-658 cycles
+  m.l2_latency_cycles = 265;                      // [GB] gpu-latency/h100_pcie.txt: L2 hit ~265 cycles
+  m.l2_bytes_per_clock = 5120 * 114 / 132;        // the SXM's figure per SM (the L2 slices serve the SMs)
+  m.fp32_flops = 51 * T;                          // [H100P] 51 TFLOPS
+  m.fp64_flops = 26 * T;                          // [H100P] 26 TFLOPS
+  m.fp16_tensor_flops = 756 * T;                  // [H100P] 1513 with sparsity, 756 dense
+  m.bf16_tensor_flops = 756 * T;                  // [H100P] same as FP16
+  m.tf32_tensor_flops = 378 * T;                  // [H100P] 756 with sparsity
+  m.int8_tensor_ops = 1513 * T;                   // [H100P] 3026 with sparsity
+  return m;
+}
+
 
 GpuModel make_v100() {
   GpuModel m;
@@ -411,10 +437,10 @@ GpuModel make_l40s() {
 }
 
 // Appended in the order they came; indices are used by the alias table below.
-const std::array<GpuModel, 12>& table() {
-  static const std::array<GpuModel, 12> models = {make_t4(),      make_a100(),  make_rtx4090(), make_h100(),
+const std::array<GpuModel, 13>& table() {
+  static const std::array<GpuModel, 13> models = {make_t4(),      make_a100(),  make_rtx4090(), make_h100(),
                                                   make_h200(),    make_v100(),  make_v100_16gb(), make_rtx3090(),
-                                                  make_a6000(),   make_a10(),   make_l4(),      make_l40s()};
+                                                  make_a6000(),   make_a10(),   make_l4(),      make_l40s(), make_h100_pcie()};
   return models;
 }
 
@@ -448,6 +474,7 @@ const GpuModel& gpu_model(std::string_view name) {
       {"a10", 9},       {"nvidiaa10", 9},  {"a1024gb", 9},
       {"l4", 10},       {"nvidial4", 10},
       {"l40s", 11},     {"nvidial40s", 11},
+      {"h100pcie", 12}, {"h100pcie80gb", 12},
   };
   std::string key = canonical(name);
   for (const auto& a : aliases)

@@ -62,6 +62,7 @@ AchievableDram achievable_dram(const GpuModel& g) {
   const std::string n(g.name);
   if (n == "H100") return {rated * 1832.0 / 2000.0, "[GB] triad 92% of rated, measured on H100 PCIe (HBM2e), applied to SXM"};
   if (n == "H200") return {3534e9, "[GB] H200 triad 3534 GB/s measured"};
+  if (n == "H100-PCIe") return {1832e9, "[GB] H100 PCIe triad 1832 GB/s measured"};
   if (n == "A100") return {1759e9, "[GB] A100 80GB triad 1759 GB/s measured"};
   if (n == "V100" || n == "V100-16GB") return {814e9, "[GB] V100 triad 814 GB/s measured"};
   // No STREAM figure found for this part: the median measured fraction of
