@@ -48,7 +48,11 @@ void hash_with_includes(const fs::path& file, uint64_t& h, std::set<fs::path>& s
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;
-    if (std::regex_search(line, m, kInclude)) hash_with_includes(canon.parent_path() / m[1].str(), h, seen);
+    if (!std::regex_search(line, m, kInclude)) continue;
+    // As nvcc looks: beside the including file, then the lab's own -I (below).
+    fs::path next = canon.parent_path() / m[1].str();
+    if (!fs::exists(next, ec)) next = fs::path(GPULAB_SOURCE_DIR) / m[1].str();
+    hash_with_includes(next, h, seen);
   }
 }
 
@@ -115,6 +119,10 @@ std::string build_program(const ProgramBuild& b) {
   std::vector<std::string> argv = {GPULAB_NVCC, "-std=c++17", "-O2", "-g", "-lineinfo",
                                    fmt::format("-gencode=arch={0},code={0}", b.ptx_arch)};
   for (const auto& d : b.defines) argv.push_back("-D" + d);
+  // The lab's own headers (lab/cpu/mlp_task.h, the task lessons 10 and 11
+  // share with the CPU step) by their path in the lab, so a program works
+  // from any copy of the lessons folder (issue 25).
+  argv.push_back(std::string("-I") + GPULAB_SOURCE_DIR);
   if (!b.for_real_gpu) {
     argv.insert(argv.end(), {"-Xfatbin=-compress=false", "-cudart", "none"});
   }

@@ -50,7 +50,7 @@
 #ifdef MLP_TASK_HEADER
 #include MLP_TASK_HEADER
 #else
-#include "../../lab/cpu/mlp_task.h"
+#include "lab/cpu/mlp_task.h"  // found through the -I gpulab run passes (the lab's source folder)
 #endif
 // The AdamW kernel: yours (the exercise) unless built with -D ADAMW_REFERENCE=1,
 // which `gpulab train` does unless told `--adamw exercise`.

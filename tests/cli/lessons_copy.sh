@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# tests/cli/lessons_copy.sh GPULAB: the lessons work from a copy in another
+# folder (issue 25): lesson 10's program, which shares its task with the
+# lab's CPU step (lab/cpu/mlp_task.h), builds and runs from the copy, as its
+# README says, and lesson 11's program runs there on several GPUs.
+set -u
+GPULAB=$(realpath "${1:?usage: lessons_copy.sh path/to/gpulab}")
+fail=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r lessons "$work/copy"
+cd "$work"
+out=$("$GPULAB" run copy/10-training-step/train.cu --report 2>&1) || { echo "FAIL: lesson 10's train.cu from a copy: $out" | head -20; fail=1; }
+grep -q "device memory" <<<"$out" || { echo "FAIL: lesson 10 from a copy printed no report"; fail=1; }
+out=$("$GPULAB" run copy/11-many-gpus/data_parallel.cu copy/.solutions/11-many-gpus/solution_ring.cu --gpus 2 -- 64 128 1 0 2>&1) \
+  || { echo "FAIL: lesson 11's program from a copy: $out" | head -20; fail=1; }
+[ $fail -eq 0 ] && echo "ok: lessons 10 and 11 build and run from a copy"
+exit $fail
