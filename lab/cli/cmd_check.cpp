@@ -1,5 +1,7 @@
 // gpulab check [ID] [--solution] [--json]: is the exercise right, and fast
 // for the reason the lesson teaches? Exit 0 only when everything passes.
+#include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -20,7 +22,20 @@ struct CheckArgs {
 int run_check(const CheckArgs& a) {
   auto ws = lesson::Workspace::open(a.lessons_dir);
   lesson::Selection s;
+  // Run inside a lesson's folder with no ID: that lesson's exercises.
+  std::string here_lesson;
   if (a.id.empty()) {
+    std::error_code ec;
+    const auto here = std::filesystem::weakly_canonical(std::filesystem::current_path(ec), ec);
+    for (const auto& L : ws.lessons) {
+      const auto dir = std::filesystem::weakly_canonical(L.dir, ec);
+      auto [d, h] = std::mismatch(dir.begin(), dir.end(), here.begin(), here.end());
+      if (!ec && d == dir.end()) here_lesson = L.id;
+    }
+  }
+  if (!here_lesson.empty()) {
+    s = lesson::select(ws.lessons, here_lesson);
+  } else if (a.id.empty()) {
     s = lesson::next_unfinished(ws.lessons, *ws.progress);
     if (!s.lesson) {
       fmt::print("Every exercise is done. `{}` lists them; `{}` re-checks one.\n", ws.command("lessons"), ws.command("check ID"));

@@ -170,13 +170,33 @@ void Progress::clear() {
   write_entries(path_, entries_);
 }
 
-std::string find_lessons_root(const std::string& override_dir, const std::string& argv0) {
+std::string find_lessons_root(const std::string& override_dir, const std::string& argv0, bool* found_above) {
+  if (found_above) *found_above = false;
   if (!override_dir.empty()) {
     if (!fs::is_directory(override_dir)) throw std::runtime_error(fmt::format("--lessons {}: no such folder", override_dir));
     return override_dir;
   }
-  std::vector<fs::path> tried = {"lessons"};
   std::error_code ec;
+  if (fs::is_directory("lessons", ec)) return "lessons";  // the repository (or a folder holding a copy)
+  // Inside a lessons folder or one of its lessons (a student's copy): the
+  // nearest folder above the current one that holds lessons, never the
+  // build tree's (issue 25: `cd COPY/03-coalescing && gpulab check`).
+  auto holds_lessons = [&](const fs::path& d) {
+    if (!fs::is_directory(d, ec)) return false;
+    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_directory(ec) && fs::exists(it->path() / "lesson.toml", ec)) return true;
+    return false;
+  };
+  const fs::path here = fs::current_path(ec);
+  for (fs::path p = here; !ec && !p.empty(); p = p.parent_path()) {
+    if (holds_lessons(p)) {
+      if (found_above) *found_above = true;
+      return p.string();
+    }
+    if (p == p.root_path()) break;
+  }
+  ec.clear();
+  std::vector<fs::path> tried = {"lessons"};
   fs::path exe = fs::canonical("/proc/self/exe", ec);
   if (ec && !argv0.empty()) exe = fs::absolute(argv0);
   if (!exe.empty()) {

@@ -60,7 +60,9 @@ class Progress {
 // Where lessons live: --lessons DIR if given, else ./lessons, else beside the
 // installed binary (../share/gpulab/lessons, then lessons/ next to it).
 // Throws std::runtime_error listing where it looked.
-std::string find_lessons_root(const std::string& override_dir, const std::string& argv0);
+// `*found_above` (when given) is set when the folder was found by walking up
+// from the current folder (a copy of the lessons the command runs inside).
+std::string find_lessons_root(const std::string& override_dir, const std::string& argv0, bool* found_above = nullptr);
 
 // The state folder of a lessons root: <root>/.gpulab when the root is
 // writable; else a per-root folder under $XDG_STATE_HOME (or

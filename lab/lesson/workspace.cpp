@@ -16,7 +16,9 @@ namespace lab::lesson {
 
 Workspace Workspace::open(const std::string& lessons_override) {
   Workspace w;
-  w.root = find_lessons_root(lessons_override, "");
+  bool found_above = false;
+  w.root = find_lessons_root(lessons_override, "", &found_above);
+  if (found_above) w.note += fmt::format("gpulab: using the lessons in {} (the folder this command runs in)\n", w.root);
   if (!lessons_override.empty()) w.lessons_arg = fs::absolute(lessons_override).lexically_normal().string();
   while (w.lessons_arg.size() > 1 && w.lessons_arg.back() == '/') w.lessons_arg.pop_back();
   w.lessons = load_lessons(w.root);

@@ -14,5 +14,12 @@ out=$("$GPULAB" run copy/10-training-step/train.cu --report 2>&1) || { echo "FAI
 grep -q "device memory" <<<"$out" || { echo "FAIL: lesson 10 from a copy printed no report"; fail=1; }
 out=$("$GPULAB" run copy/11-many-gpus/data_parallel.cu copy/.solutions/11-many-gpus/solution_ring.cu --gpus 2 -- 64 128 1 0 2>&1) \
   || { echo "FAIL: lesson 11's program from a copy: $out" | head -20; fail=1; }
-[ $fail -eq 0 ] && echo "ok: lessons 10 and 11 build and run from a copy"
+# Inside a lesson of the copy, `gpulab check` checks that lesson of the copy
+# (not the build tree's lessons) and says which folder it uses.
+out=$(cd copy/03-coalescing && "$GPULAB" check 2>&1)
+grep -q "checking 03-coalescing/" <<<"$out" || { echo "FAIL: check inside copy/03-coalescing did not check lesson 3: $out" | head -5; fail=1; }
+grep -q "$work/copy/03-coalescing/exercise.cu" <<<"$out" || { echo "FAIL: check inside the copy did not use the copy's exercise: $out" | head -5; fail=1; }
+grep -q "using the lessons in $work/copy" <<<"$out" || { echo "FAIL: check inside the copy does not say which lessons it uses"; fail=1; }
+[ -f copy/.gpulab/progress.json ] || { echo "FAIL: the copy's progress was not recorded in the copy"; fail=1; }
+[ $fail -eq 0 ] && echo "ok: lessons 10 and 11 build and run from a copy; check inside a copied lesson uses the copy"
 exit $fail
