@@ -17,6 +17,14 @@ extern "C" __global__ void chain_int(int* out, int a, int b) {
   for (int k = 0; k < CHAIN; ++k) x = x * a + b;
   out[threadIdx.x] = x;
 }
+// Integer division by a value known only at run time: no instruction does
+// it, ptxas emits a sequence (about 20 instructions).
+extern "C" __global__ void chain_idiv(int* out, int a, int d) {
+  int x = a * threadIdx.x + 1000000;
+#pragma unroll
+  for (int k = 0; k < CHAIN; ++k) x = x / d + a;
+  out[threadIdx.x] = x;
+}
 extern "C" __global__ void chain_mufu(float* out) {
   float x = 1.f + threadIdx.x;
 #pragma unroll

@@ -5,7 +5,8 @@
 // GPUs", PhD thesis, UC Berkeley, 2016, chapter 4).
 extern "C" __global__ void warp_chase(const unsigned* next, unsigned* out, int steps, unsigned span_words) {
   const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  unsigned i = (warp * 4099u * 32u) % span_words;  // each warp its own lines
-  for (int k = 0; k < steps; ++k) i = (next[i] + i + 32u * 37u) % span_words;  // 148 B on: a new line each step
+  const unsigned mask = span_words - 1;  // span_words is a power of two
+  unsigned i = (warp * 4099u * 32u) & mask;  // each warp its own lines
+  for (int k = 0; k < steps; ++k) i = (next[i] + i + 32u * 37u) & mask;  // 148 words on: a new line each step
   out[blockIdx.x * blockDim.x + threadIdx.x] = i;
 }

@@ -118,6 +118,9 @@ const std::map<Key, Published>& published_table() {
       {{"T4", "dependent/INT"}, {4, "[AR19] TITAN RTX IADD/IMUL 4 cycles"}},
       {{"T4", "dependent/MUFU"}, {16, "[AR19] TITAN RTX ex2 sequence 16 cycles"}},
       {{"T4", "dependent/FP64"}, {45, "[AR19] TITAN RTX DFMA 45 cycles"}},
+      // A link is x / d + a: the division's sequence and one add (4 cycles).
+      {{"V100", "dependent/INT div"}, {71 + 4, "[AR19] TITAN V div.s32 71 cycles, + the add"}},
+      {{"T4", "dependent/INT div"}, {79 + 4, "[AR19] TITAN RTX div.s32 79 cycles, + the add"}},
       {{"T4", "dependent/FP32"}, {4, "[JIA19] FFMA 4 cycles"}},
       {{"A100", "dependent/FP32"}, {4, "[ABD22] fma.f32 4 cycles dependent"}},
       {{"H100", "dependent/FP32"}, {4, "[LUO24] H800 FFMA 4 cycles"}},
@@ -222,6 +225,7 @@ double dependent(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   const std::vector<Class> classes = {
       {"FP32", "chain_fp32", {"f32[32]", "f32=1.0001", "f32=0.5"}},
       {"INT", "chain_int", {"i32[32]", "i32=3", "i32=1"}},
+      {"INT div", "chain_idiv", {"i32[32]", "i32=1", "i32=1"}},
       {"MUFU", "chain_mufu", {"f32[32]"}},
       {"FP64", "chain_fp64", {"f64[32]", "f64=1.0001", "f64=0.5"}},
       {"tensor", "chain_mma", {"f32[32]"}},

@@ -112,6 +112,17 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
     d.fence = d.unit == Unit::Barrier || d.unit == Unit::AsyncWait || in.op == Op::BarArrive || in.op == Op::Membar ||
               in.op == Op::Fence || in.op == Op::Call || in.op == Op::Ret || in.op == Op::Exit ||
               in.op == Op::Atom || in.op == Op::Red || (in.op == Op::Bra && in.target >= 0 && size_t(in.target) <= pc);
+    // Integer div/rem by a register is a ptxas-emitted sequence of about 20
+    // instructions (params.cpp [NSVSE], [AR19]): it holds the integer pipe
+    // for their issue and delivers its result after the measured latency.
+    // By an immediate the front end or ptxas uses a multiply and shifts.
+    if ((in.op == Op::Div || in.op == Op::Rem) && !ptx::type_is_float(in.type) && in.num_ops > 2 &&
+        in.ops[2].kind == ptx::OperandKind::Reg) {
+      d.unit = Unit::Int;
+      d.latency = uint32_t(p.lat_int_div);
+      d.hold = p.int_div_instructions;
+      d.dep = Stall::Wait;
+    }
     // Moves and conversions of memory addresses (cvta) are integer ops.
     if (in.op == Op::Cvta || in.op == Op::Isspacep) { d.unit = Unit::Int; d.latency = p.lat_int; d.hold = p.ii_int; d.dep = Stall::Wait; }
   }

@@ -28,6 +28,13 @@
 //          (92%), H200 3534 of 4800 (74%).
 //  [BS]    Deakin et al., BabelStream results (UoB-HPC/performance-portability,
 //          2020): A100 40GB triad 1398.7 GB/s of 1555 (89.9%).
+//  [AR19]  Arafa et al., "Low Overhead Instruction Latency Characterization
+//          for NVIDIA GPGPUs" (HPEC 2019), raw output in
+//          NMSU-PEARL/GPUs-ISA-Latencies: div.s32 (emulated) 71 cycles on
+//          TITAN V (Volta), 79 on TITAN RTX (Turing).
+//  [NSVSE] NVIDIA Nsight Visual Studio Edition, "Achieved IOPs": "Integer
+//          division and modulo operation are costly: ... below 20
+//          instructions on devices of compute capability 2.x and higher".
 //  [WP]    NVIDIA whitepapers: unified L1/shared per SM 128 KB (Volta GV100),
 //          96 KB (Turing), 192 KB (A100), 128 KB (Ada AD102), 256 KB (H100).
 #include "lab/sim/cycle/params.h"
@@ -105,6 +112,9 @@ CycleParams cycle_params(const GpuModel& g) {
   p.lat_l1 = g.l1_latency_cycles > 0 ? g.l1_latency_cycles : d.l1;
   p.lat_l2 = g.l2_latency_cycles > 0 ? g.l2_latency_cycles : 260;
   p.lat_dram = g.dram_latency_cycles > 0 ? g.dram_latency_cycles : 480;
+  // [AR19] Turing's 79, Volta's 71 for the rest (no later measurement found).
+  p.lat_int_div = g.cc_major == 7 && g.cc_minor == 5 ? 79 : 71;
+  p.int_div_instructions = 20;  // [NSVSE]: below 20 instructions
   // A sub-partition has a quarter of the SM's lanes (whitepaper SM diagrams);
   // a 32-lane warp instruction holds a pipe of L lanes for 32/L cycles.
   auto interval = [&](int lanes_per_sm, double fallback) {

@@ -19,6 +19,10 @@ struct CycleParams {
   int lat_fp32 = 4, lat_int = 4, lat_fp64 = 8, lat_sfu = 18, lat_tensor = 32;
   int lat_shared = 30, lat_l1 = 33, lat_l2 = 260, lat_dram = 480;
   int lat_const = 4;            // ld.param / ld.const hits in the constant cache
+  // Integer div/rem by a register: no instruction on the GPU, ptxas emits a
+  // sequence (params.cpp: its latency and length, cited).
+  int lat_int_div = 71;
+  double int_div_instructions = 20;
   // Cycles one warp instruction holds its pipe in a sub-partition (32 lanes / lanes per sub-partition).
   double ii_fp32 = 1, ii_int = 2, ii_fp64 = 2, ii_sfu = 8;
   double tensor_flops_per_cycle_smsp[4] = {};  // by precision: fp16/bf16, tf32, int8/fp8, fp64 (datasheet)
