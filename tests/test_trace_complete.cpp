@@ -3,7 +3,8 @@
 // lesson's kernel exercise at its metric size, the check corpus's correct
 // kernels), the sectors and wavefronts the cycle model consumed equal the
 // interpreter's counters when every block is timed, and the predicted time
-// is the same with and without `--check` (which turns the fast paths off).
+// is the same with and without `--check` (which turns the fast paths off);
+// and no lesson kernel is predicted to move DRAM faster than its rated peak.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -140,6 +141,20 @@ TEST_CASE("trace: every lesson's kernel exercise, solved, predicts the same time
       }
       if (!ok) continue;
       CHECK(cycles[0] == cycles[1]);
+      // No predicted DRAM rate above the rated peak (issue 24): the bytes the
+      // L2 model sent to DRAM over the predicted kernel time.
+      {
+        sim::RunRequest req = mr.request;
+        const sim::GpuModel& g = *req.gpu;
+        req.options = options(sim::TimingMode::Sampled, false);
+        req.options.gpu = &g;
+        sim::RunOutcome out = sim::run_kernel(req);
+        uint64_t dram = 0;
+        for (const auto& c : out.result.metrics.per_pc) dram += c.dram_read_bytes + c.dram_write_bytes;
+        const double seconds = out.result.metrics.cycle->cycles / g.boost_clock_hz;
+        INFO("DRAM " << dram << " bytes in " << seconds * 1e6 << " us");
+        CHECK(double(dram) / seconds <= g.dram_bytes_per_s);
+      }
       ++runs;
     }
   }
