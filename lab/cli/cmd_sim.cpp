@@ -1,6 +1,7 @@
 // gpulab sim: run any kernel file in the simulator (the bring-your-own-kernel
 // command). Its options, JSON fields and exit codes are a contract; see
 // README "Run your own kernel".
+#include <cmath>
 #include <unistd.h>
 
 #include <atomic>
@@ -144,7 +145,11 @@ sim::Dim3 parse_dim(const std::string& text, const char* what) {
 // Writes buffers[K] to DIR/argK.bin (scalars have no entry), each atomically.
 void dump_buffers(const std::vector<std::vector<uint8_t>>& buffers, const std::vector<sim::ArgSpec>& specs,
                   const std::string& dir) {
-  std::filesystem::create_directories(dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw sim::RunError(fmt::format("--dump '{}': cannot create the folder ({}); give a folder you can write to", dir,
+                                    ec.message()));
   for (size_t i = 0; i < specs.size(); ++i) {
     if (!specs[i].is_buffer) continue;
     const auto& bytes = buffers[i];
@@ -155,7 +160,8 @@ void dump_buffers(const std::vector<std::vector<uint8_t>>& buffers, const std::v
       out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
       if (!out) throw sim::RunError(fmt::format("--dump: cannot write '{}'", tmp));
     }
-    std::filesystem::rename(tmp, path);
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) throw sim::RunError(fmt::format("--dump: cannot write '{}' ({})", path, ec.message()));
   }
 }
 
@@ -305,14 +311,23 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_flag("--check", a->check, "kernel checks: out-of-bounds, races, barrier divergence, ...");
   cmd->add_option("--max-steps", a->max_steps,
                   "instructions a warp may issue before it is reported as a hang (default 1e7, a few seconds)");
-  cmd->add_option("--time-limit", a->time_limit, "seconds the launch may run before it is reported as a hang (default: none)");
+  cmd->add_option("--time-limit", a->time_limit, "seconds the launch may run before it is reported as a hang (default: none)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            // A number of seconds above zero: refuses -1, 0, nan and inf (CLI::PositiveNumber lets nan by).
+            char* end = nullptr;
+            const double d = std::strtod(v.c_str(), &end);
+            return end && *end == 0 && std::isfinite(d) && d > 0 ? std::string()
+                                                                 : "--time-limit takes seconds above zero, e.g. 5";
+          },
+          "SECONDS"));
   cmd->add_option("--threads", a->threads, "worker threads (default and most: all cores)");
   cmd->add_option("--timing", a->timing,
                   "cycle model: sampled (default: a slice of SMs and waves, scaled), full (every block, slow), off")
       ->check(CLI::IsMember({"sampled", "full", "off"}));
   cmd->add_flag("--sample", a->sample,
                 "run ONLY the blocks the cycle model times (fast prediction; outputs and metrics are incomplete)");
-  cmd->add_option("--slice-sms", a->slice_sms, "SMs in the sampled slice (default 8)");
+  cmd->add_option("--slice-sms", a->slice_sms, "SMs in the sampled slice (default 8)")->check(CLI::PositiveNumber);
   cmd->footer(kDetectors);
   cmd->callback([a, &rc] { rc = run_sim(*a); });
 });

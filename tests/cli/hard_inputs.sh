@@ -89,6 +89,12 @@ assert e["kind"]=="out-of-bounds" and e["line"]==4 and e["file"].endswith("vadd.
 assert "block" in e and "thread" in e and e["thread"][0]>=32, e' "$out"; then passes=$((passes+1)); else echo "FAIL: too-small buffer JSON: $out" | head -20; fails=$((fails+1)); fi
 expect "hang is reported with the loop" 1 "hang.*loop.*line" -- tests/check/hang_spin.cu --kernel hang_spin --grid 1 --block 32 --arg i32[1] --max-steps 5000
 expect "usage errors in --json mode are JSON" 2 '"ok": false' -- $K --kernel nosuch --json "${ARGS4[@]}"
+# Limits that mean nothing are refused, and a --dump folder that cannot be
+# made is named (issue 29).
+expect "--time-limit -1 refused" 2 "time-limit.*above zero" -- $K --kernel vadd --grid 1 --block 32 "${ARGS4[@]}" --time-limit -1
+expect "--time-limit nan refused" 2 "time-limit.*above zero" -- $K --kernel vadd --grid 1 --block 32 "${ARGS4[@]}" --time-limit nan
+expect "--slice-sms 0 refused" 2 "slice-sms" -- $K --kernel vadd --grid 1 --block 32 "${ARGS4[@]}" --slice-sms 0
+expect "--dump into an impossible folder is named" 2 "dump '/proc/nope'.*cannot create" -- $K --kernel vadd --grid 1 --block 32 "${ARGS4[@]}" --dump /proc/nope
 
 echo "hard_inputs.sh: $passes passed, $fails failed"
 [ $fails = 0 ]
