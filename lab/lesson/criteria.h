@@ -31,6 +31,7 @@ struct InstrCounters {
   bool global = false, local = false, shared = false;
   bool reads = false, writes = false;  // an atomic does both
   uint64_t requests = 0, sectors = 0, wavefronts = 0, ideal_wavefronts = 0;
+  uint64_t bytes = 0;  // bytes the lanes asked for (metrics.h PcCounters::bytes)
 };
 
 // Whole-kernel figures the criteria read.
