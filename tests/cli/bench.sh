@@ -61,4 +61,18 @@ fi
 
 # Bad sizes are usage errors.
 "$GPULAB" bench gemm --size 0 --quiet >/dev/null 2>&1; [ $? -eq 2 ] || fail "--size 0 should exit 2"
+# bench mechanisms: the JSON rows say they are predictions and name their
+# sources; an unknown mechanism is a usage error that lists the known ones.
+"$GPULAB" bench mechanisms --gpu T4 --only banks atomics --json >"$tmp/m.json" 2>/dev/null || fail "bench mechanisms run"
+python3 - "$tmp/m.json" <<'PY' || fail "bench mechanisms JSON"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert {r["mechanism"] for r in rows} == {"banks", "atomics"}, rows
+assert all(r["gpu"] == "T4" and r["predicted"] is True for r in rows)
+banks = [r for r in rows if r["mechanism"] == "banks"]
+assert [r["x"] for r in banks] == [1, 2, 4, 8, 16, 32]
+assert all(r["source"] for r in banks)
+PY
+"$GPULAB" bench mechanisms --only nosuch >/dev/null 2>"$tmp/e.txt"; [ $? -eq 2 ] || fail "unknown mechanism should exit 2"
+grep -q "banks" "$tmp/e.txt" || fail "unknown mechanism error does not list the known ones"
 echo "bench.sh: ok"
