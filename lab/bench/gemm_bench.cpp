@@ -234,17 +234,19 @@ BenchReport run_gemm_bench(const BenchOptions& o) {
     rep.gpu_backend = "cuda";
   } else if (o.backend == "sim") {
     rep.gpu_backend = "sim";
+  } else if (o.backend == "cpu") {
+    rep.gpu_backend = "none";  // the CPU rows alone, all measured here
   } else if (o.backend == "auto") {
     rep.gpu_backend = have_gpu ? "cuda" : "sim";
     rep.backend_note = have_gpu ? "auto: a GPU is present, GPU rows are measured on it"
                                 : fmt::format("auto: no GPU ({}); GPU rows run in the simulator", why);
   } else {
-    throw BenchError(fmt::format("--backend must be sim, cuda or auto (got '{}')", o.backend));
+    throw BenchError(fmt::format("--backend must be cpu, sim, cuda or auto (got '{}')", o.backend));
   }
   const sim::GpuModel& model = *o.gpu;
   GemmProblem p = make_gemm_problem(o.m, o.n, o.k);
   if (o.cpu_rows) cpu_rows(o, p, rep.cpu_threads, rep.rows);
-  if (o.gpu_rows) {
+  if (o.gpu_rows && rep.gpu_backend != "none") {
     auto versions = load_gemm_versions();
     if (rep.gpu_backend == "cuda") {
       cuda_rows(o, p, versions, rep.rows, rep.gpu_label);

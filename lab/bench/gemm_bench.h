@@ -67,7 +67,7 @@ struct BenchRow {
 
 struct BenchReport {
   int m = 0, n = 0, k = 0;
-  std::string gpu_backend;  // "sim" or "cuda"
+  std::string gpu_backend;  // "sim", "cuda", or "none" (--backend cpu: the CPU rows only)
   std::string gpu_label;    // "H100 (simulated)" or the real device name
   std::string backend_note; // what `auto` chose and why
   unsigned cpu_threads = 0;

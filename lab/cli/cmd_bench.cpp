@@ -1,6 +1,6 @@
 // gpulab bench: benchmarks, never tests.
 //
-//   gpulab bench gemm [--size N | --m M --n N --k K] [--backend sim|cuda|auto]
+//   gpulab bench gemm [--size N | --m M --n N --k K] [--backend cpu|sim|cuda|auto]
 //                     [--gpu MODEL] [--threads T] [--only NAME ...] [--json]
 //   gpulab bench sim  [--size N] [--e2e-size N] [--threads T] [--json]
 //   gpulab bench mechanisms [--gpu MODEL ...] [--only KEY ...] [--json | --markdown]
@@ -147,8 +147,8 @@ const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
   gemm->add_option("--m", g.m, "rows of A and C")->check(CLI::PositiveNumber)->excludes(size);
   gemm->add_option("--n", g.n, "columns of B and C")->check(CLI::PositiveNumber)->excludes(size);
   gemm->add_option("--k", g.k, "columns of A, rows of B")->check(CLI::PositiveNumber)->excludes(size);
-  gemm->add_option("--backend", g.backend, "sim | cuda | auto (GPU when present)")
-      ->check(CLI::IsMember({"sim", "cuda", "auto"}));
+  gemm->add_option("--backend", g.backend, "cpu (the CPU rows only) | sim | cuda | auto (GPU when present)")
+      ->check(CLI::IsMember({"cpu", "sim", "cuda", "auto"}));
   lab::cli::add_gpu_option(gemm, g.gpu, "GPU model for predictions");
   gemm->add_option("--threads", g.threads, "CPU threads for cpu_04 and OpenBLAS, and simulator workers (0 = all)");
   gemm->add_option("--only", g.only, "run only these versions (e.g. 03_smem_tiled cpu_04_simd_threads)");

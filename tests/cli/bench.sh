@@ -59,6 +59,10 @@ if [ $rc -ne 0 ]; then
   grep -q -- "--backend sim" "$tmp/e.txt" || fail "--backend cuda error does not say what to do: $(cat "$tmp/e.txt")"
 fi
 
+# --backend cpu: the CPU rows alone, every one measured (issue 27: it was refused).
+"$GPULAB" bench gemm --size 16 --backend cpu --json --quiet >"$tmp/cpu.json" 2>&1 || fail "--backend cpu run"
+python3 -c 'import json,sys; rows=json.load(open(sys.argv[1]))["results"]; assert rows and all(r["device"]=="cpu" and r["measured"] for r in rows), rows' "$tmp/cpu.json" || fail "--backend cpu rows"
+
 # Bad sizes are usage errors.
 "$GPULAB" bench gemm --size 0 --quiet >/dev/null 2>&1; [ $? -eq 2 ] || fail "--size 0 should exit 2"
 # bench mechanisms: the JSON rows say they are predictions and name their
