@@ -172,7 +172,7 @@ CriterionResult evaluate_criterion(const Criterion& c, const KernelFigures& f, c
       // 128 bytes the lanes asked for (a full warp's 4-byte request), so the
       // limit means the same for float2/float4 loads, whose coalesced
       // requests are 8 and 16 sectors, and for partial warps (issue 26: a
-      // float4 row-sum, 0.45x the reference's time, was rejected).
+      // float4 row-sum, predicted 0.53x the reference's time, was rejected).
       const bool loads = c.metric == Metric::MaxSectorsPerGlobalLoad;
       const char* what = loads ? "global load" : "global store";
       double worst = 0;
