@@ -307,7 +307,7 @@ void stream(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
     m.rated = double(g.dram_bytes_per_s) / 1e9;
     const sim::cycle::AchievableDram a = sim::cycle::achievable_dram(g);
     m.published = a.bytes_per_s / 1e9;
-    m.source = a.source;
+    m.source = std::string(a.source);
     out.push_back(m);
   }
 }

@@ -18,8 +18,9 @@
 //  [H200] NVIDIA H200 Tensor Core GPU datasheet (SXM, 141 GB HBM3e).
 //  [H100P] NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe column (114 SMs,
 //         1755 MHz, 2.0 TB/s HBM2e, 51 TFLOPS FP32, 756 TFLOPS FP16 dense).
-//  [GB]   D. Ernst, te42kyfo/gpu-benches, gpu-latency/h100_pcie.txt (pointer
-//         chase on an H100 PCIe at 1755 MHz; Ernst et al., JPDC 2023).
+//  [GB]   D. Ernst, te42kyfo/gpu-benches (Ernst et al., JPDC 2023), raw data:
+//         gpu-latency/h100_pcie.txt (pointer chase on an H100 PCIe at 1755
+//         MHz) and gpu-stream/*.txt (STREAM at full occupancy).
 //  [V100] NVIDIA Tesla V100 GPU Architecture whitepaper (2017, Table 1: Tesla
 //         V100 SXM2) and the NVIDIA V100 Tensor Core GPU datasheet (SXM2 16/32 GB).
 //  [GA102] NVIDIA Ampere GA102 GPU Architecture whitepaper v2.1 (2021),
@@ -118,6 +119,8 @@ GpuModel make_a100() {
   m.lsu_lanes_per_sm = 32;
   m.dram_bytes = 80 * GB;
   m.dram_bytes_per_s = 2039 * G;                  // [A100] datasheet 80GB SXM: 2,039 GB/s
+  m.dram_stream_bytes_per_s = 1759 * G;           // [GB] gpu-stream/a100_80.txt triad
+  m.dram_stream_source = "[GB] A100 80GB triad 1759 GB/s measured";
   m.l2_bytes = 40 * MiB;                          // [A100] whitepaper: 40 MB L2
   m.l2_bytes_per_clock = 5120;                    // [A100] whitepaper: L2 read bandwidth 5120 B/clk
   m.host_bytes_per_s = 32 * G;                    // [A100] PCIe Gen4: 64 GB/s both directions
@@ -198,6 +201,9 @@ GpuModel make_h100() {
   m.lsu_lanes_per_sm = 32;
   m.dram_bytes = 80 * GB;
   m.dram_bytes_per_s = 3350 * G;                  // [H100] datasheet SXM: 3.35 TB/s HBM3
+  // No STREAM figure for the SXM part: the H100 PCIe's measured 1832 of 2000 GB/s.
+  m.dram_stream_bytes_per_s = 3350 * G * 1832 / 2000;
+  m.dram_stream_source = "[GB] triad 92% of rated, measured on H100 PCIe (HBM2e), applied to SXM";
   m.l2_bytes = 50 * MiB;                          // [H100] whitepaper: 50 MB L2
   m.l2_bytes_per_clock = 5120;                    // [MB] same order as A100's published 5120 B/clk
   m.host_bytes_per_s = 64 * G;                    // [H100] PCIe Gen5: 128 GB/s both directions
@@ -222,6 +228,8 @@ GpuModel make_h200() {
   m.full_name = "NVIDIA H200 SXM 141GB";
   m.dram_bytes = 141 * GB;                        // [H200] 141 GB HBM3e
   m.dram_bytes_per_s = 4800 * G;                  // [H200] 4.8 TB/s
+  m.dram_stream_bytes_per_s = 3534 * G;           // [GB] gpu-stream/h200.txt triad
+  m.dram_stream_source = "[GB] H200 triad 3534 GB/s measured";
   m.nvlink_bytes_per_s = 450 * G;                 // [H200] datasheet SXM: NVLink 900 GB/s, PCIe Gen5 128 GB/s
   m.dram_latency_cycles = 500;                    // [MB] HBM3e, assumed close to H100
   return m;
@@ -236,6 +244,8 @@ GpuModel make_h100_pcie() {
   m.sm_count = 114;                               // [H100P] 14,592 FP32 cores / 128 per SM
   m.boost_clock_hz = 1755e6;                      // [H100P] max boost 1755 MHz: 114 x 128 x 2 x 1.755 GHz = 51.2 TFLOPS
   m.dram_bytes_per_s = 2000 * G;                  // [H100P] 2.0 TB/s HBM2e
+  m.dram_stream_bytes_per_s = 1832 * G;           // [GB] gpu-stream/h100_pcie.txt triad
+  m.dram_stream_source = "[GB] H100 PCIe triad 1832 GB/s measured";
   m.nvlink_bytes_per_s = 300 * G;                 // [H100P] NVLink bridge 600 GB/s (both directions)
   m.dram_latency_cycles = 640;                    // [GB] gpu-latency/h100_pcie.txt: DRAM ~626-658 cycles
   m.l2_latency_cycles = 265;                      // [GB] gpu-latency/h100_pcie.txt: L2 hit ~265 cycles
@@ -279,6 +289,8 @@ GpuModel make_v100() {
   m.lsu_lanes_per_sm = 32;                        // [V100] SM diagram: 8 LD/ST per partition
   m.dram_bytes = 32 * GB;                         // [V100] datasheet: 32 GB HBM2 (16 GB model: V100-16GB)
   m.dram_bytes_per_s = 900 * G;                   // [V100] 900 GB/s HBM2
+  m.dram_stream_bytes_per_s = 814 * G;            // [GB] gpu-stream/v100.txt triad (V100 PCIe, the same 900 GB/s HBM2)
+  m.dram_stream_source = "[GB] V100 triad 814 GB/s measured";
   m.l2_bytes = 6 * MiB;                           // [V100] Table 1: 6144 KB L2
   m.l2_bytes_per_clock = 1408;                    // [MB-V] 2155 GB/s measured / 1.53 GHz
   m.host_bytes_per_s = 16 * G;                    // PCIe Gen3 x16 host link, one direction (NVLink is GPU-GPU)

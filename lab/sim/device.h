@@ -56,6 +56,10 @@ struct GpuModel {
   // ---- memory system -------------------------------------------------------------
   uint64_t dram_bytes = 0;           // capacity
   double dram_bytes_per_s = 0;       // peak DRAM bandwidth
+  // What a streaming kernel reaches (STREAM triad, measured), and where that
+  // is published; 0 where none was found (cycle/params.cpp achievable_dram()).
+  double dram_stream_bytes_per_s = 0;
+  std::string_view dram_stream_source;
   uint64_t l2_bytes = 0;
   double l2_bytes_per_clock = 0;     // aggregate L2 bandwidth (whitepaper or microbenchmark)
   double host_bytes_per_s = 0;       // PCIe, one direction

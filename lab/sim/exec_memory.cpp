@@ -187,18 +187,30 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
 
 namespace {
 
-// Fills m.wide8 / m.wide16 (see SharedCostMemo) for lanes at `addr`.
-void widen(SharedCostMemo& m, const uint64_t* addr, uint32_t mask, uint32_t bytes) {
-  if (m.wide_known) return;
-  m.wide_known = true;
-  if (bytes != 4) {
-    m.wide8 = m.wide16 = uint16_t(m.cost.wavefronts);
+// One shared request into the timing trace, the one place both the general
+// path and the full-warp fast path record it. A plain load (`mergeable`:
+// not a store, not an atomic) also carries its cost
+// widened to 8 and 16 bytes (SharedCostMemo::wide8/wide16), worked out once
+// per memo entry: the memo keys on the lanes' offsets, which decide it for
+// the 16-byte-aligned first load of a merged group (cycle/decode.h `merge`).
+void trace_shared(WarpContext& c, SharedCostMemo& m, const uint64_t* addr, uint32_t mask, uint32_t bytes,
+                  uint32_t wavefronts, bool is_write, bool mergeable) {
+  const uint16_t w = uint16_t(wavefronts);
+  if (!mergeable) {
+    c.trace->add_shared(w, is_write, w, w);
     return;
   }
-  uint64_t a8[32], a16[32];
-  for (uint32_t i = 0; i < kWarpSize; ++i) a8[i] = addr[i] & ~7ull, a16[i] = addr[i] & ~15ull;
-  m.wide8 = uint16_t(shared_wavefronts(a8, mask, 8).wavefronts);
-  m.wide16 = uint16_t(shared_wavefronts(a16, mask, 16).wavefronts);
+  if (!m.wide_known) {
+    m.wide_known = true;
+    m.wide8 = m.wide16 = w;
+    if (bytes == 4) {
+      uint64_t a8[32], a16[32];
+      for (uint32_t i = 0; i < kWarpSize; ++i) a8[i] = addr[i] & ~7ull, a16[i] = addr[i] & ~15ull;
+      m.wide8 = uint16_t(shared_wavefronts(a8, mask, 8).wavefronts);
+      m.wide16 = uint16_t(shared_wavefronts(a16, mask, 16).wavefronts);
+    }
+  }
+  c.trace->add_shared(w, false, m.wide8, m.wide16);
 }
 
 // Shared-memory cost with the per-pc memo (see SharedCostMemo).
@@ -238,15 +250,8 @@ void count_request(WarpContext& c, Space where, const uint64_t* lane_addr, uint3
     sc = atomic ? shared_atomic_wavefronts(a.addr, mask, a.bytes) : shared_cost(c, a.addr, mask, a.bytes);
     pm.wavefronts += sc.wavefronts;
     pm.ideal_wavefronts += sc.ideal;
-    if (c.trace) [[unlikely]] {
-      uint16_t w8 = uint16_t(sc.wavefronts), w16 = w8;
-      if (!atomic && !is_write) {
-        SharedCostMemo& m = c.W->shared_memo[c.pc];
-        widen(m, a.addr, mask, a.bytes);
-        w8 = m.wide8, w16 = m.wide16;
-      }
-      c.trace->add_shared(sc.wavefronts, is_write, w8, w16);
-    }
+    if (c.trace) [[unlikely]]
+      trace_shared(c, c.W->shared_memo[c.pc], a.addr, mask, a.bytes, sc.wavefronts, is_write, !is_write && !atomic);
   } else if (a.where == Space::Global || a.where == Space::Local) {
     uint64_t model[32];
     const uint64_t* addr = a.addr;
@@ -455,13 +460,10 @@ bool fast_shared(const ptx::Instr& in, WarpContext& c, const ptx::Operand& ao, u
   // cycle model must see its wavefronts exactly as count_request reports them
   // (issue 24: bank conflicts cost no time when this line was missing).
   if (c.trace) [[unlikely]] {
-    if (!kStore && !memo.wide_known) {
-      uint64_t a64[32];
+    uint64_t a64[32];  // widened once per memo entry only: the addresses are read then
+    if (!kStore && !memo.wide_known)
       for (uint32_t i = 0; i < kWarpSize; ++i) a64[i] = addr[i];
-      widen(memo, a64, 0xffffffffu, elem);
-    }
-    const uint16_t w = uint16_t(memo.cost.wavefronts);
-    c.trace->add_shared(w, kStore, kStore ? w : memo.wide8, kStore ? w : memo.wide16);
+    trace_shared(c, memo, a64, 0xffffffffu, elem, memo.cost.wavefronts, kStore, !kStore);
   }
   return true;
 }

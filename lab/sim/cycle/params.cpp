@@ -40,7 +40,6 @@
 #include "lab/sim/cycle/params.h"
 
 #include <algorithm>
-#include <string>
 
 #include "lab/sim/timing.h"
 
@@ -66,14 +65,10 @@ ArchDefaults arch_defaults(const GpuModel& g) {
 
 AchievableDram achievable_dram(const GpuModel& g) {
   const double rated = g.dram_bytes_per_s > 0 ? g.dram_bytes_per_s : 500e9;
-  const std::string n(g.name);
-  if (n == "H100") return {rated * 1832.0 / 2000.0, "[GB] triad 92% of rated, measured on H100 PCIe (HBM2e), applied to SXM"};
-  if (n == "H200") return {3534e9, "[GB] H200 triad 3534 GB/s measured"};
-  if (n == "H100-PCIe") return {1832e9, "[GB] H100 PCIe triad 1832 GB/s measured"};
-  if (n == "A100") return {1759e9, "[GB] A100 80GB triad 1759 GB/s measured"};
-  if (n == "V100" || n == "V100-16GB") return {814e9, "[GB] V100 triad 814 GB/s measured"};
-  // No STREAM figure found for this part: the median measured fraction of
-  // rated peak over the parts above and [BS]'s A100 40GB (0.86-0.92).
+  if (g.dram_stream_bytes_per_s > 0) return {g.dram_stream_bytes_per_s, g.dram_stream_source};
+  // No STREAM figure found for this part (device.cpp): the median measured
+  // fraction of rated peak over the parts that have one and [BS]'s A100 40GB
+  // (0.86-0.92).
   return {rated * 0.90, "no measurement found: 90%, the median measured triad fraction ([GB], [BS])"};
 }
 

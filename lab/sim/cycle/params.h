@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "lab/ptx/module.h"
 #include "lab/sim/device.h"
@@ -50,7 +51,7 @@ CycleParams cycle_params(const GpuModel& gpu);
 // predicted copy at 113% of the rated 3.35 TB/s).
 struct AchievableDram {
   double bytes_per_s = 0;
-  const char* source = "";
+  std::string_view source;  // where the figure is published (device.cpp)
 };
 AchievableDram achievable_dram(const GpuModel& gpu);
 
