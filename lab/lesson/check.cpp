@@ -179,6 +179,7 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
   sim::SimOptions so;
   so.check = opts.kernel_checks;
   so.threads = opts.threads;
+  so.timing.sample_only = opts.sample_only;
   try {
     out.result = sim::launch(L, cfg, params, mem, so);
   } catch (const std::exception& e) {
@@ -299,23 +300,31 @@ void fill_model(const Loaded& L, const Geometry& geo, const SizeVars& sizes, con
   }
 }
 
-// A baseline kernel's figures at the metric size. The kernel checks (races,
-// uninitialised reads) are off: the baseline is the lesson's own code, and
-// only its counters matter here.
+// A baseline kernel's figures at the metric size.
 KernelFigures baseline_figures(const Lesson& lesson, const Exercise& ex, const std::string& file,
                                const std::string& kernel, const Geometry& geo, const CheckOptions& opts) {
-  Loaded BL = load_kernel(lesson.path(file), kernel, *opts.gpu, ex.defines);
-  const SizeVars& sz = ex.sizes[ex.metric_size];
-  CheckOptions fast = opts;
-  fast.kernel_checks = false;
-  SizeRun br = run_size(BL, ex, geo, sz, opts.seed, fast, lesson.manifest_path);
-  if (!br.problem.empty()) throw std::runtime_error(br.problem);
-  KernelFigures f = fold_metrics(BL.module(), BL.kernel(), br.result.metrics);
-  fill_model(BL, geo, sz, br.result.metrics, f);
-  return f;
+  return kernel_figures_at(lesson, ex, file, kernel, geo, ex.sizes[ex.metric_size], opts).figures;
 }
 
 }  // namespace
+
+// The kernel checks (races, uninitialised reads) are off: the kernel is the
+// lesson's own code (a baseline, a before/after), and only its counters matter.
+MeasuredKernel kernel_figures_at(const Lesson& lesson, const Exercise& ex, const std::string& file,
+                                 const std::string& kernel, const Geometry& geo, const SizeVars& sizes,
+                                 const CheckOptions& opts) {
+  Loaded BL = load_kernel(lesson.path(file), kernel, *opts.gpu, ex.defines);
+  CheckOptions fast = opts;
+  fast.kernel_checks = false;
+  SizeRun br = run_size(BL, ex, geo, sizes, opts.seed, fast, lesson.manifest_path);
+  if (!br.problem.empty()) throw std::runtime_error(br.problem);
+  MeasuredKernel m;
+  m.figures = fold_metrics(BL.module(), BL.kernel(), br.result.metrics);
+  fill_model(BL, geo, sizes, br.result.metrics, m.figures);
+  m.blocks_run = br.result.metrics.blocks;
+  m.blocks_total = dim3_of(geo.grid, sizes).count();
+  return m;
+}
 
 CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const CheckOptions& opts) {
   CheckReport rep;

@@ -27,6 +27,10 @@ struct CheckOptions {
   uint64_t seed = 20240611;    // inputs are random but reproducible
   unsigned threads = 0;        // simulator worker threads; 0 = all cores
   bool kernel_checks = true;   // races, uninitialised reads, barrier divergence (sim::SimOptions::check)
+  // Run only the blocks the cycle model times (sim::TimingOptions::sample_only):
+  // for measurements at sizes that fill the GPU; outputs and counters then
+  // cover those blocks only.
+  bool sample_only = false;
 };
 
 // One size's correctness run.

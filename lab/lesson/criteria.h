@@ -56,6 +56,18 @@ struct KernelFigures {
   }
 };
 
+// One kernel's figures at one size, with the kernel checks off and no
+// correctness test: a ratio criterion's baseline, a lesson's before/after.
+// With opts.sample_only only `blocks_run` of `blocks_total` blocks ran and
+// the counters cover those; the predicted time is the whole launch's.
+struct MeasuredKernel {
+  KernelFigures figures;
+  uint64_t blocks_run = 0, blocks_total = 0;
+};
+MeasuredKernel kernel_figures_at(const Lesson& lesson, const Exercise& ex, const std::string& file,
+                                 const std::string& kernel, const Geometry& geo, const SizeVars& sizes,
+                                 const CheckOptions& opts);
+
 KernelFigures fold_metrics(const ptx::Module& module, const ptx::Kernel& kernel,
                            const sim::KernelMetrics& metrics);
 

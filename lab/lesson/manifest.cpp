@@ -444,6 +444,62 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
   return e;
 }
 
+// A size table {M = 1024, N = 1024}: positive integers.
+SizeVars read_size(const Reader& r, const toml::node* n, const std::string& field) {
+  SizeVars out;
+  auto t = n ? n->as_table() : nullptr;
+  if (!t) r.fail(field, "must be a table like {M = 1024, N = 1024, K = 64}");
+  for (auto& [k, val] : *t) {
+    auto iv = val.value<int64_t>();
+    if (!iv || *iv <= 0) r.fail(field + "." + std::string(k.str()), "must be a positive integer");
+    out[std::string(k.str())] = *iv;
+  }
+  return out;
+}
+
+CompareSide read_compare_side(const Reader& r, const toml::table& t, const std::string& f, const fs::path& dir) {
+  CompareSide side;
+  side.file = r.inside(t, f, "file", true, "", true);
+  if (!fs::exists(dir / side.file)) r.fail(f + "file", "file '" + side.file + "' not found");
+  side.kernel = r.str(t, f, "kernel", false);
+  side.label = r.str(t, f, "label", true);
+  if (t.get("grid") || t.get("block")) side.geometry = r.geometry(t, f);
+  return side;
+}
+
+// compare = {exercise, size, expect = [min, max], before = {...}, after = {...}}
+Compare read_compare(const Reader& r, const toml::node& n, const std::string& f, const fs::path& dir) {
+  auto t = n.as_table();
+  if (!t) r.fail(f, "must be a table {exercise, size, expect, before, after}");
+  Compare c;
+  c.exercise = r.str(*t, f, "exercise", false);
+  if (c.exercise.empty()) {
+    c.args = r.strings(*t, f, "args");
+    if (c.args.empty()) r.fail(f + "exercise", "missing: name an exercise, or give args, grid and block");
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      try {
+        parse_arg_spec(c.args[i]);
+      } catch (const std::exception& e) {
+        r.fail(f + "args[" + std::to_string(i) + "]", e.what());
+      }
+    }
+    c.geometry = r.geometry(*t, f);
+  }
+  c.size = read_size(r, t->get("size"), f + "size");
+  auto ex = t->get("expect") ? t->get("expect")->as_array() : nullptr;
+  auto lo = ex && ex->size() == 2 ? ex->get(0)->value<double>() : std::nullopt;
+  auto hi = ex && ex->size() == 2 ? ex->get(1)->value<double>() : std::nullopt;
+  if (!lo || !hi || !(*lo > 0) || !(*hi >= *lo))
+    r.fail(f + "expect", "must be [min, max]: the range of before's time / after's time the lesson states");
+  c.expect_min = *lo, c.expect_max = *hi;
+  for (const char* which : {"before", "after"}) {
+    auto st = t->get(which) ? t->get(which)->as_table() : nullptr;
+    if (!st) r.fail(f + which, "must be a table {label, file, kernel}");
+    (std::string(which) == "before" ? c.before : c.after) = read_compare_side(r, *st, f + which + ".", dir);
+  }
+  return c;
+}
+
 }  // namespace
 
 Lesson load_lesson(const std::string& dir_in) {
@@ -495,6 +551,7 @@ Lesson load_lesson(const std::string& dir_in) {
         }
         if (!fs::exists(dir / s.measure_file)) r.fail(fs_ + "measure.file", "file '" + s.measure_file + "' not found");
       }
+      if (auto cn = st->get("compare")) s.compare = read_compare(r, *cn, fs_ + "compare.", dir);
       if (auto rl = st->get("roofline_layer")) {
         auto arr = rl->as_array();
         auto a = arr && arr->size() == 2 ? arr->get(0)->value<int64_t>() : std::nullopt;
@@ -513,7 +570,7 @@ Lesson load_lesson(const std::string& dir_in) {
         if (s.title.empty()) s.title = s.section;
         s.text = body + (s.text.empty() ? "" : "\n" + s.text);
       }
-      if (s.text.empty() && s.command.empty() && !s.cpu_gemm && !s.layer_in && s.measure_file.empty()) r.fail(fs_ + "text", "a step needs text, section, run, or a mix");
+      if (s.text.empty() && s.command.empty() && !s.cpu_gemm && !s.layer_in && s.measure_file.empty() && !s.compare) r.fail(fs_ + "text", "a step needs text, section, run, or a mix");
       L.steps.push_back(s);
     }
   }
@@ -532,6 +589,22 @@ Lesson load_lesson(const std::string& dir_in) {
   for (size_t i = 0; i < L.steps.size(); ++i) {
     if (!L.steps[i].measure_exercise.empty() && !L.find_exercise(L.steps[i].measure_exercise))
       r.fail("steps[" + std::to_string(i) + "].measure.exercise", "no exercise '" + L.steps[i].measure_exercise + "'");
+    if (const auto& c = L.steps[i].compare) {
+      const std::string f = "steps[" + std::to_string(i) + "].compare.";
+      const Exercise* e = c->exercise.empty() ? nullptr : L.find_exercise(c->exercise);
+      if (!c->exercise.empty() && !e) r.fail(f + "exercise", "no exercise '" + c->exercise + "'");
+      if (e)
+        for (const auto& [k, v] : e->sizes.front())
+          if (!c->size.count(k)) r.fail(f + "size", "needs '" + k + "', as the exercise's sizes have it");
+      for (const CompareSide* side : {&c->before, &c->after}) {
+        if (!e && side->kernel.empty())
+          r.fail(f + (side == &c->before ? "before" : "after") + ".kernel", "missing (no exercise names it)");
+        const std::string kernel = side->kernel.empty() ? e->kernel : side->kernel;
+        if (!source_defines_kernel(read_text((dir / side->file).string()), kernel))
+          r.fail(f + (side == &c->before ? "before" : "after") + ".kernel",
+                 "no __global__ function '" + kernel + "' in " + side->file);
+      }
+    }
     // A step's own size names the same variables as the exercise's sizes.
     if (const Exercise* e = L.find_exercise(L.steps[i].measure_exercise); e && !L.steps[i].measure_size.empty())
       for (const auto& [k, v] : e->sizes.front())

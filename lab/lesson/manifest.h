@@ -26,6 +26,37 @@ struct ManifestError : std::runtime_error {
       : std::runtime_error(file_ + ": " + field_ + ": " + what), file(std::move(file_)), field(std::move(field_)) {}
 };
 
+struct Geometry {
+  std::vector<std::string> grid{"1"}, block{"1"};  // 1 to 3 size expressions each
+  std::string shared_bytes = "0";                  // dynamic shared memory
+};
+
+// One kernel of a before/after comparison: a file run with an exercise's
+// arguments. The geometry defaults to the exercise's (a previous lesson's
+// kernel may launch its own way).
+struct CompareSide {
+  std::string label;   // what the table calls it: "coalesced (lesson 3)"
+  std::string file;    // relative to the lesson folder
+  std::string kernel;  // "" = the exercise's kernel
+  std::optional<Geometry> geometry;
+};
+
+// A lesson's claim as a measurement: two kernels on one problem, at a size
+// that fills the GPU, with the speed-up (before's predicted time / after's)
+// the lesson states. `gpulab lesson` prints both, with the counters that
+// explain the difference; tests/test_lesson_compare.cpp fails when the lab's
+// ratio leaves [expect_min, expect_max].
+struct Compare {
+  std::string exercise;  // whose arguments (and default geometry) both kernels take
+  // Without an exercise: the arguments ("in f32 x[N]", ...) and launch of a
+  // demo kernel the lesson runs outside any exercise.
+  std::vector<std::string> args;
+  Geometry geometry;
+  CompareSide before, after;
+  SizeVars size;
+  double expect_min = 0, expect_max = 0;
+};
+
 // One step of `gpulab lesson ID`: text to show, and/or a command to run
 // (a gpulab command line the student can type themselves).
 struct Step {
@@ -36,6 +67,7 @@ struct Step {
   std::string measure_exercise, measure_file, measure_kernel;  // run a file as that exercise and show the simulator's counts
   SizeVars measure_size;  // the size it runs at; empty: the exercise's metric size
   int layer_in = 0, layer_out = 0;  // > 0: roofline table of Y = X*W over batch sizes
+  std::optional<Compare> compare;    // a measured before/after
   std::string command;  // e.g. "gpulab sim lessons/.solutions/03-coalescing/solution.cu --kernel ..."; "" for none
   // The view panes that make this step's point, comma-separated
   // ("coalescing,source"); `gpulab view LESSON` shows them. "" = the lesson's default.
@@ -53,11 +85,6 @@ struct ArgSpec {
   std::string value;               // scalar: size expression or a float literal
   std::string text;                // as written, for messages
   int elem_bytes() const;
-};
-
-struct Geometry {
-  std::vector<std::string> grid{"1"}, block{"1"};  // 1 to 3 size expressions each
-  std::string shared_bytes = "0";                  // dynamic shared memory
 };
 
 // A kernel to compare against (for ratio criteria): same args as the exercise.

@@ -14,6 +14,7 @@
 
 #include "lab/cpu/gemm.h"
 #include "lab/lesson/check.h"
+#include "lab/lesson/compare.h"
 #include "lab/cpu/timer.h"
 #include "lab/sim/device.h"
 
@@ -105,6 +106,18 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
       std::fflush(o.out);
       try {
         fmt::print(o.out, "{}\n", measure_table(L, L.measured_exercise(s), s.measure_file, s.measure_kernel));
+      } catch (const std::exception& e) {
+        ++failed;
+        fmt::print(o.out, "(could not run it: {})\n\n", e.what());
+      }
+    }
+    if (s.compare) {
+      fmt::print(o.out, "$ (before/after) {} vs {}\n", L.path(s.compare->before.file), L.path(s.compare->after.file));
+      std::fflush(o.out);
+      try {
+        CompareResult r = run_compare(L, *s.compare);
+        fmt::print(o.out, "{}\n", format_compare(r));
+        if (!r.within()) ++failed;
       } catch (const std::exception& e) {
         ++failed;
         fmt::print(o.out, "(could not run it: {})\n\n", e.what());

@@ -11,6 +11,7 @@
 #   json     where the value is in that command's JSON (a.b.0.c; key=value
 #            picks the list element whose key has that value)
 #   format   a Python format spec for the value ("{:,}", "{:.1%}", ...)
+#   scale    optional factor applied first (1000: ms in the JSON, us in the text)
 #   context  strings (problem size, GPU model, ...) that must appear in the
 #            same README paragraph as the figure, so the text says what was run
 set -u
@@ -98,6 +99,8 @@ for lesson in sorted(os.listdir("lessons")):
         except Exception as e:
             fail(f"{where}: `{cmd}` has no {fig['json']} ({e!r})")
             continue
+        if "scale" in fig:
+            value = value * fig["scale"]  # e.g. 1000: milliseconds in the JSON, microseconds in the text
         got = fig.get("format", "{}").format(value)
         if got != text:
             fail(f"{where}: the lab prints {got} ({fig['json']} = {value!r} from `{cmd}`), the README says {text}")
