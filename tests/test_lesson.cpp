@@ -171,6 +171,47 @@ TEST_CASE("manifest errors name the file and the field") {
     write_min_lesson(d, ex);
     CHECK_THROWS_WITH_AS(load_lesson(d.string()), doctest::Contains("exercises[0].grid"), ManifestError);
   }
+  SUBCASE("before/after steps: each mistake names its field") {
+    const std::string step = "[[steps]]\ntext = \"x\"\n[steps.compare]\nexercise = \"e\"\n";
+    const std::string sides = "before = {label = \"b\", file = \"exercise.cu.template\"}\n"
+                              "after = {label = \"a\", file = \"solution.cu\"}\n";
+    struct Case {
+      const char* name;
+      std::string body, field;
+    } cases[] = {
+        {"no expect", "size = {M = 1, N = 4096}\n" + sides, "steps[0].compare.expect"},
+        {"expect reversed", "size = {M = 1, N = 4096}\nexpect = [3, 1]\n" + sides, "steps[0].compare.expect"},
+        {"size missing a variable", "size = {N = 4}\nexpect = [1, 2]\n" + sides, "steps[0].compare.size"},
+        {"no after", "size = {M = 1, N = 4096}\nexpect = [1, 2]\nbefore = {label = \"b\", file = \"solution.cu\"}\n",
+         "steps[0].compare.after"},
+        {"kernel not in the file",
+         "size = {M = 1, N = 4096}\nexpect = [1, 2]\nbefore = {label = \"b\", file = \"solution.cu\", kernel = \"nope\"}\n"
+         "after = {label = \"a\", file = \"solution.cu\"}\n",
+         "steps[0].compare.before.kernel"},
+        {"a chain without its label",
+         "size = {M = 1, N = 4096}\nexpect = [1, 2]\nbefore = [{file = \"solution.cu\"}]\n"
+         "after = {label = \"a\", file = \"solution.cu\"}\n",
+         "steps[0].compare.before.0.label"},
+    };
+    for (const auto& c : cases) {
+      CAPTURE(c.name);
+      fs::path d = t.path / "09-cmp";
+      fs::remove_all(d);
+      write_min_lesson(d, step + c.body + kMinExercise);
+      try {
+        load_lesson(d.string());
+        FAIL("no error");
+      } catch (const ManifestError& e) {
+        CHECK(e.field == c.field);
+      }
+    }
+    fs::remove_all(t.path / "09-cmp");
+    write_min_lesson(t.path / "09-cmp", step + "size = {M = 1, N = 4096}\nexpect = [1, 2]\n" + sides + kMinExercise);
+    Lesson L = load_lesson((t.path / "09-cmp").string());
+    REQUIRE(L.steps[0].compare);
+    CHECK(L.steps[0].compare->before.launches.size() == 1);
+    CHECK(L.steps[0].compare->expect_max == 2);
+  }
   SUBCASE("a valid minimal lesson loads") {
     fs::path d = t.path / "09-ok";
     write_min_lesson(d, std::string(kMinExercise) + "\n[[exercises.criteria]]\nmetric = \"max_bank_conflicts\"\nvalue = 0\n");
@@ -365,6 +406,9 @@ TEST_CASE("a measure step may run at its own size (lesson 05's timeline step fil
   fs::copy("lessons/05-occupancy", t.path / "05-occupancy", fs::copy_options::recursive);
   fs::create_directories(t.path / ".solutions");
   fs::copy("lessons/.solutions/05-occupancy", t.path / ".solutions" / "05-occupancy", fs::copy_options::recursive);
+  // Its before/after runs lesson 4's tiled kernel as the "before".
+  fs::copy("lessons/.solutions/04-shared-memory-tiling", t.path / ".solutions" / "04-shared-memory-tiling",
+           fs::copy_options::recursive);
   std::string toml = slurp((t.path / "05-occupancy" / "lesson.toml").string());
   auto at = toml.find("size = {M = 1024, N = 1024, K = 64}");
   REQUIRE(at != std::string::npos);

@@ -3,51 +3,38 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
-#include <vector>
 
 namespace lab::lesson {
 
-CompareResult run_compare(const Lesson& lesson, const Compare& c, const CheckOptions& opts_in) {
-  // A demo outside the exercises runs as an exercise of its own arguments and launch.
-  Exercise demo;
-  const Exercise* ex = &demo;
-  if (!c.exercise.empty()) {
-    ex = lesson.find_exercise(c.exercise);
-    if (!ex) throw ManifestError(lesson.manifest_path, "compare.exercise", "no exercise '" + c.exercise + "'");
-  } else {
-    for (const auto& a : c.args) demo.args.push_back(parse_arg_spec(a));
-    demo.geometry = c.geometry;
-  }
-  CheckOptions opts = opts_in;
-  opts.sample_only = true;
-  CompareResult r;
-  r.before_label = c.before.label;
-  r.after_label = c.after.label;
-  r.gpu = opts.gpu->name;
-  r.expect_min = c.expect_min, r.expect_max = c.expect_max;
-  for (auto& [k, v] : c.size) r.sizes_text += fmt::format("{}{}={}", r.sizes_text.empty() ? "" : " ", k, v);
-  auto run = [&](const CompareSide& side) {
-    MeasuredKernel m = kernel_figures_at(lesson, *ex, side.file, side.kernel.empty() ? ex->kernel : side.kernel,
-                                         side.geometry ? *side.geometry : ex->geometry, c.size, opts);
-    if (!(m.figures.predicted_seconds > 0))
-      throw std::runtime_error(side.file + ": " + (m.figures.predicted_unavailable.empty()
-                                                       ? std::string("the machine model gave no time")
-                                                       : m.figures.predicted_unavailable));
-    return m;
-  };
-  r.before = run(c.before);
-  r.after = run(c.after);
-  r.speedup = r.before.figures.predicted_seconds / r.after.figures.predicted_seconds;
-  return r;
-}
-
 namespace {
 
-// A counter over the whole grid: the executed blocks' count scaled by
+// A count over the whole grid: the executed blocks' count scaled by
 // blocks_total / blocks_run (exact when every block ran).
 double whole(const MeasuredKernel& m, double v) {
   return m.blocks_run && m.blocks_run < m.blocks_total ? v * double(m.blocks_total) / double(m.blocks_run) : v;
+}
+
+void add(CompareFigures& s, const MeasuredKernel& m) {
+  const KernelFigures& f = m.figures;
+  s.seconds += f.predicted_seconds;
+  s.warp_insts += whole(m, double(f.warp_insts));
+  s.active_lanes += whole(m, double(f.active_lanes));
+  s.fma_warp_insts += whole(m, double(f.fma_warp_insts));
+  s.tensor_macs += whole(m, f.tensor_macs);
+  s.global_load_requests += whole(m, double(f.global_load_requests));
+  s.global_load_sectors += whole(m, double(f.global_load_sectors));
+  s.global_store_sectors += whole(m, double(f.global_store_sectors));
+  s.local_sectors += whole(m, double(f.local_sectors));
+  s.shared_requests += whole(m, double(f.shared_load_requests + f.shared_store_requests));
+  s.shared_wavefronts += whole(m, double(f.shared_wavefronts));
+  s.bank_conflicts += whole(m, double(f.bank_conflicts()));
+  s.dram_bytes += double(f.dram_bytes);
+  s.registers = std::max(s.registers, f.registers);
+  if (f.occupancy >= 0) s.occupancy = s.occupancy < 0 ? f.occupancy : std::min(s.occupancy, f.occupancy);
+  if (m.blocks_run < m.blocks_total) s.sampled = true;
+  s.launches.push_back(m);
 }
 
 std::string count_text(double v) {
@@ -63,57 +50,99 @@ std::string time_text(double s) {
 
 }  // namespace
 
+CompareResult run_compare(const Lesson& lesson, const Compare& c, const CheckOptions& opts_in) {
+  // A demo outside the exercises runs as an exercise of its own arguments and launch.
+  Exercise demo;
+  const Exercise* ex = &demo;
+  if (!c.exercise.empty()) {
+    ex = lesson.find_exercise(c.exercise);
+    if (!ex) throw ManifestError(lesson.manifest_path, "compare.exercise", "no exercise '" + c.exercise + "'");
+  } else {
+    for (const auto& a : c.args) demo.args.push_back(parse_arg_spec(a));
+    demo.geometry = c.geometry;
+  }
+  CheckOptions opts = opts_in;
+  opts.sample_only = true;
+  CompareResult r;
+  r.gpu = opts.gpu->name;
+  r.expect_min = c.expect_min, r.expect_max = c.expect_max;
+  for (auto& [k, v] : c.size) r.sizes_text += fmt::format("{}{}={}", r.sizes_text.empty() ? "" : " ", k, v);
+  auto run = [&](const CompareSide& side, CompareFigures& out) {
+    out.label = side.label;
+    for (const CompareLaunch& l : side.launches) {
+      Exercise as = *ex;
+      if (!l.args.empty()) {
+        as.args.clear();
+        for (const auto& a : l.args) as.args.push_back(parse_arg_spec(a));
+      }
+      MeasuredKernel m = kernel_figures_at(lesson, as, l.file, l.kernel.empty() ? ex->kernel : l.kernel,
+                                           l.geometry ? *l.geometry : ex->geometry, c.size, opts);
+      if (!(m.figures.predicted_seconds > 0))
+        throw std::runtime_error(l.file + ": " + (m.figures.predicted_unavailable.empty()
+                                                      ? std::string("the machine model gave no time")
+                                                      : m.figures.predicted_unavailable));
+      add(out, m);
+    }
+  };
+  run(c.before, r.before);
+  run(c.after, r.after);
+  r.speedup = r.before.seconds / r.after.seconds;
+  return r;
+}
+
+std::string compare_files(const Lesson& lesson, const Compare& c) {
+  auto side = [&](const CompareSide& s) {
+    std::string out;
+    for (const auto& l : s.launches)
+      out += (out.empty() ? "" : " + ") + lesson.path(l.file) + (l.kernel.empty() ? "" : " (" + l.kernel + ")");
+    return out;
+  };
+  return side(c.before) + " vs " + side(c.after);
+}
+
 std::string format_compare(const CompareResult& r) {
-  const KernelFigures& b = r.before.figures;
-  const KernelFigures& a = r.after.figures;
+  const CompareFigures& b = r.before;
+  const CompareFigures& a = r.after;
   struct Row {
     std::string name;
     double before, after;
-    bool count;  // a whole-grid count (scaled when sampled); else a per-kernel figure
+    bool count;  // a whole-grid count; else a per-kernel figure
   };
-  auto eff = [](const KernelFigures& f) {
-    return f.warp_insts ? 100.0 * double(f.active_lanes) / (32.0 * double(f.warp_insts)) : 0.0;
-  };
+  auto eff = [](const CompareFigures& f) { return f.warp_insts > 0 ? 100.0 * f.active_lanes / (32.0 * f.warp_insts) : 0.0; };
   std::vector<Row> rows = {
-      {"warp instructions", double(b.warp_insts), double(a.warp_insts), true},
+      {"warp instructions", b.warp_insts, a.warp_insts, true},
       {"warp efficiency (%)", eff(b), eff(a), false},
-      {"FP32 FMA warp instructions", double(b.fma_warp_insts), double(a.fma_warp_insts), true},
+      {"FP32 FMA warp instructions", b.fma_warp_insts, a.fma_warp_insts, true},
       {"tensor-core multiply-adds", b.tensor_macs, a.tensor_macs, true},
-      {"global load requests", double(b.global_load_requests), double(a.global_load_requests), true},
-      {"global load sectors", double(b.global_load_sectors), double(a.global_load_sectors), true},
-      {"global store sectors", double(b.global_store_sectors), double(a.global_store_sectors), true},
-      {"local (spill) sectors", double(b.local_sectors), double(a.local_sectors), true},
-      {"shared requests", double(b.shared_load_requests + b.shared_store_requests),
-       double(a.shared_load_requests + a.shared_store_requests), true},
-      {"shared wavefronts", double(b.shared_wavefronts), double(a.shared_wavefronts), true},
-      {"bank conflicts (extra wavefronts)", double(b.bank_conflicts()), double(a.bank_conflicts()), true},
-      {"DRAM bytes (L2 model)", double(b.dram_bytes), double(a.dram_bytes), true},
-      {"registers per thread", double(b.registers), double(a.registers), false},
-      {"theoretical occupancy (%)", 100 * b.occupancy, 100 * a.occupancy, false},
+      {"global load requests", b.global_load_requests, a.global_load_requests, true},
+      {"global load sectors", b.global_load_sectors, a.global_load_sectors, true},
+      {"global store sectors", b.global_store_sectors, a.global_store_sectors, true},
+      {"local (spill) sectors", b.local_sectors, a.local_sectors, true},
+      {"shared requests", b.shared_requests, a.shared_requests, true},
+      {"shared wavefronts", b.shared_wavefronts, a.shared_wavefronts, true},
+      {"bank conflicts (extra wavefronts)", b.bank_conflicts, a.bank_conflicts, true},
+      // A sample has no other blocks to share L2 with: its DRAM traffic does not scale to the grid.
+      {"DRAM bytes (L2 model)", b.sampled || a.sampled ? 0 : b.dram_bytes, b.sampled || a.sampled ? 0 : a.dram_bytes, true},
+      {"registers per thread (most)", double(b.registers), double(a.registers), false},
+      {"theoretical occupancy (%, least)", 100 * b.occupancy, 100 * a.occupancy, false},
   };
   std::string s = fmt::format("before/after at {} on the {} model (predicted by the cycle model):\n", r.sizes_text, r.gpu);
-  const size_t w = std::max<size_t>({20, r.before_label.size(), r.after_label.size()});
-  s += fmt::format("  {:<34} {:>{}} {:>{}} {:>8}\n", "", "before: " + r.before_label, w + 8, "after: " + r.after_label,
-                   w + 7, "ratio");
-  s += fmt::format("  {:<34} {:>{}} {:>{}} {:>7.2f}x\n", "predicted time", time_text(b.predicted_seconds), w + 8,
-                   time_text(a.predicted_seconds), w + 7, r.speedup);
+  auto name = [](const CompareFigures& f, const char* which) {
+    return fmt::format("{}: {}{}", which, f.label, f.launches.size() > 1 ? fmt::format(" ({} launches)", f.launches.size()) : "");
+  };
+  const std::string bn = name(b, "before"), an = name(a, "after");
+  const size_t wb = std::max<size_t>(28, bn.size()), wa = std::max<size_t>(27, an.size());
+  s += fmt::format("  {:<34} {:>{}} {:>{}} {:>8}\n", "", bn, wb, an, wa, "ratio");
+  s += fmt::format("  {:<34} {:>{}} {:>{}} {:>7.2f}x\n", "predicted time", time_text(b.seconds), wb, time_text(a.seconds),
+                   wa, r.speedup);
   for (const Row& row : rows) {
-    double vb = row.count ? whole(r.before, row.before) : row.before;
-    double va = row.count ? whole(r.after, row.after) : row.after;
-    if (vb <= 0 && va <= 0) continue;
-    // A sample has no other blocks to share L2 with: its DRAM traffic does not scale to the grid.
-    if (row.name.rfind("DRAM", 0) == 0 && (r.before.blocks_run < r.before.blocks_total ||
-                                            r.after.blocks_run < r.after.blocks_total))
-      continue;
-    std::string ratio = va > 0 && vb > 0 ? fmt::format("{:.2f}x", vb / va) : "-";
-    s += fmt::format("  {:<34} {:>{}} {:>{}} {:>8}\n", row.name, row.count ? count_text(vb) : fmt::format("{:.0f}", vb),
-                     w + 8, row.count ? count_text(va) : fmt::format("{:.0f}", va), w + 7, ratio);
+    if (row.before <= 0 && row.after <= 0) continue;
+    std::string ratio = row.before > 0 && row.after > 0 ? fmt::format("{:.2f}x", row.before / row.after) : "-";
+    auto text = [&](double v) { return row.count ? count_text(v) : fmt::format("{:.0f}", v); };
+    s += fmt::format("  {:<34} {:>{}} {:>{}} {:>8}\n", row.name, text(row.before), wb, text(row.after), wa, ratio);
   }
-  for (const auto* m : {&r.before, &r.after})
-    if (m->blocks_run < m->blocks_total) {
-      s += fmt::format("  (counts are scaled from the blocks the cycle model timed to the whole grid: {} of {} blocks"
-                       " for {})\n", m->blocks_run, m->blocks_total, m == &r.before ? "before" : "after");
-    }
+  if (b.sampled || a.sampled)
+    s += "  (sampled: only the blocks the cycle model timed ran; counts are theirs scaled to the whole grid)\n";
   s += fmt::format("  speed-up {:.2f}x; the lesson expects {:.3g}x to {:.3g}x: {}\n", r.speedup, r.expect_min,
                    r.expect_max,
                    r.within() ? "the measurement agrees"

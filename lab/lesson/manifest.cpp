@@ -457,13 +457,41 @@ SizeVars read_size(const Reader& r, const toml::node* n, const std::string& fiel
   return out;
 }
 
-CompareSide read_compare_side(const Reader& r, const toml::table& t, const std::string& f, const fs::path& dir) {
+CompareLaunch read_compare_launch(const Reader& r, const toml::table& t, const std::string& f, const fs::path& dir) {
+  CompareLaunch l;
+  l.file = r.inside(t, f, "file", true, "", true);
+  if (!fs::exists(dir / l.file)) r.fail(f + "file", "file '" + l.file + "' not found");
+  l.kernel = r.str(t, f, "kernel", false);
+  if (t.get("grid") || t.get("block")) l.geometry = r.geometry(t, f);
+  l.args = r.strings(t, f, "args");
+  for (size_t i = 0; i < l.args.size(); ++i) {
+    try {
+      parse_arg_spec(l.args[i]);
+    } catch (const std::exception& e) {
+      r.fail(f + "args[" + std::to_string(i) + "]", e.what());
+    }
+  }
+  return l;
+}
+
+// A side is one launch {label, file, kernel, ...} or a chain of them
+// [{label, file, ...}, {file, ...}] (the label on the first).
+CompareSide read_compare_side(const Reader& r, const toml::node& n, const std::string& f, const fs::path& dir) {
   CompareSide side;
-  side.file = r.inside(t, f, "file", true, "", true);
-  if (!fs::exists(dir / side.file)) r.fail(f + "file", "file '" + side.file + "' not found");
-  side.kernel = r.str(t, f, "kernel", false);
-  side.label = r.str(t, f, "label", true);
-  if (t.get("grid") || t.get("block")) side.geometry = r.geometry(t, f);
+  if (auto t = n.as_table()) {
+    side.label = r.str(*t, f, "label", true);
+    side.launches.push_back(read_compare_launch(r, *t, f, dir));
+    return side;
+  }
+  auto arr = n.as_array();
+  if (!arr || arr->empty()) r.fail(f, "must be a table {label, file, kernel} or an array of them (a chain of launches)");
+  for (size_t i = 0; i < arr->size(); ++i) {
+    const std::string fi = f + std::to_string(i) + ".";
+    auto t = arr->get(i)->as_table();
+    if (!t) r.fail(fi, "must be a table {file, kernel, args}");
+    if (i == 0) side.label = r.str(*t, fi, "label", true);
+    side.launches.push_back(read_compare_launch(r, *t, fi, dir));
+  }
   return side;
 }
 
@@ -493,9 +521,9 @@ Compare read_compare(const Reader& r, const toml::node& n, const std::string& f,
     r.fail(f + "expect", "must be [min, max]: the range of before's time / after's time the lesson states");
   c.expect_min = *lo, c.expect_max = *hi;
   for (const char* which : {"before", "after"}) {
-    auto st = t->get(which) ? t->get(which)->as_table() : nullptr;
-    if (!st) r.fail(f + which, "must be a table {label, file, kernel}");
-    (std::string(which) == "before" ? c.before : c.after) = read_compare_side(r, *st, f + which + ".", dir);
+    auto sn = t->get(which);
+    if (!sn) r.fail(f + which, "missing: a table {label, file, kernel} or an array of them");
+    (std::string(which) == "before" ? c.before : c.after) = read_compare_side(r, *sn, f + which + ".", dir);
   }
   return c;
 }
@@ -596,14 +624,14 @@ Lesson load_lesson(const std::string& dir_in) {
       if (e)
         for (const auto& [k, v] : e->sizes.front())
           if (!c->size.count(k)) r.fail(f + "size", "needs '" + k + "', as the exercise's sizes have it");
-      for (const CompareSide* side : {&c->before, &c->after}) {
-        if (!e && side->kernel.empty())
-          r.fail(f + (side == &c->before ? "before" : "after") + ".kernel", "missing (no exercise names it)");
-        const std::string kernel = side->kernel.empty() ? e->kernel : side->kernel;
-        if (!source_defines_kernel(read_text((dir / side->file).string()), kernel))
-          r.fail(f + (side == &c->before ? "before" : "after") + ".kernel",
-                 "no __global__ function '" + kernel + "' in " + side->file);
-      }
+      for (const CompareSide* side : {&c->before, &c->after})
+        for (const CompareLaunch& l : side->launches) {
+          const std::string where = f + (side == &c->before ? "before" : "after") + ".kernel";
+          if (!e && l.kernel.empty()) r.fail(where, "missing (no exercise names it)");
+          const std::string kernel = l.kernel.empty() ? e->kernel : l.kernel;
+          if (!source_defines_kernel(read_text((dir / l.file).string()), kernel))
+            r.fail(where, "no __global__ function '" + kernel + "' in " + l.file);
+        }
     }
     // A step's own size names the same variables as the exercise's sizes.
     if (const Exercise* e = L.find_exercise(L.steps[i].measure_exercise); e && !L.steps[i].measure_size.empty())

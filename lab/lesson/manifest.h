@@ -31,14 +31,20 @@ struct Geometry {
   std::string shared_bytes = "0";                  // dynamic shared memory
 };
 
-// One kernel of a before/after comparison: a file run with an exercise's
-// arguments. The geometry defaults to the exercise's (a previous lesson's
-// kernel may launch its own way).
-struct CompareSide {
-  std::string label;   // what the table calls it: "coalesced (lesson 3)"
+// One launch of a before/after comparison: a file run with the exercise's
+// arguments and geometry, unless it gives its own (a previous lesson's
+// kernel may launch its own way; the kernels of an unfused chain each take
+// their own buffers).
+struct CompareLaunch {
   std::string file;    // relative to the lesson folder
   std::string kernel;  // "" = the exercise's kernel
   std::optional<Geometry> geometry;
+  std::vector<std::string> args;  // "" = the exercise's (or the compare's) arguments
+};
+// One side: a kernel, or a chain of launches whose times and counts add up.
+struct CompareSide {
+  std::string label;   // what the table calls it: "coalesced (lesson 3)"
+  std::vector<CompareLaunch> launches;
 };
 
 // A lesson's claim as a measurement: two kernels on one problem, at a size

@@ -112,7 +112,7 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
       }
     }
     if (s.compare) {
-      fmt::print(o.out, "$ (before/after) {} vs {}\n", L.path(s.compare->before.file), L.path(s.compare->after.file));
+      fmt::print(o.out, "$ (before/after) {}\n", compare_files(L, *s.compare));
       std::fflush(o.out);
       try {
         CompareResult r = run_compare(L, *s.compare);
