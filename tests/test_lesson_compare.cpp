@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "lab/lesson/compare.h"
+#include "lab/lesson/check.h"
 #include "lab/lesson/manifest.h"
 
 using namespace lab::lesson;
@@ -48,4 +49,33 @@ TEST_CASE("a compare step's range is enforced: the same kernels with an impossib
     }
   }
   FAIL("lesson 02 has no compare step");
+}
+
+TEST_CASE("every shipped exercise that is correct as shipped is at least 1.5x slower than its reference, in time") {
+  // The shipped file is the lesson's "before": where it already computes the
+  // right answer, the reference must beat it by the margin a lesson can show
+  // (predicted, where the check judges time). Unfinished templates are
+  // compared through the lessons' before/after steps instead.
+  int judged = 0;
+  for (const Lesson& L : load_lessons("lessons")) {
+    for (const Exercise& ex : L.exercises) {
+      if (!ex.program.empty()) continue;  // program exercises have no kernel to time
+      bool timed = false;
+      for (const auto& c : ex.criteria) timed = timed || c.metric == Metric::MaxPredictedTimeRatio;
+      if (!timed) continue;
+      CheckOptions o;
+      o.source = L.path(ex.template_file);
+      CheckReport r = check_exercise(L, ex, o);
+      if (r.stage != "criteria" && r.stage != "passed") continue;  // unfinished as shipped
+      CAPTURE(L.id);
+      CAPTURE(ex.id);
+      ++judged;
+      for (const auto& c : r.criteria)
+        if (c.name == "max_predicted_time_ratio") {
+          INFO(c.message);
+          CHECK(c.measured >= 1.5);
+        }
+    }
+  }
+  CHECK(judged >= 6);
 }

@@ -313,7 +313,7 @@ KernelFigures baseline_figures(const Lesson& lesson, const Exercise& ex, const s
 MeasuredKernel kernel_figures_at(const Lesson& lesson, const Exercise& ex, const std::string& file,
                                  const std::string& kernel, const Geometry& geo, const SizeVars& sizes,
                                  const CheckOptions& opts) {
-  Loaded BL = load_kernel(lesson.path(file), kernel, *opts.gpu, ex.defines);
+  Loaded BL = load_kernel(fs::path(file).is_absolute() ? file : lesson.path(file), kernel, *opts.gpu, ex.defines);
   CheckOptions fast = opts;
   fast.kernel_checks = false;
   SizeRun br = run_size(BL, ex, geo, sizes, opts.seed, fast, lesson.manifest_path);
@@ -404,8 +404,39 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
   rep.shared_bytes = figures.shared_bytes;
   rep.occupancy = figures.occupancy;
   rep.predicted_seconds = figures.predicted_seconds;
-  std::map<std::string, KernelFigures> baselines;
+  std::map<std::string, KernelFigures> baselines, timed_baselines;
+  std::optional<KernelFigures> timed;  // the student's kernel at ex.time_size
   for (const auto& c : ex.criteria) {
+    if (c.metric == Metric::MaxPredictedTimeRatio && !ex.time_size.empty()) {
+      // Time is judged where the GPU is full, on the blocks the cycle model samples
+      // (outputs there are incomplete; correctness was settled on every size above).
+      CheckOptions sampled = opts;
+      sampled.sample_only = true;
+      auto at_time_size = [&](const std::string& file, const std::string& kernel, const Geometry& geo) {
+        return kernel_figures_at(lesson, ex, file, kernel, geo, ex.time_size, sampled).figures;
+      };
+      if (!timed) timed = at_time_size(fs::absolute(path).string(), ex.kernel, ex.geometry);
+      if (!timed_baselines.count(c.baseline)) {
+        try {
+          if (c.baseline == "solution" && same_file(path, lesson.path(ex.solution))) {
+            timed_baselines[c.baseline] = *timed;
+          } else if (c.baseline == "solution") {
+            timed_baselines[c.baseline] = at_time_size(ex.solution, ex.kernel, ex.geometry);
+          } else {
+            for (auto& [name, b] : ex.baselines)
+              if (name == c.baseline) timed_baselines[name] = at_time_size(b.file, b.kernel, b.geometry);
+          }
+        } catch (const std::exception& e) {
+          throw ManifestError(lesson.manifest_path, "baselines." + c.baseline, e.what());
+        }
+      }
+      CriterionResult cr = evaluate_criterion(c, *timed, ex.time_size, &timed_baselines[c.baseline], src);
+      cr.file = path;
+      cr.message += fmt::format(", at size {} (a sample of the blocks timed)", sizes_text(ex.time_size));
+      if (!cr.ok && !c.why.empty()) cr.message += ". " + c.why;
+      rep.criteria.push_back(std::move(cr));
+      continue;
+    }
     const KernelFigures* base = nullptr;
     if (!c.baseline.empty()) {
       if (!baselines.count(c.baseline)) {

@@ -58,6 +58,7 @@ struct KernelFigures {
 
 // One kernel's figures at one size, with the kernel checks off and no
 // correctness test: a ratio criterion's baseline, a lesson's before/after.
+// `file` is relative to the lesson folder, or absolute.
 // With opts.sample_only only `blocks_run` of `blocks_total` blocks ran and
 // the counters cover those; the predicted time is the whole launch's.
 struct MeasuredKernel {

@@ -353,6 +353,17 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
       r.fail(f + "metric_size", "must index into sizes (0.." + std::to_string(e.sizes.size() - 1) + ")");
     e.metric_size = static_cast<size_t>(*v);
   }
+  if (auto n = t.get("time_size")) {
+    auto st = n->as_table();
+    if (!st) r.fail(f + "time_size", "must be a table like {M = 2048, N = 2048}");
+    for (auto& [k, val] : *st) {
+      auto iv = val.value<int64_t>();
+      if (!iv || *iv <= 0) r.fail(f + "time_size." + std::string(k.str()), "must be a positive integer");
+      e.time_size[std::string(k.str())] = *iv;
+    }
+    for (const auto& [k, v] : e.sizes.front())
+      if (!e.time_size.count(k)) r.fail(f + "time_size", "needs '" + k + "', as the sizes have it");
+  }
   // Every expression must evaluate with every size.
   auto check_expr = [&](const std::string& ex, const std::string& field) {
     for (auto& sz : e.sizes) {

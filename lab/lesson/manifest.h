@@ -158,6 +158,11 @@ struct Exercise {
   std::vector<ArgSpec> args;
   std::vector<SizeVars> sizes;
   size_t metric_size = 0;  // index into sizes at which criteria are measured
+  // Where max_predicted_time_ratio is judged: a size that fills the GPU,
+  // timed on the blocks the cycle model samples (check.cpp); empty: the
+  // metric size. A small metric size keeps the counters quick to gather,
+  // but the GPU is nearly empty there and time shows latency, not the idea.
+  SizeVars time_size;
   std::string reference;   // CPU reference name (see reference.h)
   std::optional<double> tolerance;  // else by output precision
   std::vector<Criterion> criteria;
