@@ -1,4 +1,4 @@
-// gpulab lesson ID [--no-pause]: step through a lesson in the terminal.
+// gpulab lesson ID [--no-pause] [--before-after]: step through a lesson in the terminal.
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -13,14 +13,15 @@ namespace {
 
 struct LessonArgs {
   std::string id, lessons_dir;
-  bool no_pause = false;
+  bool no_pause = false, before_after = false;
 };
 
 int run_lesson_cmd(const LessonArgs& a) {
   auto ws = lesson::Workspace::open(a.lessons_dir);
   lesson::Selection s = lesson::select(ws.lessons, a.id);
   lesson::RunnerOptions o;
-  o.pause = !a.no_pause;
+  o.pause = !a.no_pause && !a.before_after;
+  o.before_after_only = a.before_after;
   std::error_code ec;
   o.gpulab_path = std::filesystem::canonical("/proc/self/exe", ec).string();
   o.lessons_root = ws.root;
@@ -40,6 +41,8 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   auto* cmd = app.add_subcommand("lesson", "Step through a lesson: text, then its kernels run, step by step");
   cmd->add_option("id", a->id, "Lesson id, e.g. 03-coalescing or 3")->required();
   cmd->add_flag("--no-pause", a->no_pause, "Do not wait for Enter between steps (for scripts)");
+  cmd->add_flag("--before-after", a->before_after,
+                "Run only the lesson's before/after measurements (predicted times and counters), without text");
   cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
   cmd->callback([a, &rc] { rc = run_lesson_cmd(*a); });
 });

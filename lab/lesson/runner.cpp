@@ -94,12 +94,32 @@ void roofline_layer(int in, int out, FILE* o) {
   }
 }
 
+// A before/after: the two sides measured and printed; a ratio outside the
+// lesson's range counts as a failed step.
+void run_compare_step(const Lesson& L, const Compare& c, FILE* out, int& failed) {
+  fmt::print(out, "$ (before/after) {}\n", compare_files(L, c));
+  std::fflush(out);
+  try {
+    CompareResult r = run_compare(L, c);
+    fmt::print(out, "{}\n", format_compare(r));
+    if (!r.within()) ++failed;
+  } catch (const std::exception& e) {
+    ++failed;
+    fmt::print(out, "(could not run it: {})\n\n", e.what());
+  }
+}
+
 int run_lesson(const Lesson& L, const RunnerOptions& o) {
   int failed = 0;
   fmt::print(o.out, "# {}\n\n", L.title);
   for (size_t i = 0; i < L.steps.size(); ++i) {
     const Step& s = L.steps[i];
+    if (o.before_after_only && !s.compare) continue;
     fmt::print(o.out, "---- step {}/{}{} ----\n\n", i + 1, L.steps.size(), s.title.empty() ? "" : ": " + s.title);
+    if (o.before_after_only) {
+      run_compare_step(L, *s.compare, o.out, failed);
+      continue;
+    }
     if (!s.text.empty()) fmt::print(o.out, "{}\n\n", s.text);
     if (!s.measure_file.empty()) {
       fmt::print(o.out, "$ (measure) {}\n", L.path(s.measure_file));
@@ -111,18 +131,7 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
         fmt::print(o.out, "(could not run it: {})\n\n", e.what());
       }
     }
-    if (s.compare) {
-      fmt::print(o.out, "$ (before/after) {}\n", compare_files(L, *s.compare));
-      std::fflush(o.out);
-      try {
-        CompareResult r = run_compare(L, *s.compare);
-        fmt::print(o.out, "{}\n", format_compare(r));
-        if (!r.within()) ++failed;
-      } catch (const std::exception& e) {
-        ++failed;
-        fmt::print(o.out, "(could not run it: {})\n\n", e.what());
-      }
-    }
+    if (s.compare) run_compare_step(L, *s.compare, o.out, failed);
     if (s.layer_in) roofline_layer(s.layer_in, s.layer_out, o.out), fmt::print(o.out, "\n");
     if (s.cpu_gemm) time_cpu_gemm(s.cpu_gemm, o.out), fmt::print(o.out, "\n");
     if (!s.command.empty()) {
@@ -144,7 +153,7 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
       if (!std::getline(std::cin, line) || line == "q") break;
     }
   }
-  if (!L.exercises.empty()) {
+  if (!L.exercises.empty() && !o.before_after_only) {
     fmt::print(o.out, "Exercises:\n");
     for (auto& e : L.exercises)
       fmt::print(o.out, "  {}/{}: {} - edit {}, then `{}`\n", L.id, e.id, e.title, L.path(e.file),

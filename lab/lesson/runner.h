@@ -15,6 +15,7 @@ struct RunnerOptions {
   std::string gpulab_path;    // this executable, to run "gpulab ..." commands
   std::string lessons_root;   // the lessons folder: "lessons/..." paths in commands point into it
   bool carry_lessons = false; // --lessons was given: add it to printed `gpulab` lesson commands
+  bool before_after_only = false;  // only the steps' before/after measurements, without text or pauses
   FILE* out = stdout;
 };
 
