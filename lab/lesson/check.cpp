@@ -484,24 +484,48 @@ std::string measure_table(const Lesson& lesson, const Exercise& ex_in, const std
   if (!run.problem.empty()) return run.problem + "\n";
   KernelFigures f = fold_metrics(L.module(), L.kernel(), run.result.metrics);
   std::string s = fmt::format("{} ({}), size {}, simulated as {}:\n", source, ex.kernel, sizes_text(sz), opts.gpu->name);
+  // A reference solution's counts are shown, its code is not: the lesson
+  // measures it before the student has tried the exercise (`gpulab
+  // solution` shows it after a pass, or on request).
+  const bool reference = source.find(".solutions/") != std::string::npos;
   // One row per memory instruction: two loads on one source line are two rows.
-  s += fmt::format("  {:>5}  {:<13} {:>9} {:>9} {:>8} {:>9} {:>8}  {}\n", "line", "instruction", "requests", "sectors",
+  s += fmt::format("  {:>5}  {:<17} {:>9} {:>9} {:>8} {:>9} {:>8}  {}\n", "line", "instruction", "requests", "sectors",
                    "sect/req", "wavefr", "conflict", "source");
-  for (const auto& ic : f.mem) {
-    std::string kind = fmt::format("{} {}", ic.reads && ic.writes ? "atomic" : ic.reads ? "load" : "store",
-                                   ic.global ? "global" : ic.local ? "local" : "shared");
-    std::string text = ic.line && ic.line <= src.size() ? src[ic.line - 1] : "";
+  // The instructions of one kind on one line that cost alike (an unrolled
+  // loop's copies) fold into one row, in the order the line first appears,
+  // with their counts added: "load shared x32".
+  std::vector<bool> done(f.mem.size(), false);
+  for (size_t i = 0; i < f.mem.size(); ++i) {
+    if (done[i]) continue;
+    const InstrCounters& ic = f.mem[i];
+    auto same = [&](const InstrCounters& o) {
+      return o.line == ic.line && o.file == ic.file && o.global == ic.global && o.local == ic.local &&
+             o.shared == ic.shared && o.reads == ic.reads && o.writes == ic.writes && o.requests == ic.requests &&
+             o.sectors == ic.sectors && o.wavefronts == ic.wavefronts;  // copies cost alike; a cheap load beside an expensive one keeps its row
+    };
+    uint64_t n = 0, requests = 0, sectors = 0, wavefronts = 0, ideal = 0;
+    for (size_t j = i; j < f.mem.size(); ++j)
+      if (!done[j] && same(f.mem[j])) {
+        done[j] = true, ++n;
+        requests += f.mem[j].requests, sectors += f.mem[j].sectors, wavefronts += f.mem[j].wavefronts,
+            ideal += f.mem[j].ideal_wavefronts;
+      }
+    std::string kind = fmt::format("{} {}{}", ic.reads && ic.writes ? "atomic" : ic.reads ? "load" : "store",
+                                   ic.global ? "global" : ic.local ? "local" : "shared",
+                                   n > 1 ? fmt::format(" x{}", n) : "");
+    std::string text = !reference && ic.line && ic.line <= src.size() ? src[ic.line - 1] : "";
     size_t b = text.find_first_not_of(" \t");
     text = b == std::string::npos ? "" : text.substr(b, 56);
-    s += fmt::format("  {:>5}  {:<13} {:>9} {:>9} {:>8} {:>9} {:>8}  {}\n", ic.line, kind, ic.requests,
-                     ic.shared ? std::string("-") : std::to_string(ic.sectors),
-                     ic.shared ? std::string("-") : fmt::format("{:.1f}", ic.requests ? double(ic.sectors) / double(ic.requests) : 0.0),
-                     ic.shared ? std::to_string(ic.wavefronts) : std::string("-"),
-                     ic.shared ? std::to_string(sim::bank_conflicts(ic.wavefronts, ic.ideal_wavefronts)) : std::string("-"),
-                     text);
+    s += fmt::format("  {:>5}  {:<17} {:>9} {:>9} {:>8} {:>9} {:>8}  {}\n", ic.line, kind, requests,
+                     ic.shared ? std::string("-") : std::to_string(sectors),
+                     ic.shared ? std::string("-") : fmt::format("{:.1f}", requests ? double(sectors) / double(requests) : 0.0),
+                     ic.shared ? std::to_string(wavefronts) : std::string("-"),
+                     ic.shared ? std::to_string(sim::bank_conflicts(wavefronts, ideal)) : std::string("-"), text);
   }
+  if (reference) s += "  (the reference solution's code is not shown: `gpulab solution` shows it once your exercise passes)\n";
   s += "  (requests: warp-level instructions; sectors: the 32-byte sectors a global or local request touched;\n"
-       "   wavefr: a shared request's wavefronts; conflict: wavefronts beyond the conflict-free ideal)\n";
+       "   wavefr: a shared request's wavefronts; conflict: wavefronts beyond the conflict-free ideal;\n"
+       "   xN: N instructions of that kind on the line, e.g. an unrolled loop's copies, counts added)\n";
   double eff = f.warp_insts ? double(f.active_lanes) / (32.0 * double(f.warp_insts)) : 0;
   s += fmt::format("  totals: {} warp instructions, warp execution efficiency {:.1f}%, {} FP32 FMA warp instructions,\n"
                    "          {} global load sectors, {} global store sectors ({} bytes), {} shared loads, {} bank conflicts\n",
