@@ -112,6 +112,13 @@ TEST_CASE("every lesson loads, with exercises whose files exist and are shipped 
       CHECK(fs::exists(L.path(e.file)));
       CHECK(slurp(L.path(e.file)) == slurp(L.path(e.template_file)));
       CHECK(!e.hints.empty());
+      // Hints point to the idea and the line; none pastes the answer's code
+      // (a statement, a declaration, a loop header).
+      static const std::regex code(R"((\+=|-=|\*=|__shared__\s|for\s*\(|\w\s*=\s*[^,.:;]*;))");
+      for (const auto& h : e.hints) {
+        INFO(h);
+        CHECK_FALSE(std::regex_search(h, code));
+      }
       // A program exercise (lesson 11) has runs, not sizes, and its link criterion is built in.
       if (!e.program.empty()) {
         CHECK(!e.runs.empty());
