@@ -58,6 +58,8 @@ void cpu_rows(const BenchOptions& o, GemmProblem& p, unsigned threads, std::vect
     r.max_rel_error = std::max(before.max_rel_error, after.max_rel_error);
     r.ms = timing.median_ms;
     r.gflops = gemm_flops(p.M, p.N, p.K) / (timing.median_ms * 1e-3) / 1e9;
+    if (timing.spread > cpu::kUnsteadySpread)
+      r.note = fmt::format("busy machine: repeats spread {:.0f}%", 100 * timing.spread);
     rows.push_back(r);
   }
 }

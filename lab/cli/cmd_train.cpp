@@ -63,6 +63,7 @@ struct CpuRun {
   double step_ms = 0;  // median over timed steps
   std::map<std::string, double> part_ms;  // the median step's parts (they add up to step_ms)
   int timed_steps = 0;
+  double spread = 0;  // cpu::relative_spread of the timed steps
 };
 
 struct GpuRun {
@@ -100,7 +101,10 @@ CpuRun run_cpu(const mlp::Shape& shape, const mlp::Plan& plan, int steps, cpu::P
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> parts;
   double spent = 0;
-  for (int s = 1; s <= 200 && (spent < 300 || totals.size() < 3); ++s) {
+  // At least 5 steps and 300 ms; then on while the steps disagree (a busy
+  // machine), up to 1.2 s: lab/cpu/timer.h's rule for every CPU timing.
+  auto unsteady = [&] { return spent < 1200 && cpu::relative_spread(totals) > 0.10; };
+  for (int s = 1; s <= 200 && (spent < 300 || totals.size() < 5 || unsteady()); ++s) {
     cpu::MlpStepTimes t;
     timed.step(s, &t);
     totals.push_back(t.total_ms());
@@ -119,6 +123,7 @@ CpuRun run_cpu(const mlp::Shape& shape, const mlp::Plan& plan, int steps, cpu::P
   for (auto& [k, v] : parts) r.part_ms[k] = v[mid];
   r.step_ms = totals[mid];
   r.timed_steps = int(totals.size());
+  r.spread = cpu::relative_spread(totals);
   return r;
 }
 
@@ -258,7 +263,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp:
          {"plan", {{"accumulate", plan.accumulate}, {"checkpoint_every", plan.every},
                    {"hidden_buffers", plan.slots(shape.layers)}}},
          {"gemm_flops_per_step", shape.gemm_flops()}, {"precision", cpu::precision_name(prec)},
-         {"cpu", {{"label", "measured"}, {"losses", c.losses}, {"step_ms", c.step_ms}, {"timed_steps", c.timed_steps},
+         {"cpu", {{"label", "measured"}, {"losses", c.losses}, {"step_ms", c.step_ms}, {"timed_steps", c.timed_steps}, {"spread", c.spread},
                   {"part_ms", c.part_ms}}},
          {"gpu", {{"label", "prediction"}, {"model", std::string(gpu.name)}, {"losses", g.losses},
                   {"step_ms", gpu_ms}, {"kernels", rows}, {"launches_per_step", g.roles.size()},
@@ -334,6 +339,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp:
   row("launch overhead", 0, g.launch_overhead_ms);
   row("PCIe copies", 0, g.pcie_ms);
   row("step", c.step_ms, gpu_ms);
+  if (const std::string w = cpu::spread_warning(c.spread); !w.empty()) t += "  " + w + "\n";
   return o;
 }
 
@@ -504,6 +510,9 @@ int run_train(const TrainArgs& a) {
       text += fmt::format("  {:>6} {:>7} {:>10.1f} {:>10.4f} {:>10.4f} {:>7.1f}x {:>8.0f}% {:>8.0f}% {:>8.1f}% {:>7.0f}x\n",
                           b, h, s.gemm_flops() / 1e6, cms, gms, sp, 100 * gemm / gms, 100 * fixed / gms,
                           100 * sp / ratio, cap);
+      if (const double spread = r.j["cpu"].value("spread", 0.0); spread > cpu::kUnsteadySpread)
+        text += fmt::format("         (the CPU steps above spread {:.0f}%: a busy machine; the figure may be off)\n",
+                            100 * spread);
       j["sweep"].push_back({{"batch", b}, {"hidden", h}, {"cpu_step_ms", cms}, {"gpu_step_ms", gms},
                             {"speedup", sp}, {"gpu_gemm_share", gemm / gms}, {"gpu_fixed_share", fixed / gms},
                             {"amdahl_cap", cap},

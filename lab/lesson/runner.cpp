@@ -56,6 +56,7 @@ void time_cpu_gemm(int n, FILE* out) {
   double flop = 2.0 * n * double(n) * n;
   fmt::print(out, "Timing C = A * B on this machine's CPU, n = {} ({:.2g} FLOP: n^3 multiply-adds, 2 FLOP each)\n", n, flop);
   fmt::print(out, "  {:<22} {:>8} {:>12} {:>12}\n", "version", "threads", "time", "GFLOP/s");
+  double worst_spread = 0;
   for (const auto& v : cpu::cpu_gemm_versions()) {
     cpu::TimingOptions t;
     t.warmup = v.threaded ? 1 : 0;  // the single-threaded versions are slow enough without a warm-up
@@ -65,10 +66,13 @@ void time_cpu_gemm(int n, FILE* out) {
     unsigned threads = v.threaded ? 0 : 1;
     auto r = cpu::time_median([&] { v.fn(n, n, n, 1.f, A.data(), B.data(), 0.f, C.data(), threads); }, t);
     double s = r.median_ms / 1e3;
-    fmt::print(out, "  {:<22} {:>8} {:>10.4f} s {:>12.1f}\n", v.name, v.threaded ? "all" : "1", s, flop / s / 1e9);
+    fmt::print(out, "  {:<22} {:>8} {:>10.4f} s {:>12.1f}{}\n", v.name, v.threaded ? "all" : "1", s, flop / s / 1e9,
+               r.spread > cpu::kUnsteadySpread ? fmt::format("   (repeats spread {:.0f}%)", 100 * r.spread) : "");
+    worst_spread = std::max(worst_spread, r.spread);
     std::fflush(out);
   }
   fmt::print(out, "(measured here, median of repeats; your numbers depend on your CPU)\n");
+  if (const std::string w = cpu::spread_warning(worst_spread); !w.empty()) fmt::print(out, "{}\n", w);
 }
 
 // The roofline of one layer Y[B][out] = X[B][in] * W[in][out] in fp16 with
