@@ -24,7 +24,11 @@ int run_lessons(const LessonsArgs& a) {
     for (const auto& L : ws.lessons) {
       nlohmann::json lj = {{"id", L.id}, {"title", L.title}, {"exercises", nlohmann::json::array()}};
       for (const auto& e : L.exercises)
-        lj["exercises"].push_back({{"id", e.id}, {"file", L.path(e.file)}, {"done", ws.progress->done(L.id, e.id)}});
+        lj["exercises"].push_back({{"id", e.id}, {"file", L.path(e.file)}, {"done", ws.progress->done(L.id, e.id)},
+                                  {"reference_copy", [&] {
+                                     const auto p = ws.progress->find(L.id, e.id);
+                                     return p && p->reference_copy;
+                                   }()}});
       j["lessons"].push_back(lj);
     }
     fmt::print("{}\n", j.dump());
@@ -36,7 +40,9 @@ int run_lessons(const LessonsArgs& a) {
     for (const auto& e : L.exercises) {
       bool d = ws.progress->done(L.id, e.id);
       total++, done += d;
-      fmt::print("    [{}] {}/{}  {}  ({})\n", d ? "x" : " ", L.id, e.id, e.title, L.path(e.file));
+      const auto p = ws.progress->find(L.id, e.id);
+      fmt::print("    [{}] {}/{}  {}  ({}){}\n", d ? "x" : " ", L.id, e.id, e.title, L.path(e.file),
+                 d && p && p->reference_copy ? "  passed with the reference's code" : "");
     }
   }
   fmt::print("\n{} of {} exercises done. `{}` to read one, `{}` for the next exercise.\n", done, total,

@@ -37,6 +37,20 @@ std::vector<std::string> read_lines(const std::string& path) {
   return out;
 }
 
+// The same text once blank space is removed: a copy of a file with its
+// indentation or line breaks changed is still a copy.
+bool same_code(const std::string& a, const std::string& b) {
+  auto squeeze = [](const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::string out;
+    for (char c; f.get(c);)
+      if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+    return f.eof() ? out : std::string();
+  };
+  const std::string sa = squeeze(a);
+  return !sa.empty() && sa == squeeze(b);
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
   std::stringstream sa, sb;
@@ -332,6 +346,7 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
   rep.exercise_id = ex.id;
   std::string path = !opts.source.empty() ? opts.source : lesson.path(opts.solution ? ex.solution : ex.file);
   rep.file = path;
+  rep.reference_copy = !opts.solution && !ex.solution.empty() && same_code(path, lesson.path(ex.solution));
   auto fail = [&](std::string stage, std::string msg) {
     rep.stage = std::move(stage);
     rep.message = std::move(msg);
@@ -579,6 +594,7 @@ std::string report_json(const CheckReport& r) {
   j["registers_per_thread"] = r.registers ? nlohmann::json(r.registers) : nlohmann::json(nullptr);
   j["shared_bytes_per_block"] = r.registers ? nlohmann::json(r.shared_bytes) : nlohmann::json(nullptr);
   j["occupancy"] = r.occupancy >= 0 ? nlohmann::json(r.occupancy) : nlohmann::json(nullptr);
+  j["reference_copy"] = r.reference_copy;
   j["predicted_seconds"] = r.predicted_seconds > 0 ? nlohmann::json(r.predicted_seconds) : nlohmann::json(nullptr);
   return j.dump();
 }

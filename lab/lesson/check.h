@@ -65,6 +65,9 @@ struct CheckReport {
   int shared_bytes = 0;        // per block (static + dynamic), when known
   double occupancy = -1;       // theoretical, when known
   double predicted_seconds = -1;  // the machine model's time at the metric size, when known
+  // The checked file is the reference solution's code (the same text, blank
+  // space aside): a pass is then recorded as the reference's, not the student's.
+  bool reference_copy = false;
 };
 
 // Runs the whole check. Never throws for the student's mistakes (they become

@@ -75,6 +75,7 @@ std::map<std::string, ExerciseProgress> read_entries(const std::string& path) {
       e.checks = std::max(0, v.value("checks", 0));
       e.passed_at = v.value("passed_at", "");
       e.solution_seen = v.value("solution_seen", false);
+      e.reference_copy = v.value("reference_copy", false);
       entries[key] = e;
     }
   } catch (const std::exception& e) {
@@ -99,6 +100,7 @@ void write_entries(const std::string& path, const std::map<std::string, Exercise
   for (auto& [k, e] : entries) {
     nlohmann::json v = {{"done", e.done}, {"hints_shown", e.hints_shown}, {"checks", e.checks}, {"passed_at", e.passed_at}};
     if (e.solution_seen) v["solution_seen"] = true;
+    if (e.reference_copy) v["reference_copy"] = true;
     j["exercises"][k] = v;
   }
   fs::path p(path);

@@ -29,6 +29,7 @@ struct ExerciseProgress {
   int checks = 0;            // how many times it was checked
   std::string passed_at;     // ISO time of the first pass
   bool solution_seen = false;  // `gpulab solution ID --reveal` before a pass
+  bool reference_copy = false;  // the last pass was of the reference solution's own code (check.h: CheckReport)
 };
 
 class Progress {

@@ -78,6 +78,7 @@ CheckReport Workspace::check_and_record(const Lesson& l, const Exercise& e, cons
       // A re-check that fails clears "done": the list shows what passes now.
       if (r.passed && !p.done) p.passed_at = now_iso();
       p.done = r.passed;
+      p.reference_copy = r.passed && r.reference_copy;
     });
   } catch (const std::exception& ex) {
     note += fmt::format("gpulab: this result was not recorded: {}\n", ex.what());
@@ -89,6 +90,10 @@ std::string Workspace::followup(const Lesson& l, const Exercise& e, const CheckR
   std::string key = exercise_key(l, e);
   if (r.passed) {
     if (r.file == l.path(e.solution)) return "";
+    if (r.reference_copy)
+      return fmt::format("This file is the reference solution's code: the pass is recorded as the reference's "
+                         "(`{}` lists it so). `{}` restores the exercise to try it yourself.\n",
+                         command("lessons"), command("reset " + key));
     std::string out = fmt::format("Solved. Compare with the reference solution: `{}`\n", command("solution " + key));
     Selection nx = next_after(lessons, *progress, l, e);
     if (nx.lesson && !nx.exercises.empty() && !(nx.lesson->id == l.id && nx.exercises.front()->id == e.id))
