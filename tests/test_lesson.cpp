@@ -424,3 +424,26 @@ TEST_CASE("a measure step may run at its own size (lesson 05's timeline step fil
   CHECK_THROWS_WITH_AS(load_lesson((t.path / "05-occupancy").string()), doctest::Contains("measure.size: needs 'K'"),
                        ManifestError);
 }
+
+TEST_CASE("wrong values on the size checked without the kernel checks: the checks run there and lead the message") {
+  // Lesson 4's reference without its second barrier: correct on the small
+  // sizes (one tile step), wrong at 512 x 512 x 64, where the plain run
+  // only sees the symptom.
+  Lesson L = load_lesson("lessons/04-shared-memory-tiling");
+  const Exercise* ex = L.find_exercise("tiled-gemm");
+  REQUIRE(ex);
+  TempDir t;
+  std::string src = slurp(L.path(ex->solution));
+  const size_t second = src.find("__syncthreads();", src.find("__syncthreads();") + 1);
+  REQUIRE(second != std::string::npos);
+  src.replace(second, std::string("__syncthreads();").size(), "/* no barrier */");
+  spit(t.path / "nosync.cu", src);
+  CheckOptions o;
+  o.source = (t.path / "nosync.cu").string();
+  CheckReport r = check_exercise(L, *ex, o);
+  CHECK_FALSE(r.passed);
+  CHECK(r.stage == "correctness");
+  CHECK(r.message.find("race") != std::string::npos);
+  CHECK(r.message.find("and so:") != std::string::npos);
+  CHECK(r.message.find("race") < r.message.find("elements of 'C' are wrong"));
+}

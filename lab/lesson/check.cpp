@@ -398,6 +398,16 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const Check
                                errors_text(run.result.errors, src));
     } else {
       sr.message = compare(ex, run, sz, sr.max_error);
+      // Wrong values on the size that ran without the kernel checks: run it
+      // again with them, so a race or a missing barrier is named, first,
+      // instead of only its symptom.
+      if (!sr.message.empty() && opts.kernel_checks && !size_opts.kernel_checks) {
+        CheckOptions checked = opts;
+        SizeRun again = run_size(L, ex, ex.geometry, sz, opts.seed + si, checked, lesson.manifest_path);
+        if (again.problem.empty() && !again.result.errors.empty())
+          sr.message = fmt::format("the kernel checks found {} problem(s):{}\n  and so: {}", again.result.errors.size(),
+                                   errors_text(again.result.errors, src), sr.message);
+      }
     }
     sr.ok = sr.message.empty();
     all_ok = all_ok && sr.ok;
