@@ -17,7 +17,7 @@ struct LessonsArgs {
 int run_lessons(const LessonsArgs& a) {
   auto ws = lesson::Workspace::open(a.lessons_dir);
   if (a.json) {
-    // Contract: {"lessons":[{"id","title","exercises":[{"id","file","done"}]}]}
+    // Contract: {"lessons":[{"id","title","exercises":[{"id","file","done","reference_copy"}]}]}
     nlohmann::json j;
     j["lessons"] = nlohmann::json::array();
     j["progress_file"] = ws.progress->path();

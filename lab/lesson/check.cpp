@@ -17,6 +17,7 @@
 
 #include "lab/compile/nvrtc.h"
 #include "lab/lesson/criteria.h"
+#include "lab/lesson/shipped.h"
 #include "lab/lesson/reference.h"
 #include "lab/ptx/parser.h"
 #include "lab/sim/device.h"
@@ -340,10 +341,19 @@ MeasuredKernel kernel_figures_at(const Lesson& lesson, const Exercise& ex, const
   return m;
 }
 
-CheckReport check_exercise(const Lesson& lesson, const Exercise& ex, const CheckOptions& opts) {
+CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const CheckOptions& opts) {
   CheckReport rep;
   rep.lesson_id = lesson.id;
-  rep.exercise_id = ex.id;
+  rep.exercise_id = ex_in.id;
+  // A shipped exercise is judged by the lab's own definition (shipped.h): an
+  // edited lesson.toml in the lessons folder is reported, not obeyed.
+  const std::optional<Exercise> shipped = shipped_exercise_if_edited(lesson, ex_in);
+  const Exercise& ex = shipped ? *shipped : ex_in;
+  if (shipped)
+    rep.manifest_note = fmt::format(
+        "{}'s definition of '{}' differs from the lab's own (its sizes, limits or criteria were edited): the lab's is "
+        "used. Restore lesson.toml to silence this.",
+        lesson.manifest_path, ex.id);
   std::string path = !opts.source.empty() ? opts.source : lesson.path(opts.solution ? ex.solution : ex.file);
   rep.file = path;
   rep.reference_copy = !opts.solution && !ex.solution.empty() && same_code(path, lesson.path(ex.solution));
@@ -569,6 +579,7 @@ std::string measure_table(const Lesson& lesson, const Exercise& ex_in, const std
 
 std::string format_report(const CheckReport& r) {
   std::string s = fmt::format("{} {}/{} ({})\n", r.passed ? "PASS" : "FAIL", r.lesson_id, r.exercise_id, r.file);
+  if (!r.manifest_note.empty()) s += "  NOTE: " + r.manifest_note + "\n";
   for (const auto& sr : r.sizes)
     s += fmt::format("  {} size {}{}\n", sr.ok ? "ok  " : "FAIL", sizes_text(sr.sizes),
                      sr.ok ? fmt::format(" (max error {:.1e})", sr.max_error) : "");
@@ -605,6 +616,7 @@ std::string report_json(const CheckReport& r) {
   j["shared_bytes_per_block"] = r.registers ? nlohmann::json(r.shared_bytes) : nlohmann::json(nullptr);
   j["occupancy"] = r.occupancy >= 0 ? nlohmann::json(r.occupancy) : nlohmann::json(nullptr);
   j["reference_copy"] = r.reference_copy;
+  if (!r.manifest_note.empty()) j["manifest_edited"] = r.manifest_note;
   j["predicted_seconds"] = r.predicted_seconds > 0 ? nlohmann::json(r.predicted_seconds) : nlohmann::json(nullptr);
   return j.dump();
 }

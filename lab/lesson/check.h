@@ -68,6 +68,9 @@ struct CheckReport {
   // The checked file is the reference solution's code (the same text, blank
   // space aside): a pass is then recorded as the reference's, not the student's.
   bool reference_copy = false;
+  // Set when the lessons folder's lesson.toml defines this exercise
+  // differently from the lab's own copy, which was used (shipped.h).
+  std::string manifest_note;
 };
 
 // Runs the whole check. Never throws for the student's mistakes (they become

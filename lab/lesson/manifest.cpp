@@ -541,16 +541,25 @@ Compare read_compare(const Reader& r, const toml::node& n, const std::string& f,
 
 }  // namespace
 
-Lesson load_lesson(const std::string& dir_in) {
+namespace {
+Lesson load_lesson_from(const std::string& dir_in, const std::string* text);
+}
+
+Lesson load_lesson(const std::string& dir) { return load_lesson_from(dir, nullptr); }
+Lesson load_lesson_text(const std::string& dir, const std::string& text) { return load_lesson_from(dir, &text); }
+
+namespace {
+
+Lesson load_lesson_from(const std::string& dir_in, const std::string* text) {
   fs::path dir(dir_in);
   Lesson L;
   L.dir = dir.string();
   L.manifest_path = (dir / "lesson.toml").string();
   Reader r{L.manifest_path};
-  if (!fs::exists(L.manifest_path)) r.fail("(file)", "not found");
+  if (!text && !fs::exists(L.manifest_path)) r.fail("(file)", "not found");
   toml::table root;
   try {
-    root = toml::parse_file(L.manifest_path);
+    root = text ? toml::parse(*text, L.manifest_path) : toml::parse_file(L.manifest_path);
   } catch (const toml::parse_error& e) {
     r.fail("line " + std::to_string(e.source().begin.line), std::string("malformed TOML: ") + std::string(e.description()));
   }
@@ -652,6 +661,8 @@ Lesson load_lesson(const std::string& dir_in) {
   }
   return L;
 }
+
+}  // namespace
 
 std::string markdown_section(const std::string& md, const std::string& heading) {
   std::string want = "## " + heading;

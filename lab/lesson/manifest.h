@@ -198,6 +198,9 @@ struct Lesson {
 
 // Loads and validates lessons/<dir>/lesson.toml. Throws ManifestError.
 Lesson load_lesson(const std::string& dir);
+// The same, with the manifest's text given (lab/lesson/shipped.h: the lab's
+// own copy) instead of read from dir/lesson.toml; files are still found in dir.
+Lesson load_lesson_text(const std::string& dir, const std::string& manifest_text);
 
 // The text under the "## `heading`" line of a markdown document, up to the
 // next "## " heading; "" when there is no such heading.

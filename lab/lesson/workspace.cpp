@@ -90,11 +90,12 @@ std::string Workspace::followup(const Lesson& l, const Exercise& e, const CheckR
   std::string key = exercise_key(l, e);
   if (r.passed) {
     if (r.file == l.path(e.solution)) return "";
-    if (r.reference_copy)
-      return fmt::format("This file is the reference solution's code: the pass is recorded as the reference's "
-                         "(`{}` lists it so). `{}` restores the exercise to try it yourself.\n",
-                         command("lessons"), command("reset " + key));
-    std::string out = fmt::format("Solved. Compare with the reference solution: `{}`\n", command("solution " + key));
+    std::string out =
+        r.reference_copy
+            ? fmt::format("This file is the reference solution's code: the pass is recorded as the reference's "
+                          "(`{}` lists it so). `{}` restores the exercise to try it yourself.\n",
+                          command("lessons"), command("reset " + key))
+            : fmt::format("Solved. Compare with the reference solution: `{}`\n", command("solution " + key));
     Selection nx = next_after(lessons, *progress, l, e);
     if (nx.lesson && !nx.exercises.empty() && !(nx.lesson->id == l.id && nx.exercises.front()->id == e.id))
       out += fmt::format("Next: {}/{}: {} - edit {}, then `{}`\n", nx.lesson->id, nx.exercises.front()->id,

@@ -13,7 +13,7 @@ for d in "$work"/lessons/*/; do
   for t in "$d"*.template; do cp "$t" "${t%.template}"; done
 done
 json=$("$GPULAB" lessons --json --lessons "$work/lessons") || { echo "FAIL: gpulab lessons --json"; exit 1; }
-ids=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); [print(l["id"]+"/"+e["id"]) for l in d["lessons"] for e in l["exercises"] if set(e)=={"id","file","done"}]' "$json")
+ids=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); [print(l["id"]+"/"+e["id"]) for l in d["lessons"] for e in l["exercises"] if set(e)=={"id","file","done","reference_copy"}]' "$json")
 [ -n "$ids" ] || { echo "FAIL: no exercises listed"; exit 1; }
 for id in $ids; do
   out=$("$GPULAB" check "$id" --lessons "$work/lessons" 2>&1); rc=$?
