@@ -13,6 +13,10 @@
 #include <fmt/format.h>
 
 #include "lab/cpu/gemm.h"
+#include "lab/gemm/gemm_problem.h"
+#include "lab/gemm/gemm_registry.h"
+#include "lab/gemm/gemm_sim.h"
+#include "lab/sim/report.h"
 #include "lab/lesson/check.h"
 #include "lab/lesson/compare.h"
 #include "lab/cpu/timer.h"
@@ -75,6 +79,41 @@ void time_cpu_gemm(int n, FILE* out) {
   if (const std::string w = cpu::spread_warning(worst_spread); !w.empty()) fmt::print(out, "{}\n", w);
 }
 
+// The same layer run: the lab's fastest tensor-core GEMM
+// (kernels/gemm/09_tensor_core_mma.cu) on the simulator at each batch size,
+// timed by the cycle model on a sample of its blocks, beside the bound.
+void measured_layer(int in, int out, const sim::GpuModel& g, FILE* o) {
+  std::vector<gemm::GemmVersion> versions = gemm::load_gemm_versions();
+  const gemm::GemmVersion* v = nullptr;
+  for (const auto& x : versions)
+    if (x.name == "09_tensor_core_mma") v = &x;
+  if (!v) return;
+  fmt::print(o, "\nThe same layer run by the lab's tensor-core GEMM ({}) on the simulator, PREDICTED by the cycle model:\n",
+             v->name);
+  fmt::print(o, "  {:>6} {:>12} {:>12} {:>14} {:>11}\n", "batch", "bound", "predicted", "TFLOP/s", "of bound");
+  const double peak = g.fp16_tensor_flops, bw = g.dram_bytes_per_s;
+  for (int B : {1, 8, 64, 512, 4096}) {
+    gemm::GemmProblem p = gemm::make_gemm_problem(B, out, in);
+    sim::SimOptions so;
+    so.gpu = &g;
+    so.timing.sample_only = true;
+    try {
+      gemm::SimGemmRun run = gemm::simulate_gemm(*v, p, so);
+      sim::KernelReport rep = sim::build_report(run.compiled, run.launch, run.result.metrics);
+      const double flop = 2.0 * B * in * out, bytes = 2.0 * (double(B) * in + double(in) * out + double(B) * out);
+      const double bound = flop / std::min(peak, flop / bytes * bw);
+      const double t = rep.predicted.time_s;
+      fmt::print(o, "  {:>6} {:>9.2f} us {:>9.2f} us {:>14.1f} {:>10.0f}%\n", B, bound * 1e6, t * 1e6, flop / t / 1e12,
+                 100 * bound / t);
+    } catch (const std::exception& e) {
+      fmt::print(o, "  {:>6} (could not run: {})\n", B, e.what());
+    }
+    std::fflush(o);
+  }
+  fmt::print(o, "(the bound is the table above's; \"of bound\" is how much of it the kernel reaches: the rest is "
+                "launch, latency and tile waste at small batches)\n");
+}
+
 // The roofline of one layer Y[B][out] = X[B][in] * W[in][out] in fp16 with
 // fp32 accumulation, for batch B = 1 .. 4096: FLOPs and the fewest bytes that
 // must cross DRAM (X, W and Y once each), then the roofline's bound
@@ -96,6 +135,7 @@ void roofline_layer(int in, int out, FILE* o) {
     fmt::print(o, "  {:>6} {:>14.0f} {:>10.2f} {:>10.1f} {:>12} {:>8.2f} us {:>7.1f}%\n", B, macs, bytes / 1e6, ai,
                ai * bw < peak ? "memory" : "compute", t * 1e6, 100 * attainable / peak);
   }
+  measured_layer(in, out, g, o);
 }
 
 // A before/after: the two sides measured and printed; a ratio outside the
