@@ -217,6 +217,7 @@ struct Outcome {
   json j;
   std::string text;
   bool ok = true;
+  bool losses_match = false;  // CPU and GPU losses agree (ok also wants them to fall, and the memory to add up)
 };
 
 // The simulated GPU first: a step that does not fit is refused by the
@@ -242,6 +243,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp:
   for (int s = 0; s < steps; ++s) diff = std::max(diff, std::fabs(c.losses[size_t(s)] - g.losses[size_t(s)]));
   const bool match = diff <= 1e-3, down = falls(c.losses) && falls(g.losses);
   o.ok = match && down;  // and the memory counts, below
+  o.losses_match = match;
   const double gpu_ms = g.step_ms(), speedup = c.step_ms / gpu_ms;
   // One row per job (`what`): a deep or accumulated step repeats the same
   // launches, and their times add up in one row.
@@ -341,6 +343,39 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp:
   row("step", c.step_ms, gpu_ms);
   if (const std::string w = cpu::spread_warning(c.spread); !w.empty()) t += "  " + w + "\n";
   return o;
+}
+
+// Where the CPU stops winning: per width, in the sweep's batch order, the
+// first batch whose predicted GPU step beats the CPU's measured one.
+std::string crossover_text(const json& sweep) {
+  std::vector<int> widths;
+  for (const auto& p : sweep)
+    if (std::find(widths.begin(), widths.end(), p["hidden"].get<int>()) == widths.end())
+      widths.push_back(p["hidden"].get<int>());
+  std::string t;
+  for (int h : widths) {
+    const json* before = nullptr;
+    const json* first_win = nullptr;
+    for (const auto& p : sweep) {
+      if (p["hidden"].get<int>() != h) continue;
+      if (p["speedup"].get<double>() >= 1) {
+        first_win = &p;
+        break;
+      }
+      before = &p;
+    }
+    if (!first_win)
+      t += fmt::format("  hidden {}: the CPU's measured step wins at every batch swept; the GPU never catches up here.\n", h);
+    else if (!before)
+      t += fmt::format("  hidden {}: the GPU's predicted step wins from the smallest batch swept ({}).\n", h,
+                       (*first_win)["batch"].get<int>());
+    else
+      t += fmt::format("  hidden {}: the CPU wins up to batch {} ({:.1f}x faster there); the GPU wins from batch {} "
+                       "(launches and transfers no longer dominate).\n",
+                       h, (*before)["batch"].get<int>(), 1 / (*before)["speedup"].get<double>(),
+                       (*first_win)["batch"].get<int>());
+  }
+  return t;
 }
 
 std::vector<std::pair<int, int>> parse_sweep(const std::string& s) {
@@ -501,7 +536,10 @@ int run_train(const TrainArgs& a) {
         ok = false;
         continue;
       }
-      ok = ok && r.ok;
+      // Two steps of a sweep point time the step; they are too few to ask the
+      // loss to fall (at batch 1 one example's step may raise it): the losses
+      // must match, as everywhere.
+      ok = ok && r.losses_match;
       const double gms = r.j["gpu"]["step_ms"], cms = r.j["cpu"]["step_ms"], sp = r.j["speedup"];
       double gemm = 0;
       for (const auto& k : r.j["gpu"]["kernels"]) gemm += k["part"] == "gemm" ? k["predicted_ms"].get<double>() : 0;
@@ -521,6 +559,7 @@ int run_train(const TrainArgs& a) {
     text += "  GPU GEMM: share of the predicted step in the five GEMMs; overhead: launches + PCIe; "
             "of peak: speedup / peak ratio;\n  cap: Amdahl's bound, every kernel at the peak ratio and the overhead "
             "left as it is.\n";
+    text += crossover_text(j["sweep"]);
   }
   j["adamw"] = kernels.adamw_reference ? "reference" : "exercise";
   j["col_sum"] = kernels.col_sum_reference ? "reference" : "exercise";
