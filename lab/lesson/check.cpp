@@ -195,6 +195,7 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
   so.check = opts.kernel_checks;
   so.threads = opts.threads;
   so.timing.sample_only = opts.sample_only;
+  so.timing.max_blocks_per_sm = opts.max_blocks_per_sm;
   try {
     out.result = sim::launch(L, cfg, params, mem, so);
   } catch (const std::exception& e) {
@@ -338,6 +339,11 @@ MeasuredKernel kernel_figures_at(const Lesson& lesson, const Exercise& ex, const
   fill_model(BL, geo, sizes, br.result.metrics, m.figures);
   m.blocks_run = br.result.metrics.blocks;
   m.blocks_total = dim3_of(geo.grid, sizes).count();
+  m.block_threads = uint32_t(dim3_of(geo.block, sizes).count());
+  // Resident blocks capped (CheckOptions::max_blocks_per_sm): the occupancy is the cap's.
+  if (opts.max_blocks_per_sm && m.figures.occupancy > 0 && opts.gpu->max_warps_per_sm > 0)
+    m.figures.occupancy = std::min(m.figures.occupancy, double(opts.max_blocks_per_sm) * ((m.block_threads + 31) / 32) /
+                                                            double(opts.gpu->max_warps_per_sm));
   return m;
 }
 

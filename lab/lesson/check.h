@@ -31,6 +31,7 @@ struct CheckOptions {
   // for measurements at sizes that fill the GPU; outputs and counters then
   // cover those blocks only.
   bool sample_only = false;
+  uint32_t max_blocks_per_sm = 0;  // > 0: cap resident blocks per SM (sim::TimingOptions)
 };
 
 // One size's correctness run.

@@ -75,8 +75,10 @@ CompareResult run_compare(const Lesson& lesson, const Compare& c, const CheckOpt
         as.args.clear();
         for (const auto& a : l.args) as.args.push_back(parse_arg_spec(a));
       }
+      CheckOptions launch_opts = opts;
+      launch_opts.max_blocks_per_sm = l.max_blocks_per_sm;
       MeasuredKernel m = kernel_figures_at(lesson, as, l.file, l.kernel.empty() ? ex->kernel : l.kernel,
-                                           l.geometry ? *l.geometry : ex->geometry, c.size, opts);
+                                           l.geometry ? *l.geometry : ex->geometry, c.size, launch_opts);
       if (!(m.figures.predicted_seconds > 0))
         throw std::runtime_error(l.file + ": " + (m.figures.predicted_unavailable.empty()
                                                       ? std::string("the machine model gave no time")

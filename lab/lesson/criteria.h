@@ -64,6 +64,7 @@ struct KernelFigures {
 struct MeasuredKernel {
   KernelFigures figures;
   uint64_t blocks_run = 0, blocks_total = 0;
+  uint32_t block_threads = 0;
 };
 MeasuredKernel kernel_figures_at(const Lesson& lesson, const Exercise& ex, const std::string& file,
                                  const std::string& kernel, const Geometry& geo, const SizeVars& sizes,

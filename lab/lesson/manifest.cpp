@@ -475,6 +475,11 @@ CompareLaunch read_compare_launch(const Reader& r, const toml::table& t, const s
   l.kernel = r.str(t, f, "kernel", false);
   if (t.get("grid") || t.get("block")) l.geometry = r.geometry(t, f);
   l.args = r.strings(t, f, "args");
+  if (auto n = t.get("max_blocks_per_sm")) {
+    auto v = n->value<int64_t>();
+    if (!v || *v < 1 || *v > 64) r.fail(f + "max_blocks_per_sm", "must be an integer from 1 to 64");
+    l.max_blocks_per_sm = uint32_t(*v);
+  }
   for (size_t i = 0; i < l.args.size(); ++i) {
     try {
       parse_arg_spec(l.args[i]);

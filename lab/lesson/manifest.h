@@ -40,6 +40,9 @@ struct CompareLaunch {
   std::string kernel;  // "" = the exercise's kernel
   std::optional<Geometry> geometry;
   std::vector<std::string> args;  // "" = the exercise's (or the compare's) arguments
+  // > 0: at most this many resident blocks per SM (as if each block claimed
+  // that share of the SM): the same kernel at lower occupancy.
+  uint32_t max_blocks_per_sm = 0;
 };
 // One side: a kernel, or a chain of launches whose times and counts add up.
 struct CompareSide {
