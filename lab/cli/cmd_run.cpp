@@ -196,6 +196,9 @@ int run(const RunArgs& a) {
 
   bool launches_ok = true;
   for (const auto& l : launches) launches_ok &= !l.is_discarded() && l.value("ok", false);
+  // --check: copies and kernels on different GPUs that CUDA does not order (lab/runtime/stream_order.h).
+  const uint64_t races = summary.is_object() ? summary.value("stream_order_race_count", uint64_t(0)) : 0;
+  launches_ok = launches_ok && races == 0;
   const int exit_code = rc == 0 && launches_ok ? kExitOk : kExitKernelFault;
   if (a.json) {
     std::ifstream in(stdout_path);
@@ -211,6 +214,9 @@ int run(const RunArgs& a) {
     if (a.report) std::fputs(launch_table(launches, std::string(gpu->name)).c_str(), stdout);
     if (a.gpus > 1 && !summary.is_null()) std::fputs(device_table(summary).c_str(), stdout);  // several GPUs: always
     if (rc) std::fprintf(stderr, "gpulab run: %s\n", how.c_str());
+    else if (races)
+      std::fprintf(stderr, "gpulab run: %llu stream-order race(s) between GPUs (see above): correct here, where every "
+                           "call finishes before it returns, but not promised on GPUs\n", static_cast<unsigned long long>(races));
     else if (!launches_ok) std::fprintf(stderr, "gpulab run: a launch faulted or a check found a problem (see above)\n");
   }
   return exit_code;

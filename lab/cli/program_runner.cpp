@@ -28,7 +28,9 @@ std::string run_for_check(const std::vector<std::string>& sources, const std::ve
                           const lesson::ProgramRun& run, const sim::GpuModel& gpu) {
   std::string cmd = quoted(gpulab_dir() + "/gpulab") + " run";
   for (const auto& s : sources) cmd += " " + quoted(s);
-  cmd += fmt::format(" --json --gpu {} --gpus {} --link {}", quoted(std::string(gpu.name)), run.gpus, quoted(run.link));
+  // --check: the kernel checks, and the order between GPUs (lab/runtime/stream_order.h).
+  cmd += fmt::format(" --json --check --gpu {} --gpus {} --link {}", quoted(std::string(gpu.name)), run.gpus,
+                     quoted(run.link));
   // Lesson 10's task header by absolute path: the lessons folder may be a copy away from the lab's sources.
   cmd += " -D " + quoted(fmt::format("MLP_TASK_HEADER=\"{}\"", GPULAB_SOURCE_DIR "/lab/cpu/mlp_task.h"));
   for (const auto& d : defines) cmd += " -D " + quoted(d);

@@ -80,6 +80,15 @@ RunOutput run_once(const std::vector<std::string>& sources, const std::vector<st
     return out;
   }
   const std::string printed = j.value("output", "");
+  // Copies and kernels on different GPUs that nothing orders: right here,
+  // where every call finishes before it returns, but not promised on a GPU.
+  const nlohmann::json races =
+      j.value("devices", nlohmann::json::object()).value("stream_order_races", nlohmann::json::array());
+  if (!races.empty()) {
+    out.failure = fmt::format("on {} GPUs, {} stream-order race(s); the first: {}", run.gpus, races.size(),
+                              races[0].get<std::string>());
+    return out;
+  }
   if (!j.value("ok", false)) {
     std::string why = fmt::format("the program exited with status {}", j.value("exit_code", -1));
     for (const auto& l : j.value("launches", nlohmann::json::array()))

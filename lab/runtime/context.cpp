@@ -53,6 +53,7 @@ Context::Context() {
     options_.link = "nvlink";
   }
   devices_.configure(options_.gpus, options_.link == "pcie" ? LinkKind::PCIe : LinkKind::NVLink, *gpu_);
+  order_.resize(devices_.count());
   if (!options_.report_path.empty()) report_ = std::fopen(options_.report_path.c_str(), "a");
 }
 
@@ -218,6 +219,15 @@ cudaError_t Context::memcpy(void* dst, const void* src, size_t bytes, cudaMemcpy
                  side(src_dev, want_src, src, "source").c_str());
     return result(cudaErrorInvalidValue);
   }
+  if (options_.check) {
+    std::vector<StreamOrder::Span> spans;
+    if (dst_dev) spans.push_back({addr_of(dst), addr_of(dst) + bytes, true});
+    if (src_dev) spans.push_back({addr_of(src), addr_of(src) + bytes, false});
+    if (!spans.empty())
+      ordered_operation(devices_.current(), spans,
+                        fmt::format("cudaMemcpy{} of {} bytes", blocking ? "" : "Async", bytes));
+    if (blocking) order_.host_waits_for(devices_.current());
+  }
   switch (kind) {
     case cudaMemcpyHostToDevice:
       memory_.write(addr_of(dst), src, bytes);
@@ -307,9 +317,19 @@ void Context::flush_printf() {
   pending_printf_.clear();
 }
 
+void Context::ordered_operation(int device, const std::vector<StreamOrder::Span>& spans, const std::string& what) {
+  for (std::string& f : order_.operation(device, spans, what)) {
+    // The first few in full; a loop repeats the same race every iteration.
+    if (++order_race_count_ <= 8) std::fprintf(stderr, "gpulab: stream-order race: %s\n", f.c_str());
+    else if (order_race_count_ == 9) std::fprintf(stderr, "gpulab: further stream-order races are counted, not printed\n");
+    if (order_findings_.size() < 100) order_findings_.push_back(std::move(f));
+  }
+}
+
 cudaError_t Context::synchronize() {
   std::lock_guard lock(mutex_);
   flush_printf();
+  order_.host_waits_for(devices_.current());
   return sticky_ ? result(sticky_) : cudaSuccess;
 }
 
@@ -354,7 +374,24 @@ cudaError_t Context::record_event(cudaEvent_t e) {
   devices_.settle();  // copies into the device have landed before its event
   it->second.model_seconds = devices_.now().clock;
   it->second.device = devices_.current();
+  order_.record_event(reinterpret_cast<uintptr_t>(e), devices_.current());
   return cudaSuccess;
+}
+
+cudaError_t Context::wait_event(cudaEvent_t e) {
+  std::lock_guard lock(mutex_);
+  if (!events_.count(reinterpret_cast<uintptr_t>(e))) return result(cudaErrorInvalidResourceHandle);
+  order_.wait_event(devices_.current(), reinterpret_cast<uintptr_t>(e));
+  return cudaSuccess;
+}
+
+cudaError_t Context::event_synchronize(cudaEvent_t e) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!events_.count(reinterpret_cast<uintptr_t>(e))) return result(cudaErrorInvalidResourceHandle);
+    order_.host_waits_for_event(reinterpret_cast<uintptr_t>(e));
+  }
+  return synchronize();
 }
 
 cudaError_t Context::elapsed(float* ms, cudaEvent_t start, cudaEvent_t end) {

@@ -23,6 +23,7 @@
 
 #include "lab/compile/nvrtc.h"
 #include "lab/runtime/devices.h"
+#include "lab/runtime/stream_order.h"
 #include "lab/ptx/module.h"
 #include "lab/sim/compiled.h"
 #include "lab/sim/device.h"
@@ -119,6 +120,8 @@ class Context {
   cudaEvent_t create_event();
   cudaError_t destroy_event(cudaEvent_t e);
   cudaError_t record_event(cudaEvent_t e);
+  cudaError_t wait_event(cudaEvent_t e);          // cudaStreamWaitEvent on the current device's stream
+  cudaError_t event_synchronize(cudaEvent_t e);
   cudaError_t elapsed(float* ms, cudaEvent_t start, cudaEvent_t end);
   bool valid_stream(cudaStream_t s) const;
   bool valid_event(cudaEvent_t e) const;
@@ -134,7 +137,8 @@ class Context {
   uint64_t device_live_bytes();
   cudaError_t set_device(int device);
   // cudaMemcpyPeer: `site` is the caller's return address, for the link report.
-  cudaError_t memcpy_peer(void* dst, int dst_device, const void* src, int src_device, size_t bytes, uintptr_t site);
+  cudaError_t memcpy_peer(void* dst, int dst_device, const void* src, int src_device, size_t bytes, uintptr_t site,
+                          bool async = false);
   void write_device_summary();      // one JSON line in the report file, at exit
 
  private:
@@ -165,6 +169,12 @@ class Context {
   std::map<uintptr_t, EventEntry> events_;
   uintptr_t next_handle_ = 1;
   Devices devices_;                  // the devices' predicted timelines, memory and links
+  // --check: which copies and kernels CUDA orders before which across devices
+  // (stream_order.h), and the races found, for the run's summary.
+  StreamOrder order_;
+  std::vector<std::string> order_findings_;  // the first 100
+  uint64_t order_race_count_ = 0;
+  void ordered_operation(int device, const std::vector<StreamOrder::Span>& spans, const std::string& what);
   size_t launches_ = 0;
   std::string pending_printf_;
   cudaError_t last_error_ = cudaSuccess;

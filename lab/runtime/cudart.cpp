@@ -142,7 +142,7 @@ cudaError_t CUDARTAPI cudaMemcpyPeer(void* dst, int dst_device, const void* src,
 cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t count,
                                           cudaStream_t stream) {
   if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
-  return ctx().memcpy_peer(dst, dst_device, src, src_device, count, caller(__builtin_return_address(0)));
+  return ctx().memcpy_peer(dst, dst_device, src, src_device, count, caller(__builtin_return_address(0)), true);
 }
 cudaError_t CUDARTAPI cudaDeviceSynchronize(void) { return ctx().synchronize(); }
 cudaError_t CUDARTAPI cudaDeviceReset(void) {
@@ -354,7 +354,7 @@ cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream) {
 }
 cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
   if (!ctx().valid_stream(stream) || !ctx().valid_event(event)) return ctx().result(cudaErrorInvalidResourceHandle);
-  return cudaSuccess;
+  return ctx().wait_event(event);
 }
 
 cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t* event) {
@@ -369,7 +369,7 @@ cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 }
 cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event) {
   if (!ctx().valid_event(event)) return ctx().result(cudaErrorInvalidResourceHandle);
-  return ctx().synchronize();
+  return ctx().event_synchronize(event);
 }
 cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t event) {
   if (!ctx().valid_event(event)) return ctx().result(cudaErrorInvalidResourceHandle);

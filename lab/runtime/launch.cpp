@@ -124,6 +124,7 @@ cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** 
   activate_module(k->module);
   sim::SimOptions opts;
   opts.check = options_.check;
+  opts.record_global_ranges = options_.check;  // for the stream-order check below
   opts.max_steps = options_.max_steps;
   sim::LaunchResult r;
   try {
@@ -132,6 +133,11 @@ cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** 
     // CUDA's words: too many registers is "too many resources requested for launch".
     const bool resources = std::string(e.what()).find("register") != std::string::npos;
     return refuse(resources ? cudaErrorLaunchOutOfResources : cudaErrorInvalidConfiguration, e.what());
+  }
+  if (options_.check) {
+    std::vector<StreamOrder::Span> spans;
+    for (const sim::GlobalRange& g : r.global_ranges) spans.push_back({g.lo, g.hi, g.write});
+    ordered_operation(devices_.current(), spans, fmt::format("kernel {} (launch #{})", name, number));
   }
   pending_printf_ += r.printf_output;
   if (r.printf_dropped)

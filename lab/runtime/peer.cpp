@@ -4,8 +4,11 @@
 // devices.h/.cpp.
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 #include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
 
 #include "lab/runtime/context.h"
 
@@ -31,7 +34,7 @@ cudaError_t Context::set_device(int device) {
 }
 
 cudaError_t Context::memcpy_peer(void* dst, int dst_device, const void* src, int src_device, size_t bytes,
-                                 uintptr_t site) {
+                                 uintptr_t site, bool async) {
   std::lock_guard lock(mutex_);
   if (sticky_) return result(sticky_);
   if (!devices_.valid(dst_device) || !devices_.valid(src_device)) {
@@ -57,6 +60,22 @@ cudaError_t Context::memcpy_peer(void* dst, int dst_device, const void* src, int
     return true;
   };
   if (!check(dst, dst_device, "destination") || !check(src, src_device, "source")) return result(cudaErrorInvalidValue);
+  if (options_.check) {
+    const int issuer = devices_.current();
+    // cudaMemcpyPeer is serialised with the work of the current, source and
+    // destination devices; cudaMemcpyPeerAsync with none but its own stream.
+    if (!async) order_.serialise_with(issuer, src_device, dst_device);
+    // addr2line once per call site: a ring issues the same call thousands of times.
+    static std::map<uintptr_t, std::string> lines;
+    auto known = lines.find(site);
+    if (known == lines.end()) known = lines.emplace(site, site ? call_site_line(site) : "").first;
+    const std::string& where = known->second;
+    ordered_operation(issuer,
+                      {{address_of(src), address_of(src) + bytes, false}, {address_of(dst), address_of(dst) + bytes, true}},
+                      fmt::format("{} of {} bytes from GPU {} to GPU {}{}", async ? "cudaMemcpyPeerAsync" : "cudaMemcpyPeer",
+                                  bytes, src_device, dst_device, where.empty() ? "" : " at " + where));
+    if (!async) order_.serialised_after(issuer, src_device, dst_device);
+  }
   std::vector<uint8_t> tmp(bytes);
   memory_.read(address_of(src), tmp.data(), bytes);
   memory_.write(address_of(dst), tmp.data(), bytes);
@@ -71,7 +90,14 @@ cudaError_t Context::memcpy_peer(void* dst, int dst_device, const void* src, int
 void Context::write_device_summary() {
   std::lock_guard lock(mutex_);
   if (!report_) return;
-  std::fputs((devices_.summary_json() + "\n").c_str(), report_);
+  std::string summary = devices_.summary_json();
+  if (options_.check) {
+    nlohmann::json j = nlohmann::json::parse(summary);
+    j["stream_order_races"] = order_findings_;
+    j["stream_order_race_count"] = order_race_count_;
+    summary = j.dump();
+  }
+  std::fputs((summary + "\n").c_str(), report_);
   std::fflush(report_);
 }
 

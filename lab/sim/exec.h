@@ -116,6 +116,7 @@ struct WorkerState {
   std::unique_ptr<BlockChecker> checker;
   cycle::BlockTrace* trace = nullptr;  // set while a block the cycle model times runs
   std::vector<PrintfLine> printf_lines;
+  std::vector<GlobalRange> global_ranges;  // SimOptions::record_global_ranges
   uint64_t printf_bytes = 0, printf_dropped = 0;  // past LaunchResult::kPrintfLimitBytes
 };
 

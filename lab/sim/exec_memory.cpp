@@ -78,6 +78,26 @@ std::string describe_global_miss(const GlobalMemory& mem, uint64_t addr, uint32_
   return fmt::format("address 0x{:x} is outside every allocated buffer", addr);
 }
 
+// One warp instruction's span [lowest lane address, highest + bytes), joined
+// with the worker's previous span when they touch (a streaming kernel's
+// consecutive instructions), and the list compacted when it grows long.
+void record_global_range(WorkerState& W, const Access& a, uint32_t mask, bool is_write) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  each_lane(mask, [&](uint32_t i) {
+    lo = std::min(lo, a.addr[i]);
+    hi = std::max(hi, a.addr[i] + a.bytes);
+  });
+  if (lo >= hi) return;
+  std::vector<GlobalRange>& v = W.global_ranges;
+  if (!v.empty() && v.back().write == is_write && lo <= v.back().hi && v.back().lo <= hi) {
+    v.back().lo = std::min(v.back().lo, lo);
+    v.back().hi = std::max(v.back().hi, hi);
+    return;
+  }
+  v.push_back({lo, hi, is_write});
+  if (v.size() >= (size_t(1) << 16)) merge_global_ranges(v);
+}
+
 // Turns lane addresses into host pointers; faults and returns false if any
 // active lane is misaligned or out of bounds.
 }  // namespace
@@ -122,6 +142,7 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
                     lane);
         return false;
       }
+      if (L.options->record_global_ranges) [[unlikely]] record_global_range(*c.W, a, mask, is_write);
       return true;
     }
     case Space::Shared: {
@@ -488,7 +509,8 @@ bool fast_access(const ptx::Instr& in, WarpContext& c) {
     base = c.B->shared.data();
     lo = 0;
     size = c.B->shared_bytes;
-  } else if ((in.space == Space::Global || in.space == Space::Generic) && !L.options->check) {
+  } else if ((in.space == Space::Global || in.space == Space::Generic) && !L.options->check &&
+             !L.options->record_global_ranges) {
     where = Space::Global;
     base = L.arena;
     lo = L.arena_lo;

@@ -270,6 +270,15 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
   if (L.events) emit_block_event(L, W, B, WarpEvent::BlockRetired);
 }
 
+// Every worker's global spans, merged (SimOptions::record_global_ranges).
+void merge_ranges(std::vector<WorkerState>& workers, LaunchResult& result) {
+  for (WorkerState& W : workers) {
+    result.global_ranges.insert(result.global_ranges.end(), W.global_ranges.begin(), W.global_ranges.end());
+    W.global_ranges.clear();
+  }
+  merge_global_ranges(result.global_ranges);
+}
+
 // Puts every thread's printf output in warp order (LaunchResult::printf_output).
 void merge_printf(std::vector<WorkerState>& workers, LaunchResult& result) {
   std::vector<PrintfLine> lines;
@@ -288,6 +297,21 @@ void merge_printf(std::vector<WorkerState>& workers, LaunchResult& result) {
 }
 
 }  // namespace
+
+void merge_global_ranges(std::vector<GlobalRange>& v) {
+  std::sort(v.begin(), v.end(), [](const GlobalRange& a, const GlobalRange& b) {
+    return std::tie(a.write, a.lo, a.hi) < std::tie(b.write, b.lo, b.hi);
+  });
+  size_t out = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (out && v[out - 1].write == v[i].write && v[i].lo <= v[out - 1].hi) {
+      v[out - 1].hi = std::max(v[out - 1].hi, v[i].hi);
+    } else {
+      v[out++] = v[i];
+    }
+  }
+  v.resize(out);
+}
 
 LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const LaunchConfig& cfg,
                     const std::vector<uint8_t>& params, GlobalMemory& memory, const SimOptions& options) {
@@ -458,6 +482,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     }
   }
   merge_printf(workers, result);
+  if (options.record_global_ranges) merge_ranges(workers, result);
   const uint64_t done = blocks_done.load();
   const uint64_t warps_per_block = (block_threads + kWarpSize - 1) / kWarpSize;
   m.blocks = done;

@@ -68,6 +68,10 @@ struct SimOptions {
   // runs past it ends with a `hang` error naming the loop a warp is in.
   double time_limit_s = 0;
   TimingOptions timing;            // the cycle model (predicted time, stall reasons)
+  // Record the spans of global memory the launch reads and writes
+  // (LaunchResult::global_ranges): the runtime's stream-ordering check
+  // (lab/runtime) compares them with copies in flight.
+  bool record_global_ranges = false;
 };
 
 // ---- limits on every launch a thread makes -------------------------------------

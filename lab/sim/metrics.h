@@ -80,6 +80,17 @@ struct KernelMetrics {
   uint64_t total_thread_insts() const;
 };
 
+// A span of global memory a launch touched (SimOptions::record_global_ranges):
+// [lo, hi), the union of its warps' accesses, reads and writes apart. Each
+// warp instruction adds the span from its lowest to its highest lane address,
+// so a strided access covers the gaps between its lanes too.
+struct GlobalRange {
+  uint64_t lo = 0, hi = 0;
+  bool write = false;  // atomics count as writes (and as reads)
+};
+// Sorts and joins overlapping or touching spans of the same kind, in place.
+void merge_global_ranges(std::vector<GlobalRange>& ranges);
+
 struct LaunchResult {
   bool ok = true;                   // no errors
   bool cancelled = false;           // stopped through SimOptions::cancel / LaunchLimits::cancel (ok is false)
@@ -92,6 +103,7 @@ struct LaunchResult {
   static constexpr uint64_t kPrintfLimitBytes = 1 << 20;
   std::string printf_output;
   uint64_t printf_dropped = 0;
+  std::vector<GlobalRange> global_ranges;  // SimOptions::record_global_ranges; merged
 };
 
 }  // namespace lab::sim

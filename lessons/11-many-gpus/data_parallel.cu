@@ -126,7 +126,13 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMalloc(&k.v, (zero >= 1 ? own : P) * sizeof(float)));
     group("optimizer");
     if (N > 1) CUDA_CHECK(cudaMalloc(&ring.scratch[r], (P + N - 1) / N * sizeof(float)));  // the largest chunk
-    for (Ring& lr : layer_ring) lr.scratch[r] = ring.scratch[r];  // a layer's chunks are smaller
+    CUDA_CHECK(cudaEventCreate(&ring.sent[r]));  // on device r, where rank r records them (ring.h)
+    CUDA_CHECK(cudaEventCreate(&ring.done[r]));
+    for (Ring& lr : layer_ring) {  // a layer's chunks are smaller; the same scratch and events serve
+      lr.scratch[r] = ring.scratch[r];
+      lr.sent[r] = ring.sent[r];
+      lr.done[r] = ring.done[r];
+    }
     group("ring");
     CUDA_CHECK(cudaMalloc(&k.H, size_t(Bl) * Hd * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&k.dH, size_t(Bl) * Hd * sizeof(float)));
