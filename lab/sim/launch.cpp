@@ -444,6 +444,14 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     // sample_only the others never run.
     uint64_t cursor = 0;
     const bool only = options.timing.sample_only;
+    // With sample_only only the timed blocks touch the L2, so it holds what
+    // their share of the GPU's L2 would: a slice of S of the busy SMs gets
+    // S/busy of the capacity, as it gets that share of the bandwidth. (The
+    // first timed block, run to choose S, saw the whole cache; the blocks
+    // that share data with the sample from other SMs are not run at all.)
+    const cycle::PlanListener share_l2 = [&](double share) {
+      if (only && share < 1) l2.resize(std::max<uint64_t>(uint64_t(double(l2.capacity_bytes()) * share), 1 << 20));
+    };
     timing = cycle::time_launch(kernel, cfg, gpu, options.timing, L.shared_bytes,
                                 [&](uint64_t b, cycle::BlockTrace& trace) {
                                   if (!only) run_range(cursor, b);
@@ -456,7 +464,8 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
                                   W.trace = nullptr;
                                   if (W.faults != before) faults.fetch_add(W.faults - before);
                                   blocks_done.fetch_add(1);
-                                });
+                                },
+                                share_l2);
     if (!only) run_range(cursor, total_blocks);
   } else {
     run_range(0, total_blocks);

@@ -192,6 +192,11 @@ L2Model::L2Model(uint64_t capacity_bytes, uint32_t ways)
     : impl_(std::make_unique<Impl>(capacity_bytes, ways)), capacity_(capacity_bytes) {}
 L2Model::~L2Model() = default;
 
+void L2Model::resize(uint64_t capacity_bytes) {
+  impl_ = std::make_unique<Impl>(capacity_bytes, impl_->ways);
+  capacity_ = capacity_bytes;
+}
+
 uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write) {
   uint32_t misses = 0;
   Impl& I = *impl_;

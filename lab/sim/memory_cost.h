@@ -102,6 +102,9 @@ class L2Model {
   // kernel's DRAM write bytes without a flush.
   uint32_t access(const uint64_t* sectors, uint32_t n, bool is_write);
   uint64_t capacity_bytes() const { return capacity_; }
+  // Empties the cache and gives it a new capacity (the same ways). Not to be
+  // called while another thread accesses it.
+  void resize(uint64_t capacity_bytes);
 
  private:
   struct Impl;

@@ -114,7 +114,7 @@ class Prefetcher {
 
 std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const LaunchConfig& cfg, const GpuModel& gpu,
                                          const TimingOptions& options, uint32_t shared_bytes_per_block,
-                                         const BlockRunner& run_traced) {
+                                         const BlockRunner& run_traced, const PlanListener& on_plan) {
   auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_seconds();
   auto r = std::make_shared<CycleResult>();
@@ -176,6 +176,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     }
   }
 
+  if (on_plan) on_plan(plan.full ? 1.0 : plan.bandwidth_share);
   r->sampled = !plan.full;
   r->slice_sms = plan.slice_sms;
   r->sm_count = sms;

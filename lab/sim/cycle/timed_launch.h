@@ -18,8 +18,13 @@ namespace lab::sim::cycle {
 
 using BlockRunner = std::function<void(uint64_t block, BlockTrace& trace)>;
 
+// Told the slice's share of the GPU once the sample is planned (the first
+// timed block may already have run): `share` is the part of the L2 and DRAM
+// the slice's SMs have, 1 when every block is timed on every SM.
+using PlanListener = std::function<void(double share)>;
+
 std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const LaunchConfig& cfg, const GpuModel& gpu,
                                          const TimingOptions& options, uint32_t shared_bytes_per_block,
-                                         const BlockRunner& run_traced);
+                                         const BlockRunner& run_traced, const PlanListener& on_plan = {});
 
 }  // namespace lab::sim::cycle
