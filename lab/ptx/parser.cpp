@@ -15,6 +15,8 @@
 #include <bit>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -89,6 +91,35 @@ class Parser {
 
  private:
   // [ERRORS] -----------------------------------------------------------------
+  // Limits checked while parsing, before anything is sized from them.
+  static constexpr uint32_t kMaxPtxMajor = 9;            // CUDA 13 writes PTX ISA 9.0
+  static constexpr uint64_t kMaxRegSlots = 1u << 16;     // declared registers per kernel (all .reg lines)
+  static constexpr uint64_t kMaxRegsPerDecl = kMaxRegSlots;
+  static constexpr uint64_t kMaxAlign = 1u << 16;        // bytes; TMA's swizzled tiles want 1024
+  std::map<std::string, uint32_t> entry_lines_;         // .entry names seen, for duplicates
+
+  uint32_t checked_align(uint32_t line, uint64_t a) const {
+    // PTX ISA ("Variable and Array Declarations": .align): a power of two.
+    if (a == 0 || (a & (a - 1)) != 0) fail(line, ".align " + std::to_string(a) + " is not a power of two");
+    if (a > kMaxAlign)
+      fail(line, ".align " + std::to_string(a) + " is larger than the lab allows (" + std::to_string(kMaxAlign) +
+                     " bytes); no GPU memory space needs more");
+    return static_cast<uint32_t>(a);
+  }
+
+  // sm_NN, sm_NNa, sm_NNf or compute_NN... up to what CUDA 13 knows (sm_121).
+  void check_target(uint32_t line, const std::string& t) const {
+    size_t us = t.find('_');
+    const std::string family = t.substr(0, us);
+    std::string num = us == std::string::npos ? "" : t.substr(us + 1);
+    if (!num.empty() && (num.back() == 'a' || num.back() == 'f')) num.pop_back();
+    const bool digits = !num.empty() && num.size() <= 4 &&
+                        std::all_of(num.begin(), num.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const int n = digits ? std::atoi(num.c_str()) : -1;
+    if ((family != "sm" && family != "compute") || n < 10 || n > 121)
+      fail(line, "unknown .target '" + t + "' (PTX targets run from sm_10 to sm_121, the newest CUDA 13 knows; the lab's GPU models are sm_70 to sm_90)");
+  }
+
   [[noreturn]] void fail(uint32_t line, const std::string& what, std::string_view opcode = {}) const {
     std::string msg = origin_ + ":" + std::to_string(line) + ": ";
     if (in_kernel_) msg += "in kernel '" + k_.name + "': ";
@@ -232,10 +263,17 @@ class Parser {
         size_t dot = v.find('.');
         mod_.version_major = static_cast<uint32_t>(std::atoi(std::string(v.substr(0, dot)).c_str()));
         if (dot != std::string_view::npos) mod_.version_minor = static_cast<uint32_t>(std::atoi(std::string(v.substr(dot + 1)).c_str()));
+        // CUDA 13's compilers write PTX ISA 9.0 (the PTX ISA reference's release
+        // notes); a later version may use what this lab does not read.
+        if (mod_.version_major < 1 || mod_.version_major > kMaxPtxMajor)
+          fail(line, "PTX ISA version " + std::string(v) + " is not one this lab reads (1.0 to " +
+                         std::to_string(kMaxPtxMajor) + ".x, what CUDA 13's compilers write): regenerate the PTX with "
+                         "nvcc -ptx or give the .cu file");
       } else if (w == ".target") {
         next();
         mod_.target = std::string(expect_word("a target"));
         while (accept(',')) expect_word("a target option");
+        check_target(line, mod_.target);
       } else if (w == ".address_size") {
         next();
         mod_.address_size = static_cast<uint32_t>(expect_uint("an address size"));
@@ -261,6 +299,10 @@ class Parser {
         next();
         if (pending_extern_) fail(line, "external .entry declarations are not supported");
         parse_entry(line);
+        const std::string& name = mod_.kernels.back().name;
+        if (auto [it, fresh] = entry_lines_.emplace(name, line); !fresh)
+          fail(line, "a second .entry named '" + name + "' (the first is at line " + std::to_string(it->second) +
+                         "): kernel names must be unique in a module");
       } else if (w == ".func") {
         next();
         skip_func();
@@ -315,7 +357,7 @@ class Parser {
     uint32_t explicit_align = 0;
     while (peek().kind == Tok::Word && !peek().text.empty() && peek().text[0] == '.') {
       std::string_view w = next().text;
-      if (w == ".align") explicit_align = static_cast<uint32_t>(expect_uint("an alignment"));
+      if (w == ".align") explicit_align = checked_align(line, expect_uint("an alignment"));
       else if (w == ".v2") vec = 2;
       else if (w == ".v4") vec = 4;
       else if (w == ".v8") vec = 8;
@@ -482,7 +524,7 @@ class Parser {
     while (peek().kind == Tok::Word && !peek().text.empty() && peek().text[0] == '.') {
       std::string_view w = next().text;
       if (w == ".align") {
-        uint32_t a = static_cast<uint32_t>(expect_uint("an alignment"));
+        uint32_t a = checked_align(first.line, expect_uint("an alignment"));
         if (!after_ptr) align = a;  // after .ptr, .align is the pointee's alignment
       } else if (w == ".ptr") {
         after_ptr = true;
@@ -745,7 +787,13 @@ class Parser {
       e.type = type;
       if (accept('<')) {
         e.range = true;
-        e.count = static_cast<uint32_t>(expect_uint("a register count"));
+        const uint64_t n = expect_uint("a register count");
+        // Checked before anything is allocated: the interpreter keeps every
+        // declared register for all 32 lanes of every warp.
+        if (n > kMaxRegsPerDecl || k_.num_slots + n > kMaxRegSlots)
+          fail(line, "declares " + std::to_string(n) + " registers '" + std::string(name) + "<N>'; the lab's limit is " +
+                         std::to_string(kMaxRegSlots) + " per kernel (compiled kernels declare thousands at most)");
+        e.count = static_cast<uint32_t>(n);
         expect('>', "after a register count");
       }
       e.first_slot = k_.num_slots;

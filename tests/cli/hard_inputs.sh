@@ -44,6 +44,20 @@ printf '.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(\n  .pa
 expect "malformed PTX names file and line" 2 "malformed\.ptx:[0-9]+" -- "$tmp/malformed.ptx" --kernel k --arg u8[4]
 printf 'this is not PTX at all {{{ ;;; \n' > "$tmp/garbage.ptx"
 expect "garbage PTX" 2 "garbage\.ptx" -- "$tmp/garbage.ptx" --kernel k
+# Declarations checked before anything is allocated or handed to ptxas (issue 29).
+ptx_head='.version 8.0\n.target sm_90\n.address_size 64\n'
+printf "$ptx_head"'.visible .entry k()\n{\n .reg .b32 %%r<4000000000>;\n ret;\n}\n' > "$tmp/bigreg.ptx"
+expect "4e9 registers refused at their line" 2 "bigreg\.ptx:6.*4000000000 registers.*limit" -- "$tmp/bigreg.ptx" --kernel k
+printf "$ptx_head"'.visible .entry k()\n{\n .shared .align 1073741824 .b8 s[4];\n ret;\n}\n' > "$tmp/align.ptx"
+expect "1 GB alignment refused" 2 "align\.ptx:6.*\.align 1073741824" -- "$tmp/align.ptx" --kernel k
+printf "$ptx_head"'.visible .entry k()\n{\n .shared .align 3 .b8 s[4];\n ret;\n}\n' > "$tmp/align3.ptx"
+expect "alignment not a power of two" 2 "align3\.ptx:6.*power of two" -- "$tmp/align3.ptx" --kernel k
+printf "$ptx_head"'.visible .entry k()\n{\n ret;\n}\n.visible .entry k()\n{\n ret;\n}\n' > "$tmp/dup.ptx"
+expect "duplicate .entry names both lines" 2 "dup\.ptx:8.*second \.entry named 'k'.*line 4" -- "$tmp/dup.ptx" --kernel k
+printf '.version 99.9\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n' > "$tmp/v99.ptx"
+expect "PTX version 99.9 refused" 2 "v99\.ptx:1.*99\.9" -- "$tmp/v99.ptx" --kernel k
+printf '.version 8.0\n.target sm_1000\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n' > "$tmp/t1000.ptx"
+expect "target sm_1000 refused" 2 "t1000\.ptx:2.*sm_1000" -- "$tmp/t1000.ptx" --kernel k
 cat > "$tmp/tex.cu" <<'CU'
 extern "C" __global__ void sample(cudaTextureObject_t t, float* out) {
   out[threadIdx.x] = tex2D<float>(t, threadIdx.x, 0.5f);
