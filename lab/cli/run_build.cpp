@@ -31,6 +31,19 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
+// "" for text; otherwise what the file looks like (a NUL byte in its first
+// 64 KB means no compiler will read it as source, and nvcc would print a
+// diagnostic per byte).
+std::string binary_kind(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::string head(65536, '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  head.resize(size_t(in.gcount()));
+  if (head.rfind("\x7f" "ELF", 0) == 0) return "an ELF file (a compiled program or library)";
+  if (head.find('\0') != std::string::npos) return "a binary file";
+  return "";
+}
+
 uint64_t fnv1a(uint64_t h, const std::string& s) {
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return (h ^ 0xff) * 1099511628211ull;
@@ -102,6 +115,8 @@ std::string build_program(const ProgramBuild& b) {
   std::set<fs::path> seen;
   for (const auto& s : b.sources) {
     if (!fs::exists(s, ec)) throw BuildError(fmt::format("{}: no such file (give the path of a .cu file)", s));
+    if (const std::string what = binary_kind(s); !what.empty())
+      throw BuildError(fmt::format("{}: {}, not CUDA source: give the program's .cu file", s, what));
     hash_with_includes(s, h, seen);
   }
   h = fnv1a(h, b.ptx_arch + (b.for_real_gpu ? " cuda" : " sim"));
@@ -146,6 +161,8 @@ std::string build_program(const ProgramBuild& b) {
           "calls it serves); rewrite that part with the served calls, or run it on a GPU with --backend cuda",
           names));
     }
+    // The first screenful: nvcc's later errors mostly follow from the first.
+    if (out.size() > 8000) out = out.substr(0, 8000) + fmt::format("\n... ({} more bytes of nvcc's output left out)", out.size() - 8000);
     throw BuildError(fmt::format("nvcc could not build the program:\n{}", out));
   }
   fs::rename(tmp, exe, ec);

@@ -105,5 +105,10 @@ import struct,sys; o=struct.unpack(\"4i\",open(sys.argv[1],\"rb\").read())
 assert list(o)==[sum(range(64*k,64*k+64)) for k in range(4)], o
 ' $tmp/d/arg1.bin"
 
+# 10. A binary given as the program: one sentence, not nvcc's diagnostic per byte (issue 29).
+cp "$(command -v ls)" "$tmp/renamed.cu"
+"$GPULAB" run "$tmp/renamed.cu" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "a renamed ELF file: exit 2, a sentence naming it, short" "[ $rc = 2 ] && has err 'renamed.cu: an ELF file' && [ \$(wc -c < $tmp/err) -lt 1000 ]"
+
 echo "run.sh: $passes passed, $fails failed"
 [ $fails = 0 ]
