@@ -4,6 +4,7 @@
 // say how to open the view.
 #include <algorithm>
 #include <cstdio>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -85,6 +86,21 @@ int run_view(const ViewArgs& a, bool demo) {
                          "roofline, comparison, occupancy, lesson or timeline\n", a.panel.c_str());
     return kExitUsage;
   }
+  // CLI11's range check lets NaN through (every comparison with it is false).
+  if (!std::isfinite(a.scale) || a.scale < 0.5f || a.scale > 4.f) {
+    std::fprintf(stderr, "gpulab view: --scale %g: give a number from 0.5 to 4\n", double(a.scale));
+    return kExitUsage;
+  }
+  if (!a.version.empty()) {
+    std::string known;
+    bool found = false;
+    for (const auto& v : gemm::load_gemm_versions()) found |= v.name == a.version, known += " " + v.name;
+    if (!found) {
+      std::fprintf(stderr, "gpulab view: --version '%s' is not a GEMM version; choose one of:%s\n", a.version.c_str(),
+                   known.c_str());
+      return kExitUsage;
+    }
+  }
   visual::SessionConfig& s = o.session;
   s.gpu = a.gpu;
   s.size = a.n;
@@ -114,14 +130,17 @@ int run_view(const ViewArgs& a, bool demo) {
         s.file = a.target;
         s.kernel = a.kernel;
         s.args = a.args;
-        auto dims = [&](const std::vector<std::string>& v, uint32_t* out, const char* what) {
-          if (v.size() > 3) return false;
-          for (size_t i = 0; i < v.size(); ++i) out[i] = uint32_t(std::stoul(v[i]));
-          return v.size() > 0 || what;
+        auto dims = [&](const std::vector<std::string>& v, uint32_t* out) {
+          if (v.size() > 3) throw std::invalid_argument("too many");
+          for (size_t i = 0; i < v.size(); ++i) {
+            const unsigned long d = std::stoul(v[i]);
+            if (d == 0 || d > 0xffffffffu || v[i].find('-') != std::string::npos) throw std::invalid_argument("not positive");
+            out[i] = uint32_t(d);
+          }
         };
         try {
-          dims(a.grid, s.grid, "grid");
-          dims(a.block, s.block, "block");
+          dims(a.grid, s.grid);
+          dims(a.block, s.block);
         } catch (const std::exception&) {
           std::fprintf(stderr, "gpulab view: --grid/--block take 1 to 3 positive integers\n");
           return kExitUsage;
@@ -136,6 +155,18 @@ int run_view(const ViewArgs& a, bool demo) {
         return kExitUsage;
       }
       s.lesson_dir = dir;
+      // --step 0 (the default) opens the first step that runs a kernel.
+      try {
+        const size_t steps = lesson::load_lesson(dir).steps.size();
+        if (a.step < 0 || size_t(a.step) > steps) {
+          std::fprintf(stderr, "gpulab view: --step %d: lesson %s has %zu steps; give 1 to %zu\n", a.step,
+                       fs::path(dir).filename().c_str(), steps, steps);
+          return kExitUsage;
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpulab view: %s\n", e.what());
+        return kExitUsage;
+      }
       s.lesson_step = a.step - 1;  // --step is 1-based, as the lesson pane counts
       o.projector = true;          // a lesson shows its step's panes large; P switches to all views
     }
