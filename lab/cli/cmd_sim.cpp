@@ -248,15 +248,20 @@ int run_sim(const SimArgs& a) {
       return run_on_gpu(a, req);
     }
     if (a.backend == "auto") std::fprintf(stderr, "gpulab sim: --backend auto: no GPU (%s); simulating\n", why.c_str());
-    const uint64_t total_threads = req.launch.grid.count() * req.launch.block.count();
+    // Counted in double: a grid at the GPU's limits has more threads than 2^64.
+    const double blocks = double(req.launch.grid.x) * req.launch.grid.y * req.launch.grid.z;
+    const double per_block = double(req.launch.block.count());
+    const sim::GpuModel& g = *req.gpu;
+    // A launch the GPU refuses is refused by the run below; no warning first.
+    const bool launchable = req.launch.grid.x <= g.max_grid_dim[0] && req.launch.grid.y <= g.max_grid_dim[1] &&
+                            req.launch.grid.z <= g.max_grid_dim[2] && per_block <= g.max_threads_per_block;
     LaunchProgress progress;
     progress.tty = isatty(STDERR_FILENO) && !a.json;
-    if (total_threads >= (uint64_t(1) << 24)) {
+    if (launchable && blocks * per_block >= double(uint64_t(1) << 24)) {
       std::fprintf(stderr,
-                   "gpulab sim: a big launch: %llu blocks x %llu threads = %llu threads (%llu warps); the simulator runs "
+                   "gpulab sim: a big launch: %.0f blocks x %.0f threads = %.4g threads (%.4g warps); the simulator runs "
                    "roughly 1e7-1e8 thread instructions a second per core, so this can take long. Ctrl-C stops it.\n",
-                   (unsigned long long)req.launch.grid.count(), (unsigned long long)req.launch.block.count(),
-                   (unsigned long long)total_threads, (unsigned long long)(req.launch.grid.count() * ((req.launch.block.count() + 31) / 32)));
+                   blocks, per_block, blocks * per_block, blocks * std::ceil(per_block / 32));
       req.options.progress = std::ref(progress);
     }
     std::signal(SIGINT, on_sigint);

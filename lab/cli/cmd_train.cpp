@@ -516,6 +516,7 @@ int run_train(const TrainArgs& a) {
                         "over this CPU's OpenBLAS sgemm at 1024^3, {:.0f} GFLOP/s measured).\n",
                         o.j["speedup"].get<double>(), ratio, gpu->name, peak_kind, gpu_peak / 1e12, cpu_peak / 1e9);
 
+  std::vector<std::string> refused_points;  // sweep points that do not fit on the GPU model
   if (!sweep.empty()) {
     j["sweep"] = json::array();
     text += fmt::format("\nSweep (2 steps each; CPU MEASURED, GPU PREDICTED for the {}):\n", gpu->name);
@@ -527,7 +528,7 @@ int run_train(const TrainArgs& a) {
       bool oom = false;
       if (std::string why = fit_refusal(s, mlp::Plan{}, *gpu, oom); !why.empty()) {
         text += fmt::format("  {}x{}: {}", b, h, why);
-        ok = false;
+        refused_points.push_back(fmt::format("{}x{}", b, h));  // fails the command below, with its own sentence
         continue;
       }
       Outcome r = run_one(train_cu, s, mlp::Plan{}, 2, prec, *gpu, kernels);
@@ -563,13 +564,21 @@ int run_train(const TrainArgs& a) {
   }
   j["adamw"] = kernels.adamw_reference ? "reference" : "exercise";
   j["col_sum"] = kernels.col_sum_reference ? "reference" : "exercise";
-  j["ok"] = ok;
+  j["ok"] = ok && refused_points.empty();
   if (a.json) std::puts(j.dump(2).c_str());
   else std::fputs(text.c_str(), stdout);
-  if (!ok)
+  if (!refused_points.empty()) {
+    std::string list;
+    for (const auto& p : refused_points) list += (list.empty() ? "" : ", ") + p;
+    std::fprintf(stderr, "gpulab train: sweep point(s) %s do not fit on the %s's memory (see above); the others ran\n",
+                 list.c_str(), std::string(gpu->name).c_str());
+  }
+  if (!ok) {
     std::fprintf(stderr, "gpulab train: the CPU and simulated GPU losses must match and fall, the counted memory must "
                          "match its formula, and a checkpointed or accumulated run must keep the plain run's losses; "
                          "see above\n");
+  }
+  ok = ok && refused_points.empty();
   return ok ? kExitOk : kExitKernelFault;
 }
 

@@ -85,6 +85,11 @@ expect "element count that overflows 64 bits" 2 "too large" -- $K --kernel vadd 
 expect "block over 1024 threads" 2 "2048 threads per block exceeds the limit of 1024" -- $K --kernel vadd --block 2048 "${ARGS4[@]}"
 expect "block z over 64" 2 "block dimensions are limited to 1024 x 1024 x 64" -- $K --kernel vadd --block 1,1,128 "${ARGS4[@]}"
 expect "grid y over 65535" 2 "grid dimensions are limited" -- $K --kernel vadd --grid 1,70000 "${ARGS4[@]}"
+# More threads than 2^64: refused as the GPU would, with no overflowed "big launch" warning first.
+"$GPULAB" sim $K --kernel vadd --grid 4294967295,65535,65535 --block 1024 "${ARGS4[@]}" >"$tmp/out" 2>&1
+if grep -q "a big launch" "$tmp/out" || ! grep -q "grid dimensions are limited" "$tmp/out"; then
+  echo "FAIL: a grid past 2^64 threads: $(head -3 "$tmp/out")"; fails=$((fails+1))
+else passes=$((passes+1)); fi
 expect "zero block" 2 "positive integers" -- $K --kernel vadd --block 0 "${ARGS4[@]}"
 expect "malformed --grid" 2 "--grid 'x4'" -- $K --kernel vadd --grid x4 "${ARGS4[@]}"
 expect "four dimensions" 2 "at most three" -- $K --kernel vadd --grid 1,1,1,1 "${ARGS4[@]}"

@@ -219,5 +219,10 @@ acc --file tests/cli/training/accumulate_step_each.cu >"$tmp/a"
 check "accumulate: AdamW per micro-batch fails on the losses, saying so ($(head -c 400 $tmp/a))" \
   "head -1 $tmp/a | grep -q '^False correctness' && grep -q 'AdamW stepped 4 times' $tmp/a"
 
+# A sweep point that does not fit is named as such, not as a loss mismatch (issue 29).
+"$GPULAB" train --sweep 99999x99999 >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a sweep point too big for the GPU: exit 1, named as not fitting" \
+  "[ $rc = 1 ] && grep -q '99999x99999 do not fit' $tmp/e && ! grep -q 'losses must match' $tmp/e"
+
 echo "train: $passes passed, $fails failed"
 [ $fails = 0 ]
