@@ -10,6 +10,8 @@
 // faulted or a check found a problem, or the program exited non-zero or
 // crashed; 2 a usage or build error (including runtime calls the lab does
 // not serve).
+#include <csignal>
+#include <cerrno>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,6 +49,16 @@ bool is_source(const std::string& s) {
   return ext == ".cu" || ext == ".cpp" || ext == ".cc" || ext == ".cxx";
 }
 
+// The running program, for signals sent to gpulab (a terminal's hang-up, a
+// `kill`, a check that gave up): passed on, so the program does not outlive
+// the command that started it.
+volatile sig_atomic_t g_child = 0;
+volatile sig_atomic_t g_forwarded = 0;
+extern "C" void forward_signal(int sig) {
+  g_forwarded = sig;
+  if (g_child > 0) kill(pid_t(g_child), sig);
+}
+
 // Runs the program; its stdout goes to `stdout_path` when given (for --json).
 int run_program(const std::string& exe, const std::vector<std::string>& args, const std::string& stdout_path,
                 std::string& how_it_ended) {
@@ -66,8 +78,20 @@ int run_program(const std::string& exe, const std::vector<std::string>& args, co
     std::perror(exe.c_str());
     _exit(127);
   }
+  g_child = pid;
+  struct sigaction sa {}, old_term {}, old_hup {}, old_int {};
+  sa.sa_handler = forward_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGHUP, &sa, &old_hup);
+  sigaction(SIGINT, &sa, &old_int);  // Ctrl-C reaches the program through the terminal too; once is enough
   int status = 0;
-  waitpid(pid, &status, 0);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  g_child = 0;
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
   if (WIFSIGNALED(status)) {
     how_it_ended = fmt::format("the program was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
     return 128 + WTERMSIG(status);
@@ -193,6 +217,15 @@ int run(const RunArgs& a) {
   nlohmann::json summary;
   std::vector<nlohmann::json> launches = read_launches(report_path, summary);
   std::remove(report_path.c_str());
+  if (const int sig = g_forwarded) {
+    // Stopped from outside: the program got the signal too; leave no files
+    // behind, then end the way the signal says.
+    if (!stdout_path.empty()) std::remove(stdout_path.c_str());
+    std::fprintf(stderr, "gpulab run: stopped by signal %d (%s); the program was stopped too\n", sig, strsignal(sig));
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return 128 + sig;
+  }
 
   bool launches_ok = true;
   for (const auto& l : launches) launches_ok &= !l.is_discarded() && l.value("ok", false);

@@ -2,6 +2,7 @@
 // (lab/lesson/check_program.cpp): through `gpulab run --json`, the same path
 // a student's own `gpulab run` takes, so the check sees what they see.
 // Installed at start-up, as commands register themselves.
+#include <csignal>
 #include <unistd.h>
 
 #include <cstdio>
@@ -24,6 +25,15 @@ std::string quoted(const std::string& s) {
   return q + "'";
 }
 
+// The temporary file of the run in progress: removed if the check is stopped
+// by a signal while the program runs (a killed check leaves nothing behind).
+char g_err_path[64] = {};
+extern "C" void remove_and_reraise(int sig) {
+  if (g_err_path[0]) unlink(g_err_path);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 std::string run_for_check(const std::vector<std::string>& sources, const std::vector<std::string>& defines,
                           const lesson::ProgramRun& run, const sim::GpuModel& gpu) {
   std::string cmd = quoted(gpulab_dir() + "/gpulab") + " run";
@@ -41,12 +51,23 @@ std::string run_for_check(const std::vector<std::string>& sources, const std::ve
   if (fd >= 0) close(fd);
   cmd += " -- " + run.args + " 2>" + (fd >= 0 ? quoted(err_path) : std::string("/dev/null"));
   std::string out;
+  if (fd >= 0) std::snprintf(g_err_path, sizeof g_err_path, "%s", err_path);
+  struct sigaction sa {}, old_term {}, old_int {}, old_hup {};
+  sa.sa_handler = remove_and_reraise;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGHUP, &sa, &old_hup);
   if (FILE* p = popen(cmd.c_str(), "r")) {
     char buf[65536];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
     pclose(p);
   }
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGHUP, &old_hup, nullptr);
+  g_err_path[0] = 0;
   if (fd < 0) return out;
   std::ifstream in(err_path);
   std::stringstream err;

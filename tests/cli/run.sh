@@ -110,5 +110,33 @@ cp "$(command -v ls)" "$tmp/renamed.cu"
 "$GPULAB" run "$tmp/renamed.cu" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "a renamed ELF file: exit 2, a sentence naming it, short" "[ $rc = 2 ] && has err 'renamed.cu: an ELF file' && [ \$(wc -c < $tmp/err) -lt 1000 ]"
 
+# 11. SIGTERM to gpulab run stops the program too, and leaves no report file (issue 29).
+cat > "$tmp/sleepy_prog.cu" <<'CU'
+#include <unistd.h>
+int main() { for (int i = 0; i < 120; ++i) sleep(1); return 0; }
+CU
+"$GPULAB" run "$tmp/sleepy_prog.cu" >"$tmp/out" 2>"$tmp/err" &
+runner=$!
+for _ in $(seq 1 120); do pgrep -f "/sleepy_prog( |$)" >/dev/null && break; sleep 0.5; done
+started=$(pgrep -f "/sleepy_prog( |$)" | head -1)
+kill -TERM $runner; wait $runner; rc=$?
+sleep 0.5
+check "SIGTERM: the program had started" "[ -n \"$started\" ]"
+check "SIGTERM: gpulab run ends by the signal, the program with it" "[ $rc = 143 ] && ! kill -0 $started 2>/dev/null && has err 'stopped by signal 15'"
+
+# 12. A program check stopped mid-run leaves no temporary file behind (issue 29).
+before=$(ls /tmp/gpulab-check-* 2>/dev/null)
+"$GPULAB" check 11-many-gpus/ring --solution >/dev/null 2>&1 &
+checker=$!
+seen=""
+for _ in $(seq 1 200); do
+  seen=$(comm -13 <(echo "$before") <(ls /tmp/gpulab-check-* 2>/dev/null) | head -1)
+  [ -n "$seen" ] && break
+  sleep 0.1
+done
+kill -TERM $checker 2>/dev/null; wait $checker 2>/dev/null
+sleep 0.5
+check "a killed check: its temporary file was made, then removed" "[ -n \"$seen\" ] && [ ! -e \"$seen\" ]"
+
 echo "run.sh: $passes passed, $fails failed"
 [ $fails = 0 ]
