@@ -339,6 +339,26 @@ void for_each_space(WarpContext& c, const ptx::Instr& in, const ptx::Operand& ad
     a.where = resolved_space(in.space);
     if (a.where == Space::Shared || a.where == Space::Local)
       each_lane(c.mask, [&](uint32_t i) { a.addr[i] &= 0xffffffffull; });
+    // The constant space is its own: on a GPU ld.const reads the constant
+    // bank (the module's __constant__ variables), never global memory through
+    // a pointer (PTX ISA, "Constant State Space"). The lab keeps the module's
+    // variables in one segment; an address outside it is a fault here.
+    if (in.space == Space::Const) {
+      const LaunchState& L = *c.L;
+      uint32_t bad = 0;
+      each_lane(c.mask, [&](uint32_t i) {
+        bad |= uint32_t(a.addr[i] - L.module_lo >= L.module_bytes || bytes > L.module_bytes - (a.addr[i] - L.module_lo)) << i;
+      });
+      if (bad) {
+        const uint32_t lane = uint32_t(std::countr_zero(bad));
+        raise_fault(c, "out-of-bounds",
+                    fmt::format("ld.const of {} bytes at address 0x{:x}, outside constant memory: the constant space "
+                                "holds only the module's __constant__ variables; read global memory with ld.global "
+                                "(an ordinary pointer)", bytes, a.addr[lane]),
+                    lane);
+        return;
+      }
+    }
     f(a, c.mask);
     return;
   }
