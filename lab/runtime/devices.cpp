@@ -54,6 +54,13 @@ int Devices::on_free(uint64_t address) {
   return dev;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> Devices::allocations_not_on(int device) const {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& [address, owner_size] : allocations_)
+    if (owner_size.first != device) out.emplace_back(address, address + owner_size.second);
+  return out;
+}
+
 int Devices::owner(uint64_t address) const {
   auto it = allocations_.upper_bound(address);
   if (it == allocations_.begin()) return -1;

@@ -117,6 +117,9 @@ class Devices {
   // The device that owned it; -1 when the address was never allocated here.
   int on_free(uint64_t address);
   int owner(uint64_t address) const;  // of the allocation starting at `address`; -1 if none
+  // [lo, hi) of every allocation not on `device`, sorted: what a kernel on
+  // `device` may not touch (sim::SimOptions::foreign_global).
+  std::vector<std::pair<uint64_t, uint64_t>> allocations_not_on(int device) const;
 
   // Charges a copy of `bytes` from device `src` to device `dst` (the rule
   // above) and counts it on that direction's link, under `site`.

@@ -125,6 +125,7 @@ cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** 
   sim::SimOptions opts;
   opts.check = options_.check;
   opts.record_global_ranges = options_.check;  // for the stream-order check below
+  if (devices_.count() > 1) opts.foreign_global = devices_.allocations_not_on(devices_.current());
   opts.max_steps = options_.max_steps;
   sim::LaunchResult r;
   try {

@@ -142,6 +142,24 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
                     lane);
         return false;
       }
+      if (!L.options->foreign_global.empty()) [[unlikely]] {
+        const auto& f = L.options->foreign_global;
+        uint32_t foreign = 0;
+        each_lane(mask, [&](uint32_t i) {
+          auto it = std::upper_bound(f.begin(), f.end(), std::make_pair(a.addr[i], UINT64_MAX));
+          foreign |= uint32_t(it != f.begin() && a.addr[i] < std::prev(it)->second) << i;
+        });
+        if (foreign) {
+          const uint32_t lane = uint32_t(std::countr_zero(foreign));
+          raise_fault(c, "out-of-bounds",
+                      fmt::format("global {} of {} bytes at 0x{:x}: that memory belongs to another simulated GPU; a "
+                                  "kernel reaches another GPU's memory only over a peer link, which the lab does not "
+                                  "model: copy the data with cudaMemcpyPeer first",
+                                  is_write ? "write" : "read", bytes, a.addr[lane]),
+                      lane);
+          return false;
+        }
+      }
       if (L.options->record_global_ranges) [[unlikely]] record_global_range(*c.W, a, mask, is_write);
       return true;
     }
@@ -530,7 +548,7 @@ bool fast_access(const ptx::Instr& in, WarpContext& c) {
     lo = 0;
     size = c.B->shared_bytes;
   } else if ((in.space == Space::Global || in.space == Space::Generic) && !L.options->check &&
-             !L.options->record_global_ranges) {
+             !L.options->record_global_ranges && L.options->foreign_global.empty()) {
     where = Space::Global;
     base = L.arena;
     lo = L.arena_lo;

@@ -72,6 +72,11 @@ struct SimOptions {
   // (LaunchResult::global_ranges): the runtime's stream-ordering check
   // (lab/runtime) compares them with copies in flight.
   bool record_global_ranges = false;
+  // [lo, hi) ranges of global memory the launch's GPU does not own (another
+  // simulated GPU's allocations, sorted): an access there faults, however
+  // the kernel got the pointer (a struct, a device-side table). The lab does
+  // not model loads and stores over a peer link (lab/runtime).
+  std::vector<std::pair<uint64_t, uint64_t>> foreign_global;
 };
 
 // ---- limits on every launch a thread makes -------------------------------------

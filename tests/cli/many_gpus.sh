@@ -126,5 +126,11 @@ for want in "devices 2" "set past the last cudaErrorInvalidDevice" "device 1 use
             "launch cudaErrorInvalidValue" "points into device 1's memory"; do
   grep -q "$want" "$tmp/d" || { echo "FAIL: devices.cu: no '$want' in: $(head -c 600 "$tmp/d")"; fails=$((fails+1)); }
 done
+# A pointer to the other GPU's memory inside a struct: the access faults where it happens (issue 26).
+"$GPULAB" run tests/cli/many_gpus/pointer_in_struct.cu --gpus 2 >"$tmp/p" 2>&1; rc=$?
+for want in "pointer_in_struct.cu:11: out-of-bounds" "belongs to another simulated GPU" "synchronize cudaErrorIllegalAddress"; do
+  grep -q "$want" "$tmp/p" || { echo "FAIL: pointer_in_struct.cu: no '$want' in: $(head -c 600 "$tmp/p")"; fails=$((fails+1)); }
+done
+[ $rc -ne 0 ] || { echo "FAIL: pointer_in_struct.cu exited 0"; fails=$((fails+1)); }
 [ $fails -eq 0 ] && echo "ok: many GPUs: losses match one GPU, ring bytes as the formula, ZeRO memory in order, all-to-one rejected"
 exit $fails
