@@ -259,7 +259,7 @@ int run_sim(const SimArgs& a) {
     progress.tty = isatty(STDERR_FILENO) && !a.json;
     if (launchable && blocks * per_block >= double(uint64_t(1) << 24)) {
       std::fprintf(stderr,
-                   "gpulab sim: a big launch: %.0f blocks x %.0f threads = %.4g threads (%.4g warps); the simulator runs "
+                   "gpulab sim: a big launch: %.0f blocks x %.0f threads = %.0f threads (%.0f warps); the simulator runs "
                    "roughly 1e7-1e8 thread instructions a second per core, so this can take long. Ctrl-C stops it.\n",
                    blocks, per_block, blocks * per_block, blocks * std::ceil(per_block / 32));
       req.options.progress = std::ref(progress);
