@@ -29,6 +29,7 @@ KernelFigures fold_metrics(const ptx::Module& module, const ptx::Kernel& kernel,
     f.dram_bytes += c.dram_read_bytes + c.dram_write_bytes;
     const bool fp = ptx::type_is_float(in.type);
     if ((in.op == Op::Fma || in.op == Op::Mad) && fp) f.fma_warp_insts += c.warp_insts;
+    if (in.op == Op::ShflSync) f.shuffle_warp_insts += c.warp_insts;
     // Multiply-adds, thread level: an mma of shape m x n x k does m*n*k per
     // warp (flops_per_lane / 2 per lane); an fp fma, mad or mul does one per
     // lane (two in a packed f16x2 / bf16x2).
@@ -249,6 +250,20 @@ CriterionResult evaluate_criterion(const Criterion& c, const KernelFigures& f, c
                        : fmt::format("warp execution efficiency is {:.0f}%, at least {:.0f}% needed: on average only "
                                      "{:.1f} of 32 lanes do work per warp instruction.",
                                      100 * r.measured, 100 * c.value, 32 * r.measured);
+      break;
+    }
+    case Metric::MaxShufflesPerWarp: {
+      // A serial chain is as correct as a tree and passes every counter of
+      // memory; its depth shows in the shuffles each warp issues.
+      const double warps = double(f.warp_insts_by_warp.size());
+      r.measured = warps > 0 ? double(f.shuffle_warp_insts) / warps : 0;
+      r.ok = warps > 0 && r.measured <= c.value;
+      r.message = warps == 0 ? "per-warp counts are not available for this launch"
+                  : r.ok ? fmt::format("{:.1f} shuffles per warp (limit {:g})", r.measured, c.value)
+                         : fmt::format("each warp issues {:.1f} shuffles, limit {:g}: a tree folds 32 lanes in 5 "
+                                       "(offsets 16, 8, 4, 2, 1); passing values one lane at a time takes 31, one "
+                                       "after another.",
+                                       r.measured, c.value);
       break;
     }
     case Metric::MaxBusiestWarpVsMean: {

@@ -44,6 +44,7 @@ struct KernelFigures {
   uint64_t shared_wavefronts = 0, shared_ideal_wavefronts = 0;
   uint64_t warp_insts = 0, active_lanes = 0;
   uint64_t fma_warp_insts = 0;           // fp fma/mad, warp level
+  uint64_t shuffle_warp_insts = 0;       // shfl.sync, warp level
   double tensor_macs = 0, other_macs = 0;  // multiply-adds (thread level): mma shapes; fp fma/mad/mul
   uint64_t dram_bytes = 0;               // L2 model
   std::vector<uint32_t> warp_insts_by_warp;  // sim::KernelMetrics::warp_insts_by_warp

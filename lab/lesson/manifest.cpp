@@ -38,6 +38,7 @@ constexpr MetricName kMetricNames[] = {
     {Metric::MinTensorCoreMacShare, "min_tensor_core_mac_share"},
     {Metric::MinOccupancy, "min_occupancy"},
     {Metric::MaxPredictedTimeRatio, "max_predicted_time_ratio"},
+    {Metric::MaxShufflesPerWarp, "max_shuffles_per_warp"},
 };
 }  // namespace
 

@@ -126,6 +126,7 @@ enum class Metric {
   MinTensorCoreMacShare,        // multiply-adds on tensor cores / all multiply-adds
   MinOccupancy,                 // theoretical occupancy from the machine model
   MaxPredictedTimeRatio,        // predicted time / a baseline's predicted time
+  MaxShufflesPerWarp,           // shfl.sync warp instructions per warp of the grid: a tree over 32 lanes is 5, a chain 31
 };
 const char* metric_name(Metric m);
 std::optional<Metric> metric_from_name(const std::string& name);
