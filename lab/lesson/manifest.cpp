@@ -586,6 +586,12 @@ Lesson load_lesson_from(const std::string& dir_in, const std::string* text) {
       s.title = r.str(*st, fs_, "title", false);
       s.text = r.str(*st, fs_, "text", false);
       s.command = r.str(*st, fs_, "run", false);
+      if (auto ee = st->get("expect_exit")) {
+        auto v = ee->value<int64_t>();
+        if (!v || *v < 0 || *v > 255) r.fail(fs_ + "expect_exit", "must be an exit status from 0 to 255");
+        if (s.command.empty()) r.fail(fs_ + "expect_exit", "needs a `run` command");
+        s.expect_exit = int(*v);
+      }
       s.section = r.str(*st, fs_, "section", false);
       s.view = r.str(*st, fs_, "view", false);
       if (auto ms = st->get("measure")) {

@@ -78,6 +78,7 @@ struct Step {
   int layer_in = 0, layer_out = 0;  // > 0: roofline table of Y = X*W over batch sizes
   std::optional<Compare> compare;    // a measured before/after
   std::string command;  // e.g. "gpulab sim lessons/.solutions/03-coalescing/solution.cu --kernel ..."; "" for none
+  int expect_exit = 0;  // the command's exit status when it shows a refusal on purpose (gpulab's usage errors: 2)
   // The view panes that make this step's point, comma-separated
   // ("coalescing,source"); `gpulab view LESSON` shows them. "" = the lesson's default.
   std::string view;

@@ -184,9 +184,12 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
       std::fflush(o.out);
       int rc = std::system(resolve_command(cmd, o.gpulab_path).c_str());
       int code = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-      if (code != 0) {
+      if (code != s.expect_exit) {
         ++failed;
-        fmt::print(o.out, "(the command exited with status {})\n", code);
+        fmt::print(o.out, "(the command exited with status {}{})\n", code,
+                   s.expect_exit ? fmt::format(", where the lesson expects {}", s.expect_exit) : "");
+      } else if (code != 0) {
+        fmt::print(o.out, "(status {}: the refusal this step shows)\n", code);
       }
       fmt::print(o.out, "\n");
     }
