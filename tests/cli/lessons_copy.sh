@@ -21,5 +21,11 @@ grep -q "checking 03-coalescing/" <<<"$out" || { echo "FAIL: check inside copy/0
 grep -q "$work/copy/03-coalescing/exercise.cu" <<<"$out" || { echo "FAIL: check inside the copy did not use the copy's exercise: $out" | head -5; fail=1; }
 grep -q "using the lessons in $work/copy" <<<"$out" || { echo "FAIL: check inside the copy does not say which lessons it uses"; fail=1; }
 [ -f copy/.gpulab/progress.json ] || { echo "FAIL: the copy's progress was not recorded in the copy"; fail=1; }
-[ $fail -eq 0 ] && echo "ok: lessons 10 and 11 build and run from a copy; check inside a copied lesson uses the copy"
+# Every step of every lesson runs from the copy (issue 25's "done when").
+for d in copy/[0-9][0-9]-*/; do
+  id=$(basename "$d")
+  out=$("$GPULAB" lesson "${id%%-*}" --no-pause --lessons "$work/copy" 2>&1) \
+    || { echo "FAIL: gpulab lesson ${id%%-*} from a copy: $(grep -E 'exited with status|could not run|DISAGREES' <<<"$out" | head -3)"; fail=1; }
+done
+[ $fail -eq 0 ] && echo "ok: every lesson runs every step from a copy; check inside a copied lesson uses the copy"
 exit $fail
