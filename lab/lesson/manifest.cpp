@@ -208,6 +208,18 @@ struct Reader {
     }
     return out;
   }
+  // A size table {M = 1024, N = 1024, K = 64}: positive integers.
+  SizeVars size(const toml::node* n, const std::string& field) const {
+    SizeVars out;
+    auto t = n ? n->as_table() : nullptr;
+    if (!t) fail(field, "must be a table like {M = 1024, N = 1024, K = 64}");
+    for (auto& [k, val] : *t) {
+      auto iv = val.value<int64_t>();
+      if (!iv || *iv <= 0) fail(field + "." + std::string(k.str()), "must be a positive integer");
+      out[std::string(k.str())] = *iv;
+    }
+    return out;
+  }
   Geometry geometry(const toml::table& t, const std::string& field) const {
     Geometry g;
     if (!t.get("grid")) fail(field + "grid", "missing (launch grid as size expressions, e.g. [\"cdiv(N, 256)\"])");
@@ -355,13 +367,7 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
     e.metric_size = static_cast<size_t>(*v);
   }
   if (auto n = t.get("time_size")) {
-    auto st = n->as_table();
-    if (!st) r.fail(f + "time_size", "must be a table like {M = 2048, N = 2048}");
-    for (auto& [k, val] : *st) {
-      auto iv = val.value<int64_t>();
-      if (!iv || *iv <= 0) r.fail(f + "time_size." + std::string(k.str()), "must be a positive integer");
-      e.time_size[std::string(k.str())] = *iv;
-    }
+    e.time_size = r.size(n, f + "time_size");
     for (const auto& [k, v] : e.sizes.front())
       if (!e.time_size.count(k)) r.fail(f + "time_size", "needs '" + k + "', as the sizes have it");
   }
@@ -456,19 +462,6 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
   return e;
 }
 
-// A size table {M = 1024, N = 1024}: positive integers.
-SizeVars read_size(const Reader& r, const toml::node* n, const std::string& field) {
-  SizeVars out;
-  auto t = n ? n->as_table() : nullptr;
-  if (!t) r.fail(field, "must be a table like {M = 1024, N = 1024, K = 64}");
-  for (auto& [k, val] : *t) {
-    auto iv = val.value<int64_t>();
-    if (!iv || *iv <= 0) r.fail(field + "." + std::string(k.str()), "must be a positive integer");
-    out[std::string(k.str())] = *iv;
-  }
-  return out;
-}
-
 CompareLaunch read_compare_launch(const Reader& r, const toml::table& t, const std::string& f, const fs::path& dir) {
   CompareLaunch l;
   l.file = r.inside(t, f, "file", true, "", true);
@@ -530,7 +523,7 @@ Compare read_compare(const Reader& r, const toml::node& n, const std::string& f,
     }
     c.geometry = r.geometry(*t, f);
   }
-  c.size = read_size(r, t->get("size"), f + "size");
+  c.size = r.size(t->get("size"), f + "size");
   auto ex = t->get("expect") ? t->get("expect")->as_array() : nullptr;
   auto lo = ex && ex->size() == 2 ? ex->get(0)->value<double>() : std::nullopt;
   auto hi = ex && ex->size() == 2 ? ex->get(1)->value<double>() : std::nullopt;
@@ -600,15 +593,7 @@ Lesson load_lesson_from(const std::string& dir_in, const std::string* text) {
         s.measure_exercise = r.str(*mt, fs_ + "measure.", "exercise", true);
         s.measure_file = r.inside(*mt, fs_ + "measure.", "file", true, "", true);
         s.measure_kernel = r.str(*mt, fs_ + "measure.", "kernel", false);
-        if (auto sz = mt->get("size")) {
-          auto szt = sz->as_table();
-          if (!szt) r.fail(fs_ + "measure.size", "must be a table like {M = 1024, N = 1024, K = 64}");
-          for (auto& [k, val] : *szt) {
-            auto iv = val.value<int64_t>();
-            if (!iv || *iv <= 0) r.fail(fs_ + "measure.size." + std::string(k.str()), "must be a positive integer");
-            s.measure_size[std::string(k.str())] = *iv;
-          }
-        }
+        if (auto sz = mt->get("size")) s.measure_size = r.size(sz, fs_ + "measure.size");
         if (!fs::exists(dir / s.measure_file)) r.fail(fs_ + "measure.file", "file '" + s.measure_file + "' not found");
       }
       if (auto cn = st->get("compare")) s.compare = read_compare(r, *cn, fs_ + "compare.", dir);
