@@ -41,6 +41,7 @@ struct RunArgs {
   bool check = false, report = false, json = false;
   uint64_t max_steps = 0;
   int gpus = 1;
+  bool gpus_given = false;  // --gpus on the command line (even 1): the device table is printed
   std::string link = "nvlink";
 };
 
@@ -115,11 +116,16 @@ std::vector<nlohmann::json> read_launches(const std::string& path, nlohmann::jso
   return out;
 }
 
-// With several GPUs, after the program: each device's predicted timeline and memory, and each link's bytes.
+// With several GPUs (or --gpus given), after the program: each device's predicted timeline and memory,
+// and each link's bytes.
 std::string device_table(const nlohmann::json& s) {
-  std::string t = fmt::format("\n{} simulated GPUs joined by {} ({:.0f} GB/s one direction, {:.1f} us a copy); "
-                              "times are PREDICTIONS\n", s["devices"].size(), s.value("link", ""),
-                              s.value("link_bytes_per_s", 0.0) / 1e9, s.value("link_latency_s", 0.0) * 1e6);
+  std::string t =
+      s["devices"].size() == 1
+          ? std::string("\n1 simulated GPU; times are PREDICTIONS\n")
+          : fmt::format("\n{} simulated GPUs joined by {} ({:.0f} GB/s one direction, {:.1f} us a copy); times are "
+                        "PREDICTIONS\n",
+                        s["devices"].size(), s.value("link", ""), s.value("link_bytes_per_s", 0.0) / 1e9,
+                        s.value("link_latency_s", 0.0) * 1e6);
   t += fmt::format("  {:>6} {:>14} {:>14} {:>14} {:>14} {:>14} {:>9}\n", "device", "predicted", "peer copies",
                    "waiting", "live bytes", "peak bytes", "launches");
   for (const auto& d : s["devices"])
@@ -245,7 +251,8 @@ int run(const RunArgs& a) {
     std::puts(j.dump(2).c_str());
   } else {
     if (a.report) std::fputs(launch_table(launches, std::string(gpu->name)).c_str(), stdout);
-    if (a.gpus > 1 && !summary.is_null()) std::fputs(device_table(summary).c_str(), stdout);  // several GPUs: always
+    // Several GPUs, or --gpus given: the table lesson 11's README cites, one GPU's row included.
+    if ((a.gpus > 1 || a.gpus_given) && !summary.is_null()) std::fputs(device_table(summary).c_str(), stdout);
     if (rc) std::fprintf(stderr, "gpulab run: %s\n", how.c_str());
     else if (races)
       std::fprintf(stderr, "gpulab run: %llu stream-order race(s) between GPUs (see above): correct here, where every "
@@ -267,7 +274,9 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--backend", a->backend, "sim (default) | cuda (NVIDIA's runtime on a real GPU)")
       ->check(CLI::IsMember({"sim", "cuda"}));
   cmd->add_option("-D,--define", a->defines, "preprocessor definition, NAME=VALUE");
-  cmd->add_option("--gpus", a->gpus, "simulated GPUs of the --gpu model (cudaSetDevice 0 .. N-1)")->check(CLI::Range(1, 64));
+  cmd->add_option("--gpus", a->gpus, "simulated GPUs of the --gpu model (cudaSetDevice 0 .. N-1)")
+      ->check(CLI::Range(1, 64))
+      ->each([a](const std::string&) { a->gpus_given = true; });
   cmd->add_option("--link", a->link, "what joins them: nvlink (every pair, through an NVSwitch) | pcie")
       ->check(CLI::IsMember({"nvlink", "pcie"}));
   cmd->callback([a, &rc] {

@@ -105,6 +105,13 @@ import struct,sys; o=struct.unpack(\"4i\",open(sys.argv[1],\"rb\").read())
 assert list(o)==[sum(range(64*k,64*k+64)) for k in range(4)], o
 ' $tmp/d/arg1.bin"
 
+# 9b. --gpus 1 given: the device table lesson 11's README cites, printed (issue 25: it was in the JSON only);
+# a plain run prints none.
+run examples/vector_add.cu --gpus 1
+check "--gpus 1: the one GPU's predicted time and memory printed" "[ $rc = 0 ] && has out '1 simulated GPU; times are PREDICTIONS' && has out 'peak bytes'"
+run examples/vector_add.cu
+check "no --gpus: no device table" "[ $rc = 0 ] && ! has out 'simulated GPU'"
+
 # 10. A binary given as the program: one sentence, not nvcc's diagnostic per byte (issue 29).
 cp "$(command -v ls)" "$tmp/renamed.cu"
 "$GPULAB" run "$tmp/renamed.cu" >"$tmp/out" 2>"$tmp/err"; rc=$?
