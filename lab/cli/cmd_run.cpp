@@ -27,6 +27,7 @@
 
 #include "lab/cli/command.h"
 #include "lab/cli/run_build.h"
+#include "lab/cli/signal_scope.h"
 #include "lab/sim/device.h"
 
 namespace lab::cli {
@@ -80,19 +81,13 @@ int run_program(const std::string& exe, const std::vector<std::string>& args, co
     _exit(127);
   }
   g_child = pid;
-  struct sigaction sa {}, old_term {}, old_hup {}, old_int {};
-  sa.sa_handler = forward_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, &old_term);
-  sigaction(SIGHUP, &sa, &old_hup);
-  sigaction(SIGINT, &sa, &old_int);  // Ctrl-C reaches the program through the terminal too; once is enough
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  {
+    SignalScope forward(forward_signal);  // Ctrl-C reaches the program through the terminal too; once is enough
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   g_child = 0;
-  sigaction(SIGTERM, &old_term, nullptr);
-  sigaction(SIGHUP, &old_hup, nullptr);
-  sigaction(SIGINT, &old_int, nullptr);
   if (WIFSIGNALED(status)) {
     how_it_ended = fmt::format("the program was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
     return 128 + WTERMSIG(status);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/cli/run_build.h"
+#include "lab/cli/signal_scope.h"
 #include "lab/lesson/check.h"
 
 namespace lab::cli {
@@ -52,21 +53,15 @@ std::string run_for_check(const std::vector<std::string>& sources, const std::ve
   cmd += " -- " + run.args + " 2>" + (fd >= 0 ? quoted(err_path) : std::string("/dev/null"));
   std::string out;
   if (fd >= 0) std::snprintf(g_err_path, sizeof g_err_path, "%s", err_path);
-  struct sigaction sa {}, old_term {}, old_int {}, old_hup {};
-  sa.sa_handler = remove_and_reraise;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, &old_term);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGHUP, &sa, &old_hup);
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    pclose(p);
+  {
+    SignalScope cleanup(remove_and_reraise);
+    if (FILE* p = popen(cmd.c_str(), "r")) {
+      char buf[65536];
+      size_t n;
+      while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+      pclose(p);
+    }
   }
-  sigaction(SIGTERM, &old_term, nullptr);
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGHUP, &old_hup, nullptr);
   g_err_path[0] = 0;
   if (fd < 0) return out;
   std::ifstream in(err_path);

@@ -316,12 +316,6 @@ void fill_model(const Loaded& L, const Geometry& geo, const SizeVars& sizes, con
   }
 }
 
-// A baseline kernel's figures at the metric size.
-KernelFigures baseline_figures(const Lesson& lesson, const Exercise& ex, const std::string& file,
-                               const std::string& kernel, const Geometry& geo, const CheckOptions& opts) {
-  return kernel_figures_at(lesson, ex, file, kernel, geo, ex.sizes[ex.metric_size], opts).figures;
-}
-
 }  // namespace
 
 // The kernel checks (races, uninitialised reads) are off: the kernel is the
@@ -445,7 +439,29 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
   rep.shared_bytes = figures.shared_bytes;
   rep.occupancy = figures.occupancy;
   rep.predicted_seconds = figures.predicted_seconds;
+  // A criterion's baseline (the reference solution, or a named one) at `sizes`:
+  // the checked file's own figures when it is the solution, else a run of it.
+  // Kept per baseline and size kind, so each runs once.
   std::map<std::string, KernelFigures> baselines, timed_baselines;
+  auto baseline_at = [&](const std::string& name, const SizeVars& sizes, const CheckOptions& o,
+                         const KernelFigures& own, std::map<std::string, KernelFigures>& memo) -> const KernelFigures* {
+    if (name.empty()) return nullptr;
+    if (!memo.count(name)) {
+      auto run = [&](const std::string& file, const std::string& kernel, const Geometry& geo) {
+        return kernel_figures_at(lesson, ex, file, kernel, geo, sizes, o).figures;
+      };
+      try {
+        if (name == "solution" && same_file(path, lesson.path(ex.solution))) memo[name] = own;
+        else if (name == "solution") memo[name] = run(ex.solution, ex.kernel, ex.geometry);
+        else
+          for (auto& [n, b] : ex.baselines)
+            if (n == name) memo[n] = run(b.file, b.kernel, b.geometry);
+      } catch (const std::exception& e) {
+        throw ManifestError(lesson.manifest_path, "baselines." + name, e.what());
+      }
+    }
+    return &memo[name];
+  };
   std::optional<KernelFigures> timed;  // the student's kernel at ex.time_size
   for (const auto& c : ex.criteria) {
     if (c.metric == Metric::MaxPredictedTimeRatio && !ex.time_size.empty()) {
@@ -453,49 +469,18 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
       // (outputs there are incomplete; correctness was settled on every size above).
       CheckOptions sampled = opts;
       sampled.sample_only = true;
-      auto at_time_size = [&](const std::string& file, const std::string& kernel, const Geometry& geo) {
-        return kernel_figures_at(lesson, ex, file, kernel, geo, ex.time_size, sampled).figures;
-      };
-      if (!timed) timed = at_time_size(fs::absolute(path).string(), ex.kernel, ex.geometry);
-      if (!timed_baselines.count(c.baseline)) {
-        try {
-          if (c.baseline == "solution" && same_file(path, lesson.path(ex.solution))) {
-            timed_baselines[c.baseline] = *timed;
-          } else if (c.baseline == "solution") {
-            timed_baselines[c.baseline] = at_time_size(ex.solution, ex.kernel, ex.geometry);
-          } else {
-            for (auto& [name, b] : ex.baselines)
-              if (name == c.baseline) timed_baselines[name] = at_time_size(b.file, b.kernel, b.geometry);
-          }
-        } catch (const std::exception& e) {
-          throw ManifestError(lesson.manifest_path, "baselines." + c.baseline, e.what());
-        }
-      }
-      CriterionResult cr = evaluate_criterion(c, *timed, ex.time_size, &timed_baselines[c.baseline], src);
+      if (!timed)
+        timed = kernel_figures_at(lesson, ex, fs::absolute(path).string(), ex.kernel, ex.geometry, ex.time_size, sampled)
+                    .figures;
+      CriterionResult cr = evaluate_criterion(c, *timed, ex.time_size,
+                                              baseline_at(c.baseline, ex.time_size, sampled, *timed, timed_baselines), src);
       cr.file = path;
       cr.message += fmt::format(", at size {} (a sample of the blocks timed)", sizes_text(ex.time_size));
       if (!cr.ok && !c.why.empty()) cr.message += ". " + c.why;
       rep.criteria.push_back(std::move(cr));
       continue;
     }
-    const KernelFigures* base = nullptr;
-    if (!c.baseline.empty()) {
-      if (!baselines.count(c.baseline)) {
-        try {
-          if (c.baseline == "solution" && same_file(path, lesson.path(ex.solution))) {
-            baselines[c.baseline] = figures;  // the solution itself: its own figures, not a second run
-          } else if (c.baseline == "solution") {
-            baselines[c.baseline] = baseline_figures(lesson, ex, ex.solution, ex.kernel, ex.geometry, opts);
-          } else {
-            for (auto& [name, b] : ex.baselines)
-              if (name == c.baseline) baselines[name] = baseline_figures(lesson, ex, b.file, b.kernel, b.geometry, opts);
-          }
-        } catch (const std::exception& e) {
-          throw ManifestError(lesson.manifest_path, "baselines." + c.baseline, e.what());
-        }
-      }
-      base = &baselines[c.baseline];
-    }
+    const KernelFigures* base = baseline_at(c.baseline, metric_sizes, opts, figures, baselines);
     CriterionResult cr = evaluate_criterion(c, figures, metric_sizes, base, src);
     if (cr.file.empty() || cr.file == path || fs::path(cr.file).filename() == fs::path(path).filename()) cr.file = path;
     if (!cr.ok && !c.why.empty()) cr.message += " " + c.why;

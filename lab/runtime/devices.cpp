@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
+#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -134,6 +136,19 @@ std::string Devices::summary_json() const {
 }
 
 std::string call_site_line(uintptr_t return_address) {
+  // addr2line once per call site: a ring issues the same call thousands of
+  // times. Never destroyed: the run's summary asks at exit, after function
+  // statics constructed later than the context would have been destroyed.
+  static auto* mutex = new std::mutex;
+  static auto* known = new std::map<uintptr_t, std::string>;
+  std::lock_guard lock(*mutex);
+  if (auto it = known->find(return_address); it != known->end()) return it->second;
+  std::string& line = (*known)[return_address];
+  line = locate_call_site(return_address);
+  return line;
+}
+
+std::string locate_call_site(uintptr_t return_address) {
   Dl_info info{};
   if (!dladdr(reinterpret_cast<void*>(return_address), &info) || !info.dli_fname) return "";
   // The call instruction ends just before the return address; a PIE's

@@ -143,6 +143,7 @@ class Devices {
 
 // "file:line" of a return address in the running program (its debug line
 // table, through addr2line); "" when it cannot be told.
-std::string call_site_line(uintptr_t return_address);
+std::string call_site_line(uintptr_t return_address);  // cached per address
+std::string locate_call_site(uintptr_t return_address);  // addr2line itself, uncached
 
 }  // namespace lab::runtime

@@ -4,7 +4,6 @@
 // devices.h/.cpp.
 #include <cstdio>
 #include <cstring>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -65,11 +64,7 @@ cudaError_t Context::memcpy_peer(void* dst, int dst_device, const void* src, int
     // cudaMemcpyPeer is serialised with the work of the current, source and
     // destination devices; cudaMemcpyPeerAsync with none but its own stream.
     if (!async) order_.serialise_with(issuer, src_device, dst_device);
-    // addr2line once per call site: a ring issues the same call thousands of times.
-    static std::map<uintptr_t, std::string> lines;
-    auto known = lines.find(site);
-    if (known == lines.end()) known = lines.emplace(site, site ? call_site_line(site) : "").first;
-    const std::string& where = known->second;
+    const std::string where = site ? call_site_line(site) : "";
     ordered_operation(issuer,
                       {{address_of(src), address_of(src) + bytes, false}, {address_of(dst), address_of(dst) + bytes, true}},
                       fmt::format("{} of {} bytes from GPU {} to GPU {}{}", async ? "cudaMemcpyPeerAsync" : "cudaMemcpyPeer",
