@@ -2,7 +2,7 @@
 //
 //   gpulab bench gemm [--size N | --m M --n N --k K] [--backend cpu|sim|cuda|auto]
 //                     [--gpu MODEL] [--threads T] [--only NAME ...] [--json]
-//   gpulab bench sim  [--size N] [--e2e-size N] [--threads T] [--json]
+//   gpulab bench sim  [--size N] [--workers W] [--only K...] [--e2e-size N] [--threads T] [--json]
 //   gpulab bench mechanisms [--gpu MODEL ...] [--only KEY ...] [--json | --markdown]
 //
 // `bench gemm` runs every CPU and GPU GEMM version on one problem, checks each
@@ -87,8 +87,9 @@ int run_bench_gemm(const GemmArgs& a) {
 }
 
 struct SimArgs {
-  int size = 256, e2e = 512;
-  unsigned threads = 0;
+  int size = 512, e2e = 512;
+  unsigned threads = 0, workers = 2;
+  std::vector<std::string> only;
   std::string gpu = "H100";
   bool json = false;
 };
@@ -98,6 +99,8 @@ int run_bench_sim(const SimArgs& a) {
   o.speed_size = a.size;
   o.end_to_end_size = a.e2e;
   o.threads = a.threads;
+  o.workers = a.workers;
+  o.only = a.only;
   o.gpu = &lab::cli::resolved_gpu(a.gpu);
   o.progress = progress_line;
   try {
@@ -168,8 +171,12 @@ const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
   });
 
   static SimArgs s;
-  auto* simc = bench->add_subcommand("sim", "Simulator speed on the tiled SGEMM (events off)");
-  simc->add_option("--size", s.size, "problem for the per-core speed (default 256)")->check(CLI::PositiveNumber);
+  auto* simc = bench->add_subcommand(
+      "sim", "Simulator speed per kernel family: thread-instructions per CPU second, 2 workers against 1");
+  simc->add_option("--size", s.size, "GEMM M = N = K for the family rows (default 512)")->check(CLI::PositiveNumber);
+  simc->add_option("--workers", s.workers, "the speed-up column: this many workers against one (default 2)")
+      ->check(CLI::Range(2u, 256u));
+  simc->add_option("--only", s.only, "family rows for these kernels only (vector_add, 01_naive, ...)");
   simc->add_option("--e2e-size", s.e2e, "problem for the end-to-end time (default 512)")->check(CLI::PositiveNumber);
   simc->add_option("--threads", s.threads, "simulator workers for the end-to-end run (0 = all)");
   lab::cli::add_gpu_option(simc, s.gpu, "GPU model");

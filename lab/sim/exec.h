@@ -118,6 +118,7 @@ struct WorkerState {
   std::vector<PrintfLine> printf_lines;
   std::vector<GlobalRange> global_ranges;  // SimOptions::record_global_ranges
   uint64_t printf_bytes = 0, printf_dropped = 0;  // past LaunchResult::kPrintfLimitBytes
+  double cpu_seconds = 0;        // this worker's CPU time running blocks (KernelMetrics::sim_cpu_seconds)
 };
 
 // [CONTEXT] ---------------------------------------------------------------------

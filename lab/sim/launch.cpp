@@ -13,6 +13,7 @@
 #include "lab/ptx/cfg.h"
 #include "lab/sim/cycle/result.h"
 #include "lab/sim/cycle/timed_launch.h"
+#include "lab/sim/cpu_clock.h"
 #include "lab/sim/device.h"
 #include "lab/sim/exec.h"
 #include "lab/sim/sanitize.h"
@@ -403,6 +404,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   // worker (both in ctl), or too many faults.
   auto stopped = [&] { return ctl.should_stop() || faults.load(std::memory_order_relaxed) >= kMaxFaults; };
   auto work = [&](WorkerState& W, bool reports_progress) {
+    const double cpu0 = thread_cpu_seconds();
     for (;;) {
       if (stopped()) break;
       uint64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
@@ -419,6 +421,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       if (reports_progress && options.progress && (done % 64 == 0 || done == total_blocks))
         options.progress(done, total_blocks);
     }
+    W.cpu_seconds += thread_cpu_seconds() - cpu0;
   };
   // Blocks [lo, hi) on the worker pool.
   auto run_range = [&](uint64_t lo, uint64_t hi) {
@@ -460,7 +463,9 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
                                   WorkerState& W = workers[0];
                                   uint64_t before = W.faults;
                                   W.trace = &trace;
+                                  const double cpu0 = thread_cpu_seconds();
                                   run_block(L, W, b, ctl);
+                                  W.cpu_seconds += thread_cpu_seconds() - cpu0;
                                   W.trace = nullptr;
                                   if (W.faults != before) faults.fetch_add(W.faults - before);
                                   blocks_done.fetch_add(1);
@@ -476,6 +481,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   KernelMetrics& m = result.metrics;
   m.per_pc.assign(kernel.code.size(), PcCounters{});
   for (WorkerState& W : workers) {
+    m.sim_cpu_seconds += W.cpu_seconds;
     for (size_t i = 0; i < m.per_pc.size(); ++i) m.per_pc[i].add(W.per_pc[i]);
     m.barriers += W.barriers;
     for (KernelError& e : W.errors) {

@@ -74,6 +74,10 @@ struct KernelMetrics {
   // launch (the lessons' self-checks reject "one warp does everything").
   std::vector<uint32_t> warp_insts_by_warp;
   double sim_seconds = 0;             // wall time of the simulation itself
+  // CPU time of the worker threads while they ran blocks outside the cycle
+  // model (the interpreter's own cost, summed over workers): `gpulab bench
+  // sim` divides by it, so a loaded machine does not understate the rate.
+  double sim_cpu_seconds = 0;
   // The cycle model's timing of this launch (SimOptions::timing); null when off.
   std::shared_ptr<const cycle::CycleResult> cycle;
   uint64_t total_warp_insts() const;

@@ -22,24 +22,20 @@
 #include "lab/sim/cycle/engine.h"
 #include "lab/sim/cycle/hoist.h"
 #include "lab/sim/cycle/params.h"
+#include "lab/sim/cpu_clock.h"
 #include "lab/sim/cycle/sample.h"
 #include "lab/sim/occupancy.h"
 
 namespace lab::sim::cycle {
+
+// thread_cpu_seconds() (cpu_clock.h) is the cycle model's own thread; the
+// interpreter runs on the prefetch thread.
 
 namespace {
 
 // Warp instructions the automatic slice aims to time (a few seconds of
 // interpreter plus cycle model on one core).
 constexpr double kTimedWarpInsts = 16e6;
-
-// CPU time of the calling thread (the cycle model's; the interpreter runs on
-// the prefetch thread), which other jobs on the machine do not inflate.
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
 
 uint64_t warp_insts(const BlockTrace& t) {
   uint64_t n = 0;
