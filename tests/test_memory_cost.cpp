@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lab/sim/l2_model.h"
 #include "lab/sim/memory_cost.h"
 
 using namespace lab::sim;
@@ -241,4 +242,52 @@ TEST_CASE("L2: a column walk (large power-of-two stride) is not aliased into a f
   };
   CHECK(pass() == 4096 * 4);
   CHECK(pass() < 4096 * 4 / 100);
+}
+
+TEST_CASE("L2: FastMod is the exact remainder") {
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (uint64_t d : {1ull, 3ull, 7ull, 25600ull, 40960ull, 65536ull, 1000003ull, (1ull << 32) - 5, (1ull << 40) + 9}) {
+    FastMod mod(d);
+    CAPTURE(d);
+    for (int i = 0; i < 20000; ++i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64: values over the whole 64-bit range
+      CHECK(mod(x) == x % d);
+    }
+    CHECK(mod(~0ull) == ~0ull % d);
+    CHECK(mod(0) == 0);
+    CHECK(mod(d - 1) == d - 1);
+    CHECK(mod(d) == 0);
+  }
+}
+
+TEST_CASE("L2: one request's sectors of a line cost what they cost one by one") {
+  // The same stream, sent as 4-sector requests and as single sectors, to two
+  // caches small enough to evict: every answer matches, hits and misses.
+  L2Model grouped(64 << 10), single(64 << 10);
+  uint64_t x = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const uint64_t line = kBase / 128 + x % 4096;  // 512 KB of lines through a 64 KB cache
+    const bool write = (x >> 20) % 3 == 0;
+    const uint32_t first = uint32_t(x >> 32) % 4, count = 1 + uint32_t(x >> 40) % (4 - first);
+    uint64_t sec[4];
+    for (uint32_t k = 0; k < count; ++k) sec[k] = line * 4 + first + k;
+    uint32_t one_by_one = 0;
+    for (uint32_t k = 0; k < count; ++k) one_by_one += single.access(&sec[k], 1, write);
+    CHECK(grouped.access(sec, count, write) == one_by_one);
+  }
+}
+
+TEST_CASE("L2: a later launch of the same size starts empty") {
+  uint64_t s[4] = {kBase / 32, kBase / 32 + 1, kBase / 32 + 2, kBase / 32 + 3};
+  {
+    L2Model l2(1 << 20);
+    CHECK(l2.access(s, 4, false) == 4);
+    CHECK(l2.access(s, 4, false) == 0);
+  }
+  L2Model again(1 << 20);  // reuses the first one's arrays
+  CHECK(again.access(s, 4, false) == 4);
+  again.set_concurrent(true);
+  CHECK(again.access(s, 4, true) == 4);
+  CHECK(again.access(s, 4, false) == 0);
 }

@@ -29,6 +29,7 @@
 #include "lab/sim/check.h"
 #include "lab/sim/cycle/trace.h"
 #include "lab/sim/launch.h"
+#include "lab/sim/l2_model.h"
 #include "lab/sim/memory_cost.h"
 #include "lab/sim/warp.h"
 

@@ -6,6 +6,7 @@
 // leaves a result undefined the hardware's answer is used and noted.
 #include <bit>
 #include <climits>
+#include <limits>
 #include <type_traits>
 
 #include "lab/sim/exec.h"

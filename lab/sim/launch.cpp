@@ -394,6 +394,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   unsigned threads = options.threads ? std::min(options.threads, cores) : cores;
   threads = unsigned(std::min<uint64_t>(threads, total_blocks));
   std::vector<WorkerState> workers(threads);
+  l2.set_concurrent(threads > 1);
   for (WorkerState& W : workers) {
     W.per_pc.assign(kernel.code.size(), PcCounters{});
     W.shared_memo.assign(kernel.code.size(), SharedCostMemo{});

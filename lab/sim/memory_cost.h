@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 namespace lab::sim {
@@ -87,29 +86,5 @@ struct SharedServe {
   uint32_t words_kept() const { return words_per_lane < kMaxWords ? words_per_lane : kMaxWords; }
 };
 SharedServe shared_serve(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes);
-
-// The L2 cache between SMs and DRAM: sectored lines, set-associative, LRU.
-// Turns sector requests into DRAM traffic. Thread-safe: blocks run on
-// several worker threads and share one L2, as SMs do.
-class L2Model {
- public:
-  explicit L2Model(uint64_t capacity_bytes, uint32_t ways = 16);
-  ~L2Model();
-  // Returns the DRAM sectors (32 bytes each) the `n` sector accesses cause.
-  // Reads: sectors not present in L2 (fetched from DRAM). Writes: sectors
-  // that become dirty in this write-back L2; each is written to DRAM once,
-  // at eviction or at the end of the kernel, so counting it here gives the
-  // kernel's DRAM write bytes without a flush.
-  uint32_t access(const uint64_t* sectors, uint32_t n, bool is_write);
-  uint64_t capacity_bytes() const { return capacity_; }
-  // Empties the cache and gives it a new capacity (the same ways). Not to be
-  // called while another thread accesses it.
-  void resize(uint64_t capacity_bytes);
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-  uint64_t capacity_ = 0;
-};
 
 }  // namespace lab::sim

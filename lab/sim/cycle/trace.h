@@ -5,7 +5,7 @@
 // the cycle model. Per issued warp instruction 8 bytes (pc, guard-true lane
 // mask); per memory request one TraceMem, whose 32-byte sectors are stored
 // as arithmetic runs (a coalesced request is one run, a strided one too).
-// The L2 outcome comes from the interpreter's L2Model (memory_cost.h) as it
+// The L2 outcome comes from the interpreter's L2Model (l2_model.h) as it
 // counted the request, so the cycle model and the metrics agree on DRAM traffic.
 #pragma once
 

@@ -1,0 +1,198 @@
+#include "lab/sim/l2_model.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <mutex>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace lab::sim {
+
+namespace {
+
+constexpr uint32_t kSectorsPerLine = kLineBytes / kSectorBytes;
+
+}  // namespace
+
+// One set's state in four host cache lines: the tags (two lines), the LRU
+// stamps, then the sector bits and the set's own fields with a copy of the
+// most recent way's tag, so a hit on the set's most recent line reads one
+// host line.
+struct alignas(64) SetState {
+  uint64_t tag[kL2Ways];
+  uint32_t lru[kL2Ways];  // the set's clock at each way's last touch; 0: never touched
+  uint8_t valid[kL2Ways]; // bit per sector: data present
+  uint8_t dirty[kL2Ways]; // bit per sector: written, to be written back to DRAM
+  uint32_t clock;         // touches so far this launch (LRU order within the set)
+  uint32_t epoch;         // the launch that last emptied the set
+  uint8_t mru;            // the way touched last
+  uint64_t mru_tag;       // tag[mru]
+  std::atomic<uint8_t> lock;  // taken only when workers share the cache
+};
+static_assert(sizeof(SetState) == 256);
+
+struct L2Model::Sets {
+  uint64_t count;
+  FastMod mod;
+  std::unique_ptr<SetState[]> sets;  // left uninitialised but for the epoch: a set is emptied on first use
+  uint32_t current = 1;              // this launch's epoch
+
+  explicit Sets(uint64_t capacity)
+      : count(std::max<uint64_t>(1, capacity / kLineBytes / kL2Ways)), mod(count), sets(new SetState[count]) {
+    for (uint64_t s = 0; s < count; ++s) {
+      sets[s].epoch = 0;
+      sets[s].lock.store(0, std::memory_order_relaxed);
+    }
+  }
+  // A new launch: every set reads as empty from now on.
+  void empty_all() {
+    if (++current == 0) {  // 2^32 launches: start the epochs again
+      for (uint64_t s = 0; s < count; ++s) sets[s].epoch = 0;
+      current = 1;
+    }
+  }
+  SetState& set(uint64_t s) {
+    SetState& S = sets[s];
+    if (S.epoch != current) {
+      std::fill(S.tag, S.tag + kL2Ways, ~0ull);
+      std::fill(S.lru, S.lru + kL2Ways, 0u);
+      std::fill(S.valid, S.valid + kL2Ways, uint8_t(0));
+      std::fill(S.dirty, S.dirty + kL2Ways, uint8_t(0));
+      S.clock = 0;
+      S.mru = 0;
+      S.mru_tag = ~0ull;
+      S.epoch = current;
+    }
+    return S;
+  }
+  void acquire(uint64_t s) {
+    std::atomic<uint8_t>& l = sets[s].lock;
+    while (l.exchange(1, std::memory_order_acquire))
+      while (l.load(std::memory_order_relaxed)) {
+#if defined(__x86_64__)
+        _mm_pause();
+#endif
+      }
+  }
+  void release(uint64_t s) { sets[s].lock.store(0, std::memory_order_release); }
+  uint32_t touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write);
+};
+
+namespace {
+
+// Tag arrays of finished launches, kept for the next launch of the same
+// geometry (a 50 MB L2's are 6.5 MB, built and faulted in once per process
+// instead of once per launch). Immortal: launches can run during exit.
+struct SetsPool {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<L2Model::Sets>> spare;
+};
+SetsPool& pool() {
+  static SetsPool* p = new SetsPool;
+  return *p;
+}
+constexpr size_t kSpareSets = 4;
+
+std::unique_ptr<L2Model::Sets> take_sets(uint64_t capacity) {
+  const uint64_t count = std::max<uint64_t>(1, capacity / kLineBytes / kL2Ways);
+  {
+    SetsPool& p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    for (auto it = p.spare.begin(); it != p.spare.end(); ++it)
+      if ((*it)->count == count) {
+        std::unique_ptr<L2Model::Sets> s = std::move(*it);
+        p.spare.erase(it);
+        s->empty_all();
+        return s;
+      }
+  }
+  return std::make_unique<L2Model::Sets>(capacity);
+}
+
+void give_back(std::unique_ptr<L2Model::Sets> s) {
+  if (!s) return;
+  SetsPool& p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (p.spare.size() >= kSpareSets) p.spare.erase(p.spare.begin());
+  p.spare.push_back(std::move(s));
+}
+
+}  // namespace
+
+L2Model::L2Model(uint64_t capacity_bytes) : sets_(take_sets(capacity_bytes)), capacity_(capacity_bytes) {}
+L2Model::~L2Model() { give_back(std::move(sets_)); }
+
+void L2Model::resize(uint64_t capacity_bytes) {
+  give_back(std::move(sets_));
+  sets_ = take_sets(capacity_bytes);
+  capacity_ = capacity_bytes;
+}
+
+// The DRAM sectors one touch of `line` (sector bits `bits`) in set `s` costs.
+[[gnu::always_inline]] inline uint32_t L2Model::Sets::touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write) {
+  SetState& S = set(s);
+  // The set's most recent line again (a warp walking a line, or reading what
+  // it just read): no other way moves in the LRU order, so the clock need
+  // not advance.
+  uint32_t way = S.mru;
+  if (S.mru_tag != line) {
+    way = kL2Ways;
+    uint32_t victim = 0;
+    for (uint32_t w = 0; w < kL2Ways; ++w) {
+      if (S.tag[w] == line) { way = w; break; }
+      if (S.lru[w] < S.lru[victim]) victim = w;
+    }
+    if (way == kL2Ways) {
+      // A miss. Evicting the victim writes its dirty sectors back; they were
+      // counted when they became dirty. A read fetches each sector; a write
+      // will write each back.
+      S.tag[victim] = line;
+      S.valid[victim] = 0;
+      S.dirty[victim] = 0;
+      way = victim;
+    }
+    S.lru[way] = ++S.clock;
+    S.mru = uint8_t(way);
+    S.mru_tag = line;
+  }
+  // Write-back L2: a sector written while resident goes to DRAM once, when
+  // it is evicted or when the kernel ends; count it when it first becomes
+  // dirty. A read misses on each sector not present.
+  uint8_t& have = is_write ? S.dirty[way] : S.valid[way];
+  const uint32_t misses = uint32_t(std::popcount(bits & ~uint32_t(have)));
+  have |= uint8_t(bits);
+  S.valid[way] |= uint8_t(bits);
+  return misses;
+}
+
+uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write) {
+  uint32_t misses = 0;
+  Sets& L = *sets_;
+  for (uint32_t i = 0; i < n;) {
+    // The run of sectors in this line: one lookup for all of them.
+    const uint64_t line = sectors[i] / kSectorsPerLine;
+    uint32_t bits = 0;
+    for (; i < n && sectors[i] / kSectorsPerLine == line; ++i) bits |= 1u << (sectors[i] % kSectorsPerLine);
+    // Hashed set index, as real L2s hash addresses over slices and sets. All
+    // line bits are mixed (splitmix64's finaliser): with only high bits
+    // folded in, a column walk of a row-major matrix (a 16 KB stride) fell
+    // into a few dozen sets and thrashed a 6 MB L2 that holds it easily.
+    uint64_t h = line;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    const uint64_t s = L.mod(h);
+    // (Prefetching a request's sets before touching them was tried: slower
+    // on the naive GEMM, whose touches mostly hit the set's last line.)
+    if (concurrent_) L.acquire(s);
+    misses += L.touch(s, line, bits, is_write);
+    if (concurrent_) L.release(s);
+  }
+  return misses;
+}
+
+}  // namespace lab::sim

@@ -1,0 +1,73 @@
+// lab/sim/l2_model.h: the L2 cache between the SMs and DRAM, which turns a
+// warp's global sector requests into DRAM traffic: 128-byte lines of four
+// 32-byte sectors with per-sector valid and dirty bits, set-associative,
+// LRU within a set, write-back.
+//
+// It sits on the interpreter's hot path (every global request of every warp),
+// so: one tag lookup per line a request touches, not per sector; an LRU clock
+// per set, not one shared counter; a lock per set taken only when several
+// workers share the cache; and the tag arrays built once per process and
+// reused by later launches of the same geometry (each set is emptied lazily,
+// on its first access in a launch).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "lab/sim/memory_cost.h"
+
+namespace lab::sim {
+
+// x mod d without a division (a 64-bit divide costs tens of cycles on every
+// line lookup, and a GPU's set count is rarely a power of two: H100's 50 MB
+// in 16 ways is 25,600 sets). Lemire, Kaser and Kurz, "Faster Remainder by
+// Direct Computation" (2019), Theorem 1: with c = ceil(2^F / d) and
+// F >= N + log2(d), x mod d = ((c * x) mod 2^F) * d >> F for every N-bit x;
+// here F = 128 and N = 64, so the remainder is exact for d < 2^64.
+struct FastMod {
+  unsigned __int128 c = 0;
+  uint64_t d = 1;
+  explicit FastMod(uint64_t divisor) : c(~(unsigned __int128)0 / divisor + 1), d(divisor) {}
+  uint64_t operator()(uint64_t x) const {
+    const unsigned __int128 low = c * x;  // mod 2^128
+    // (low * d) >> 128, from the two 64-bit halves of low.
+    const unsigned __int128 lo_part = ((unsigned __int128)uint64_t(low) * d) >> 64;
+    const unsigned __int128 hi_part = (low >> 64) * d;
+    return uint64_t((lo_part + hi_part) >> 64);
+  }
+};
+
+constexpr uint32_t kL2Ways = 16;  // the model's associativity, every GPU
+
+class L2Model {
+ public:
+  explicit L2Model(uint64_t capacity_bytes);
+  ~L2Model();
+  L2Model(const L2Model&) = delete;
+  L2Model& operator=(const L2Model&) = delete;
+  // Returns the DRAM sectors (32 bytes each) the `n` sector accesses cause.
+  // Reads: sectors not present in L2 (fetched from DRAM). Writes: sectors
+  // that become dirty in this write-back L2; each is written to DRAM once,
+  // at eviction or at the end of the kernel, so counting it here gives the
+  // kernel's DRAM write bytes without a flush. Sectors of one line should
+  // come together (sorted, as the interpreter sends them): each run of them
+  // is one lookup.
+  uint32_t access(const uint64_t* sectors, uint32_t n, bool is_write);
+  uint64_t capacity_bytes() const { return capacity_; }
+  // Empties the cache and gives it a new capacity. Not to be
+  // called while another thread accesses it.
+  void resize(uint64_t capacity_bytes);
+  // Several threads will call access() at once (the launch's workers): each
+  // set is then locked while it is read and updated. Off (the default), no
+  // lock is taken. Not to be changed while another thread accesses it.
+  void set_concurrent(bool concurrent) { concurrent_ = concurrent; }
+
+  struct Sets;  // l2_model.cpp
+
+ private:
+  std::unique_ptr<Sets> sets_;
+  uint64_t capacity_ = 0;
+  bool concurrent_ = false;
+};
+
+}  // namespace lab::sim
