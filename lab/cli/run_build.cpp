@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -104,6 +105,42 @@ std::string gpulab_dir() {
   return ec ? std::string(".") : exe.parent_path().string();
 }
 
+namespace {
+
+// nvcc's output as a BuildError: runtime calls the lab does not serve show up
+// as undefined references at the link; otherwise the first screenful (later
+// errors mostly follow from the first).
+[[noreturn]] void throw_build_error(std::string out) {
+  static const std::regex kUndefined(R"re(undefined reference to `((cuda|__cuda)[A-Za-z0-9_]*))re");
+  std::set<std::string> missing;
+  for (std::sregex_iterator it(out.begin(), out.end(), kUndefined), end; it != end; ++it) missing.insert((*it)[1]);
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+    throw BuildError(fmt::format(
+        "the program calls {} of the CUDA runtime, which the lab's runtime does not serve (docs/run.md lists the "
+        "calls it serves); rewrite that part with the served calls, or run it on a GPU with --backend cuda",
+        names));
+  }
+  if (out.size() > 8000) out = out.substr(0, 8000) + fmt::format("\n... ({} more bytes of nvcc's output left out)", out.size() - 8000);
+  throw BuildError(fmt::format("nvcc could not build the program:\n{}", out));
+}
+
+// One source compiled to an object, cached by its content and the headers it
+// includes with "...": a lesson's program is compiled once, and an edit to
+// the student's file recompiles that file alone (issue 27: a program check
+// answered in 11-22 s cold when every edit rebuilt the whole program).
+struct ObjectBuild {
+  std::string source;
+  fs::path object;
+  uint64_t hash = 0;
+  bool cached = false;
+  int rc = 0;
+  std::string output;
+};
+
+}  // namespace
+
 std::string build_program(const ProgramBuild& b) {
   const std::string lib_dir = gpulab_dir();
   const fs::path lib = fs::path(lib_dir) / "libgpulab_cudart.so";
@@ -111,60 +148,74 @@ std::string build_program(const ProgramBuild& b) {
   if (!b.for_real_gpu && !fs::exists(lib, ec))
     throw std::runtime_error(fmt::format("gpulab run: {} is missing; build it (cmake --build <build dir> --target "
                                          "gpulab_cudart)", lib.string()));
-  uint64_t h = 1469598103934665603ull;
-  std::set<fs::path> seen;
+  // What every object depends on besides its source: the target and the defines.
+  uint64_t flags = fnv1a(1469598103934665603ull, b.ptx_arch + (b.for_real_gpu ? " cuda" : " sim"));
+  for (const auto& d : b.defines) flags = fnv1a(flags, d);
+  const fs::path cache = fs::path(compile::cache_dir()) / "run";
+  std::vector<ObjectBuild> objects;
   for (const auto& s : b.sources) {
     if (!fs::exists(s, ec)) throw BuildError(fmt::format("{}: no such file (give the path of a .cu file)", s));
     if (const std::string what = binary_kind(s); !what.empty())
       throw BuildError(fmt::format("{}: {}, not CUDA source: give the program's .cu file", s, what));
-    hash_with_includes(s, h, seen);
+    ObjectBuild o;
+    o.source = fs::absolute(s).string();
+    o.hash = flags;
+    std::set<fs::path> seen;
+    hash_with_includes(s, o.hash, seen);
+    o.object = cache / "obj" / fmt::format("{:016x}.o", o.hash);
+    o.cached = fs::exists(o.object, ec);
+    objects.push_back(std::move(o));
   }
-  h = fnv1a(h, b.ptx_arch + (b.for_real_gpu ? " cuda" : " sim"));
-  for (const auto& d : b.defines) h = fnv1a(h, d);
+  uint64_t h = flags;
+  for (const auto& o : objects) h = fnv1a(h, fmt::format("{:016x}", o.hash));
   if (!b.for_real_gpu) h = fnv1a(h, std::to_string(fs::last_write_time(lib, ec).time_since_epoch().count()));
-  const fs::path dir = fs::path(compile::cache_dir()) / "run" / fmt::format("{:016x}", h);
+  const fs::path dir = cache / fmt::format("{:016x}", h);
   const fs::path exe = dir / fs::path(b.sources.front()).stem();
   if (fs::exists(exe, ec)) return exe.string();
   fs::create_directories(dir, ec);
+  fs::create_directories(cache / "obj", ec);
 
   // -gencode ...code=compute_XX: PTX only (JIT-compiled by a driver, read by
   // the lab); -Xfatbin=-compress=false: nvcc 13 compresses it otherwise.
   // -g: the host code's line table, so the runtime can name the line of a
   // call (lab/runtime/devices.cpp: a peer copy's call site).
-  std::vector<std::string> argv = {GPULAB_NVCC, "-std=c++17", "-O2", "-g", "-lineinfo",
-                                   fmt::format("-gencode=arch={0},code={0}", b.ptx_arch)};
-  for (const auto& d : b.defines) argv.push_back("-D" + d);
+  std::vector<std::string> compile = {GPULAB_NVCC, "-std=c++17", "-O2", "-g", "-lineinfo",
+                                      fmt::format("-gencode=arch={0},code={0}", b.ptx_arch)};
+  for (const auto& d : b.defines) compile.push_back("-D" + d);
   // The lab's own headers (lab/cpu/mlp_task.h, the task lessons 10 and 11
   // share with the CPU step) by their path in the lab, so a program works
   // from any copy of the lessons folder (issue 25).
-  argv.push_back(std::string("-I") + GPULAB_SOURCE_DIR);
-  if (!b.for_real_gpu) {
-    argv.insert(argv.end(), {"-Xfatbin=-compress=false", "-cudart", "none"});
+  compile.push_back(std::string("-I") + GPULAB_SOURCE_DIR);
+  if (!b.for_real_gpu) compile.insert(compile.end(), {"-Xfatbin=-compress=false", "-cudart", "none"});
+
+  // The objects not cached yet, side by side (a first build of a two-file
+  // program takes the longer compile, not the sum).
+  std::vector<std::thread> jobs;
+  for (auto& o : objects) {
+    if (o.cached) continue;
+    jobs.emplace_back([&compile, &o] {
+      const fs::path tmp = o.object.string() + fmt::format(".{}.tmp", getpid());
+      std::vector<std::string> argv = compile;
+      argv.insert(argv.end(), {"-c", o.source, "-o", tmp.string()});
+      o.rc = run_capture(argv, o.output);
+      std::error_code rename_ec;
+      if (o.rc == 0) fs::rename(tmp, o.object, rename_ec);  // atomic: another check may read it
+      if (rename_ec) o.rc = -1, o.output = rename_ec.message();
+    });
   }
-  for (const auto& s : b.sources) argv.push_back(fs::absolute(s).string());
-  const fs::path tmp = dir / (exe.filename().string() + ".tmp");
-  argv.insert(argv.end(), {"-o", tmp.string()});
+  for (auto& t : jobs) t.join();
+  for (const auto& o : objects)
+    if (o.rc != 0) throw_build_error(o.output);
+
+  std::vector<std::string> link = {GPULAB_NVCC, "-g"};
+  if (!b.for_real_gpu) link.insert(link.end(), {"-cudart", "none"});
+  for (const auto& o : objects) link.push_back(o.object.string());
+  const fs::path tmp = dir / (exe.filename().string() + fmt::format(".{}.tmp", getpid()));
+  link.insert(link.end(), {"-o", tmp.string()});
   if (!b.for_real_gpu)
-    argv.insert(argv.end(), {"-L" + lib_dir, "-lgpulab_cudart", "-Xlinker", "-rpath=" + lib_dir});
+    link.insert(link.end(), {"-L" + lib_dir, "-lgpulab_cudart", "-Xlinker", "-rpath=" + lib_dir});
   std::string out;
-  int rc = run_capture(argv, out);
-  if (rc != 0) {
-    // Runtime calls the lab does not serve show up as undefined references.
-    static const std::regex kUndefined(R"re(undefined reference to `((cuda|__cuda)[A-Za-z0-9_]*))re");
-    std::set<std::string> missing;
-    for (std::sregex_iterator it(out.begin(), out.end(), kUndefined), end; it != end; ++it) missing.insert((*it)[1]);
-    if (!missing.empty()) {
-      std::string names;
-      for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
-      throw BuildError(fmt::format(
-          "the program calls {} of the CUDA runtime, which the lab's runtime does not serve (docs/run.md lists the "
-          "calls it serves); rewrite that part with the served calls, or run it on a GPU with --backend cuda",
-          names));
-    }
-    // The first screenful: nvcc's later errors mostly follow from the first.
-    if (out.size() > 8000) out = out.substr(0, 8000) + fmt::format("\n... ({} more bytes of nvcc's output left out)", out.size() - 8000);
-    throw BuildError(fmt::format("nvcc could not build the program:\n{}", out));
-  }
+  if (run_capture(link, out) != 0) throw_build_error(out);
   fs::rename(tmp, exe, ec);
   if (ec) throw std::runtime_error(fmt::format("gpulab run: cannot write {}: {}", exe.string(), ec.message()));
   return exe.string();

@@ -3,8 +3,9 @@
 // nvcc compiles the host code and embeds each kernel's PTX (uncompressed,
 // for the GPU model's virtual architecture) in the fat binary; the program
 // is linked against the lab's libgpulab_cudart.so instead of NVIDIA's
-// runtime (docs/run.md says why). Builds are cached by the content of the
-// sources and the headers they include with "...".
+// runtime (docs/run.md says why). Each source is compiled to an object of
+// its own, cached by its content and the headers it includes with "...",
+// then the objects are linked: an edit recompiles the edited file alone.
 #pragma once
 
 #include <stdexcept>
