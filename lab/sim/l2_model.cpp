@@ -18,6 +18,18 @@ constexpr uint32_t kSectorsPerLine = kLineBytes / kSectorBytes;
 
 }  // namespace
 
+// The fields a worker reads without the set's lock (Sets::unchanged) are
+// written with these, so the unlocked read is a relaxed atomic one, not a
+// data race; on x86 both are plain moves.
+template <class T>
+void store_relaxed(T& field, std::type_identity_t<T> value) {
+  std::atomic_ref<T>(field).store(value, std::memory_order_relaxed);
+}
+template <class T>
+T load_relaxed(const T& field) {
+  return std::atomic_ref<T>(const_cast<T&>(field)).load(std::memory_order_relaxed);
+}
+
 // One set's state in four host cache lines: the tags (two lines), the LRU
 // stamps, then the sector bits and the set's own fields with a copy of the
 // most recent way's tag, so a hit on the set's most recent line reads one
@@ -60,12 +72,11 @@ struct L2Model::Sets {
     if (S.epoch != current) {
       std::fill(S.tag, S.tag + kL2Ways, ~0ull);
       std::fill(S.lru, S.lru + kL2Ways, 0u);
-      std::fill(S.valid, S.valid + kL2Ways, uint8_t(0));
-      std::fill(S.dirty, S.dirty + kL2Ways, uint8_t(0));
+      for (uint32_t w = 0; w < kL2Ways; ++w) store_relaxed(S.valid[w], uint8_t(0)), store_relaxed(S.dirty[w], uint8_t(0));
       S.clock = 0;
-      S.mru = 0;
-      S.mru_tag = ~0ull;
-      S.epoch = current;
+      store_relaxed(S.mru, uint8_t(0));
+      store_relaxed(S.mru_tag, ~0ull);
+      store_relaxed(S.epoch, current);
     }
     return S;
   }
@@ -79,6 +90,17 @@ struct L2Model::Sets {
       }
   }
   void release(uint64_t s) { sets[s].lock.store(0, std::memory_order_release); }
+  // Touching `line` would change nothing: it is the set's most recent line
+  // and every sector is already there (a read) or already dirty (a write).
+  // The common case (a warp walking a line), answered without the lock or a
+  // store. Without the lock a worker may read the fields of a set another
+  // is updating; with several workers the interleaving is arbitrary anyway.
+  bool unchanged(uint64_t s, uint64_t line, uint32_t bits, bool is_write) const {
+    const SetState& S = sets[s];
+    if (load_relaxed(S.epoch) != current || load_relaxed(S.mru_tag) != line) return false;
+    const uint8_t way = load_relaxed(S.mru) % kL2Ways;
+    return (bits & ~uint32_t(load_relaxed(is_write ? S.dirty[way] : S.valid[way]))) == 0;
+  }
   uint32_t touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write);
 };
 
@@ -151,21 +173,21 @@ void L2Model::resize(uint64_t capacity_bytes) {
       // counted when they became dirty. A read fetches each sector; a write
       // will write each back.
       S.tag[victim] = line;
-      S.valid[victim] = 0;
-      S.dirty[victim] = 0;
+      store_relaxed(S.valid[victim], uint8_t(0));
+      store_relaxed(S.dirty[victim], uint8_t(0));
       way = victim;
     }
     S.lru[way] = ++S.clock;
-    S.mru = uint8_t(way);
-    S.mru_tag = line;
+    store_relaxed(S.mru, uint8_t(way));
+    store_relaxed(S.mru_tag, line);
   }
   // Write-back L2: a sector written while resident goes to DRAM once, when
   // it is evicted or when the kernel ends; count it when it first becomes
   // dirty. A read misses on each sector not present.
   uint8_t& have = is_write ? S.dirty[way] : S.valid[way];
   const uint32_t misses = uint32_t(std::popcount(bits & ~uint32_t(have)));
-  have |= uint8_t(bits);
-  S.valid[way] |= uint8_t(bits);
+  store_relaxed(have, uint8_t(have | bits));
+  store_relaxed(S.valid[way], uint8_t(S.valid[way] | bits));
   return misses;
 }
 
@@ -188,6 +210,7 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write) {
     const uint64_t s = L.mod(h);
     // (Prefetching a request's sets before touching them was tried: slower
     // on the naive GEMM, whose touches mostly hit the set's last line.)
+    if (L.unchanged(s, line, bits, is_write)) continue;
     if (concurrent_) L.acquire(s);
     misses += L.touch(s, line, bits, is_write);
     if (concurrent_) L.release(s);
