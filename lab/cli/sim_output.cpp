@@ -38,6 +38,7 @@ SimReport build_sim_report(const sim::RunOutcome& run, const sim::RunRequest& re
       {"warps", m.warps},
       {"threads", m.threads},
       {"sim_seconds", m.sim_seconds},
+      {"sim_cpu_seconds", m.sim_cpu_seconds},
   };
   r.json = {{"kernel", run.kernel().name}, {"backend", "sim"}, {"gpu", std::string(req.gpu->name)},
             {"grid", dim_json(req.launch.grid)}, {"block", dim_json(req.launch.block)},
