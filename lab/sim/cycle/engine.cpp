@@ -145,10 +145,24 @@ struct Warp {
   uint64_t merged_ready = 0;  // the last merged shared load's result (decode.h `merge`)
   bool active = false, at_barrier = false;
   bool deps_ok = false;    // the next instruction's registers were found ready (they stay ready until it issues)
+  // When the next instruction's operands are ready, and what it waits on
+  // until then: computed once, when the instruction before it issues (only
+  // the warp's own issues change its registers), so a scheduler's check does
+  // not walk the scoreboard again.
+  uint64_t dep_ready = 0;
+  Stall dep_why = Stall::Wait;
+  TraceInst next_inst;      // trace insts[next], kept here: the trace is cold by the time the warp issues
+  // The next instruction makes a request: 0 none, 1 shared, 2 global or local.
+  uint8_t next_request = 0;
   uint16_t sm = 0;         // its SM in the slice (for the event stream)
-  uint64_t* ready = nullptr;  // per register slot: cycle the value is ready
-  Stall* why = nullptr;       // per register slot: what a reader waits on
+  // Per register slot: the cycle its value is ready and what a reader waits
+  // on until then, in one word (score()): one host cache line per read.
+  uint64_t* scoreboard = nullptr;
 };
+
+constexpr uint64_t score(uint64_t ready, Stall why) { return ready << 8 | uint64_t(why); }
+constexpr uint64_t score_ready(uint64_t v) { return v >> 8; }
+constexpr Stall score_why(uint64_t v) { return Stall(v & 0xff); }
 
 struct Block {
   uint64_t id = 0;
@@ -169,13 +183,17 @@ struct Sched {
 
 struct Sm {
   std::vector<Warp> warps;
+  // Per warp slot: the cycle the warp may next issue, or kNever while it
+  // cannot (not active, or at a barrier): what a scheduler's scan reads,
+  // contiguous, instead of each Warp (sync_wake keeps it in step).
+  std::vector<uint64_t> wake;
   std::vector<Block> blocks;
   std::vector<Sched> sched;
-  std::vector<uint64_t> ready;
-  std::vector<Stall> why;
+  std::vector<uint64_t> scoreboard;  // per warp slot, per register slot: score()
   L1Cache l1;
   double l1_free = 0;  // the L1/shared data path is busy until this cycle
   uint32_t resident_warps = 0;
+  uint64_t next_check = kNever;  // the earliest of its schedulers' next_check: an idle SM is skipped whole
 };
 
 int pipe_of(Unit u) {
@@ -206,13 +224,12 @@ class Slice {
     const uint64_t l1_bytes = p.l1_shared_bytes > carve ? p.l1_shared_bytes - carve : 0;
     for (Sm& sm : sms_) {
       sm.warps.resize(slots);
+      sm.wake.assign(slots, kNever);
       sm.blocks.resize(cfg.blocks_per_sm);
       sm.sched.resize(p.schedulers);
-      sm.ready.assign(slots * ns, 0);
-      sm.why.assign(slots * ns, Stall::Wait);
+      sm.scoreboard.assign(slots * ns, score(0, Stall::Wait));
       for (uint32_t s = 0; s < slots; ++s) {
-        sm.warps[s].ready = sm.ready.data() + s * ns;
-        sm.warps[s].why = sm.why.data() + s * ns;
+        sm.warps[s].scoreboard = sm.scoreboard.data() + s * ns;
       }
       sm.l1.init(l1_bytes);
     }
@@ -237,12 +254,21 @@ class Slice {
       // robin issue between schedulers", src/gpgpu-sim/shader.cc). Keyed on the
       // cycle number, so skipped idle cycles rotate it too, as they would.
       const size_t first_sched = size_t(t % p_.schedulers);
-      for (Sm& sm : sms_)
+      for (Sm& sm : sms_) {
+        if (sm.next_check > t) {
+          next_t = std::min(next_t, sm.next_check);
+          continue;
+        }
         for (size_t k = 0; k < sm.sched.size(); ++k) {
           Sched& sc = sm.sched[(first_sched + k) % sm.sched.size()];
           if (sc.next_check <= t) issue(sm, sc, t, issued);
-          next_t = std::min(next_t, sc.next_check);
         }
+        // After all of them: an issue may release a barrier and wake another
+        // scheduler (then something issued, and the next cycle is t + 1).
+        sm.next_check = kNever;
+        for (const Sched& sc : sm.sched) sm.next_check = std::min(sm.next_check, sc.next_check);
+        next_t = std::min(next_t, sm.next_check);
+      }
       uint64_t tn = issued ? t + 1 : std::max(t + 1, next_t);
       if (!issued && next_t == kNever) {
         if (free_slot_ && next_block_ < blocks_.size()) tn = t + 1;  // blocks retired this cycle: place more
@@ -313,7 +339,7 @@ class Slice {
   void set_state(Warp& w, Stall s, uint64_t t) {
     if (s == w.state) return;
     if (t > w.since) {
-      const uint32_t pc = w.tr->insts[w.next].pc;
+      const uint32_t pc = w.next_inst.pc;
       acc_.per_pc[pc].stall[size_t(w.state)] += t - w.since;
       acc_.stall[size_t(w.state)] += t - w.since;
       record_span(w, t);
@@ -393,13 +419,16 @@ class Slice {
       w.at_barrier = false;
       w.deps_ok = false;
       w.active = w.tr && !w.tr->insts.empty();
-      std::fill(w.ready, w.ready + ns, 0);
+      sync_wake(sm, s);
+      std::fill(w.scoreboard, w.scoreboard + ns, score(0, Stall::Wait));
       if (!w.active) continue;
+      prepare_next(w);
       ++B.live;
       ++sm.resident_warps;
       Sched& sc = sm.sched[scheduler_of(s)];
       sc.warps.push_back(s);
       sc.next_check = std::min(sc.next_check, t);
+      sm.next_check = std::min(sm.next_check, t);
     }
     if (B.live == 0) retire(sm, slot, t);
   }
@@ -427,25 +456,49 @@ class Slice {
       if (!w.active || !w.at_barrier) continue;
       w.at_barrier = false;
       w.earliest = t + 1;
+      sync_wake(sm, s);
       Sched& sc = sm.sched[scheduler_of(s)];
       sc.next_check = std::min(sc.next_check, t + 1);
+      sm.next_check = std::min(sm.next_check, t + 1);
     }
+  }
+
+  static void sync_wake(Sm& sm, uint32_t s) {
+    const Warp& w = sm.warps[s];
+    sm.wake[s] = w.active && !w.at_barrier ? w.earliest : kNever;
+  }
+  static uint32_t slot_of(const Sm& sm, const Warp& w) { return uint32_t(&w - sm.warps.data()); }
+
+  // The next instruction's operand readiness (Warp::dep_ready), from the
+  // scoreboard: the latest of the registers it reads and writes, and for a
+  // cp.async wait the copies in flight.
+  void prepare_next(Warp& w) const {
+    const TraceInst& ti = w.tr->insts[w.next];
+    const DecodedInstr& d = dk_.code[ti.pc];
+    uint64_t dep = 0;
+    Stall why = Stall::Wait;
+    if (!ti.dead) {
+      const uint32_t* sl = dk_.slots.data() + d.first;
+      for (uint32_t i = 0, n = uint32_t(d.reads) + d.writes; i < n; ++i)
+        if (const uint64_t v = w.scoreboard[sl[i]]; score_ready(v) > dep) dep = score_ready(v), why = score_why(v);
+      if (d.unit == Unit::AsyncWait && w.async_done > dep) dep = w.async_done, why = Stall::LongScoreboard;
+    }
+    w.dep_ready = dep;
+    w.dep_why = why;
+    w.next_inst = ti;
+    w.next_request = 0;
+    if (d.unit == Unit::Memory && w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == w.next)
+      w.next_request = w.tr->mems[w.next_mem].space == ptx::Space::Shared ? 1 : 2;
   }
 
   // Can `w` issue at t? If not, records why and when it may.
   bool eligible(Sm& sm, Sched& sc, Warp& w, uint64_t t) {
-    const TraceInst& ti = w.tr->insts[w.next];
-    const DecodedInstr& d = dk_.code[ti.pc];
-    if (!w.deps_ok && !ti.dead) {
-      uint64_t dep = 0;
-      Stall why = Stall::Wait;
-      const uint32_t* sl = dk_.slots.data() + d.first;
-      for (uint32_t i = 0, n = uint32_t(d.reads) + d.writes; i < n; ++i)
-        if (w.ready[sl[i]] > dep) dep = w.ready[sl[i]], why = w.why[sl[i]];
-      if (d.unit == Unit::AsyncWait && w.async_done > dep) dep = w.async_done, why = Stall::LongScoreboard;
-      if (dep > t) {
-        set_state(w, why, t);
-        w.earliest = dep;
+    const DecodedInstr& d = dk_.code[w.next_inst.pc];
+    if (!w.deps_ok) {
+      if (w.dep_ready > t) {
+        set_state(w, w.dep_why, t);
+        w.earliest = w.dep_ready;
+        sync_wake(sm, slot_of(sm, w));
         return false;
       }
       w.deps_ok = true;
@@ -454,14 +507,16 @@ class Slice {
     if (pipe >= 0 && sc.pipe_free[pipe] > double(t) + 1e-9) {
       set_state(w, d.unit == Unit::Sfu ? Stall::MioThrottle : Stall::MathPipeThrottle, t);
       w.earliest = uint64_t(std::ceil(sc.pipe_free[pipe]));
+      sync_wake(sm, slot_of(sm, w));
       return false;
     }
-    if (d.unit == Unit::Memory && w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == w.next) {
-      const bool shared = w.tr->mems[w.next_mem].space == ptx::Space::Shared;
+    if (w.next_request) {
+      const bool shared = w.next_request == 1;
       const double limit = shared ? p_.mio_queue_cycles : p_.lg_queue_cycles;
       if (sm.l1_free - double(t) > limit) {
         set_state(w, shared ? Stall::MioThrottle : Stall::LgThrottle, t);
         w.earliest = uint64_t(std::ceil(sm.l1_free - limit));
+        sync_wake(sm, slot_of(sm, w));
         return false;
       }
     }
@@ -479,17 +534,21 @@ class Slice {
     // GTO: the greedy warp first, then the oldest ready one.
     if (sc.greedy >= 0) {
       Warp& g = sm.warps[uint32_t(sc.greedy)];
-      if (g.active && !g.at_barrier && g.earliest <= t && eligible(sm, sc, g, t)) pick = sc.greedy;
+      if (sm.wake[uint32_t(sc.greedy)] <= t && eligible(sm, sc, g, t)) pick = sc.greedy;
     }
     for (uint32_t s : sc.warps) {
+      // Waiting (or not active, or at a barrier: kNever) is told by the
+      // wake array alone; only the warps that may issue now are looked at.
+      const uint64_t wake = sm.wake[s];
+      if (wake > t) { next = std::min(next, wake); continue; }
+      if (int32_t(s) == pick) continue;
       Warp& w = sm.warps[s];
-      if (!w.active || w.at_barrier || int32_t(s) == pick) continue;
-      if (w.earliest > t) { next = std::min(next, w.earliest); continue; }
       if (pick >= 0 && waiting_turn(w)) { next = t + 1; continue; }
       if (eligible(sm, sc, w, t)) {
         if (pick < 0) { pick = int32_t(s); continue; }
         set_state(w, Stall::NotSelected, t);
         w.earliest = t + 1;
+        sync_wake(sm, s);
         next = t + 1;
       } else {
         next = std::min(next, w.earliest);
@@ -499,8 +558,7 @@ class Slice {
       sc.greedy = pick;
       execute(sm, sc, uint32_t(pick), t);
       issued = true;
-      Warp& w = sm.warps[uint32_t(pick)];
-      if (w.active && !w.at_barrier) next = std::min(next, w.earliest);
+      next = std::min(next, sm.wake[uint32_t(pick)]);
     }
     // Warps placed or released during this cycle lowered next_check already.
     sc.next_check = std::min(next, sc.next_check > t ? sc.next_check : kNever);
@@ -614,8 +672,7 @@ class Slice {
       if (f.mask != 0 && !f.dead) {
         const uint32_t* sl = dk_.slots.data() + fd.first + fd.reads;
         for (uint32_t i = 0; i < fd.writes; ++i) {
-          w.ready[sl[i]] = std::max(w.merged_ready, t + 1);
-          w.why[sl[i]] = Stall::ShortScoreboard;
+          w.scoreboard[sl[i]] = score(std::max(w.merged_ready, t + 1), Stall::ShortScoreboard);
         }
       }
       ++acc_.merged_loads;
@@ -626,7 +683,7 @@ class Slice {
   void execute(Sm& sm, Sched& sc, uint32_t slot, uint64_t t) {
     Warp& w = sm.warps[slot];
     const uint32_t idx = w.next;
-    const TraceInst& ti = w.tr->insts[idx];
+    const TraceInst ti = w.next_inst;
     const DecodedInstr& d = dk_.code[ti.pc];
     // Close the waiting interval and count the issue.
     if (t > w.since) {
@@ -688,20 +745,22 @@ class Slice {
     if (ti.mask != 0 && !ti.dead) {
       const uint32_t* sl = dk_.slots.data() + d.first + d.reads;
       for (uint32_t i = 0; i < d.writes; ++i) {
-        w.ready[sl[i]] = ready_at;
-        w.why[sl[i]] = why;
+        w.scoreboard[sl[i]] = score(ready_at, why);
       }
     }
     if (d.merge) w.merged_ready = ready_at;
     w.next = idx + 1;
     skip_merged(w, t);
     w.deps_ok = false;
+    if (w.next < w.tr->insts.size()) prepare_next(w);
     w.since = t + 1;
     w.state = Stall::NotSelected;
     w.earliest = t + 1;
+    sync_wake(sm, slot);
     Block& B = sm.blocks[w.block_slot];
     if (w.next >= w.tr->insts.size()) {
       w.active = false;
+      sync_wake(sm, slot);
       --sm.resident_warps;
       --B.live;
       if (B.live == 0) { retire(sm, w.block_slot, t); return; }
@@ -710,6 +769,7 @@ class Slice {
     }
     if (d.unit == Unit::Barrier && ti.mask != 0) {
       w.at_barrier = true;
+      sync_wake(sm, slot);
       w.state = Stall::Barrier;
       if (++B.arrived >= B.live) release_barrier(sm, B, w.block_slot, t);
     }
