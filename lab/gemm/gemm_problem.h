@@ -15,7 +15,6 @@ struct GemmProblem {
   float alpha = 1.f, beta = 0.f;
   std::vector<float> A, B;             // fp32 inputs, uniform in [-1, 1]
   std::vector<uint16_t> A16, B16;      // the same rounded to fp16 (bits)
-  std::vector<float> A16f, B16f;       // the fp16 values widened back to float
   std::vector<float> C0;               // C before the call (used when beta != 0)
   // References, computed on first use: alpha*A*B + beta*C0 in float64.
   const std::vector<double>& reference(Precision p);

@@ -49,6 +49,7 @@ SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& p, const sim::SimOpt
   const bool half = v.precision == Precision::Fp16;
   const uint64_t elem = half ? 2 : 4;
   sim::GlobalMemory mem;
+  mem.reserve((uint64_t(p.M) * p.K + uint64_t(p.K) * p.N) * elem + uint64_t(p.M) * p.N * 4 + 4 * 512);
   const uint64_t a = mem.allocate(uint64_t(p.M) * p.K * elem, "A");
   const uint64_t b = mem.allocate(uint64_t(p.K) * p.N * elem, "B");
   const uint64_t c = mem.allocate(uint64_t(p.M) * p.N * 4, "C");

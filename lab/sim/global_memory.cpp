@@ -37,6 +37,11 @@ uint64_t GlobalMemory::allocate(uint64_t bytes, std::string name, bool initializ
   return arena_base() + offset;
 }
 
+void GlobalMemory::reserve(uint64_t bytes) {
+  // Each buffer takes its bytes rounded up, plus a guard and alignment.
+  arena_.reserve(round_up(std::max<uint64_t>(arena_.size(), kGuard), kAlign) + round_up(bytes, kAlign) + 4 * kAlign);
+}
+
 void GlobalMemory::write(uint64_t address, const void* src, uint64_t bytes) {
   uint8_t* p = host(address, bytes);
   assert(p && "GlobalMemory::write outside the arena");

@@ -45,6 +45,10 @@ class GlobalMemory {
     module_loaded_ = false;
     ensure_module_globals(m);
   }
+  // Room for `bytes` more of buffers without moving the arena: a caller that
+  // knows its allocations saves the copies (and the transient double
+  // footprint) of growing it one buffer at a time.
+  void reserve(uint64_t bytes);
   // Buffers start here; [kGlobalBase, arena_base()) holds the module's globals.
   static constexpr uint64_t arena_base() { return ptx::kGlobalBase + (uint64_t(1) << 30); }
   uint8_t* module_segment() { return module_segment_.data(); }
