@@ -247,6 +247,65 @@ TEST_CASE("3D grid and block indexing") {
         REQUIRE(out[size_t(z * ny + y) * nx + x] == unsigned((x * 7 + y * 131 + z * 9973) ^ ((x % 8) << 20)));
 }
 
+// Every lane's access the same word, or lane i at i * size: after the first
+// execution of a pc the interpreter copies these as one (exec_memory.cpp
+// fast_shared). Each runs three times at one pc, so the later two take that
+// path, and must agree with lane by lane: a broadcast store keeps the last
+// lane's value, as lanes stored in order do.
+const char* kSharedPatterns = R"(
+extern "C" __global__ void shared_patterns(const double* in, double* out_d, int* out_i, int zero) {
+  __shared__ double sd[32];
+  __shared__ int si[32];
+  __shared__ int sb[1];
+  __shared__ double sbd[1];
+  volatile double* vd = sd;
+  volatile int* vi = si;
+  volatile int* vb = sb;
+  volatile double* vbd = sbd;
+  const int t = threadIdx.x;
+  double acc_d = 0;
+  int acc_i = 0;
+#pragma unroll 1
+  for (int rep = 0; rep < 3; ++rep) {
+    vd[t] = in[t] + rep;       // unit stride, 8 bytes
+    vi[t] = t * 3 + rep;       // unit stride, 4 bytes
+    vb[zero] = t + 100 * rep;     // broadcast store, 4 bytes (a register address: `zero` is 0)
+    vbd[zero] = in[t] * 2 + rep;  // broadcast store, 8 bytes
+    __syncwarp();
+    acc_d += vd[31 - t] + vbd[zero] + vd[t];
+    acc_i += vi[t] + vb[zero];
+    __syncwarp();
+  }
+  out_d[t] = acc_d;
+  out_i[t] = acc_i;
+}
+)";
+
+TEST_CASE("full-warp shared broadcast and unit-stride copies agree with lane by lane") {
+  Program p = Program::from_cuda(kSharedPatterns, "shared_patterns");
+  REQUIRE(p.kernel);
+  std::vector<double> in(32);
+  for (int i = 0; i < 32; ++i) in[size_t(i)] = 0.25 * i - 3;
+  uint64_t din = p.buffer(in, "in"), dd = p.buffer(std::vector<double>(32, 0), "out_d"),
+           di = p.buffer(std::vector<int>(32, 0), "out_i");
+  p.arg(din); p.arg(dd); p.arg(di); p.arg(int32_t(0));
+  auto r = p.run(Dim3{1}, Dim3{32}, 0);
+  REQUIRE(r.ok);
+  auto od = p.read<double>(dd, 32);
+  auto oi = p.read<int>(di, 32);
+  for (int t = 0; t < 32; ++t) {
+    double want_d = 0;
+    int want_i = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      want_d += (in[size_t(31 - t)] + rep) + (in[31] * 2 + rep) + (in[size_t(t)] + rep);
+      want_i += (t * 3 + rep) + (31 + 100 * rep);
+    }
+    CAPTURE(t);
+    CHECK(od[size_t(t)] == want_d);
+    CHECK(oi[size_t(t)] == want_i);
+  }
+}
+
 TEST_CASE("dynamic shared memory") {
   Program p = Program::from_cuda(kMisc, "reverse_dyn");
   REQUIRE(p.kernel);

@@ -102,6 +102,19 @@ struct SharedCostMemo {
   // for traced blocks, once per memo entry.
   bool wide_known = false;
   uint16_t wide8 = 0, wide16 = 0;
+  // The lanes' offsets for the full-warp fast path's copy (exec_memory.cpp
+  // fast_shared): every lane on one word (a broadcast: one read), lane i at
+  // i * bytes (unit stride: one contiguous block), or neither. Set with the
+  // offsets (classify()).
+  enum class Lanes : uint8_t { General, Broadcast, Unit } lanes = Lanes::General;
+  void classify() {
+    bool same = mask == 0xffffffffu, unit = same;
+    for (uint32_t i = 0; i < 32 && (same || unit); ++i) {
+      same = same && offs[i] == 0;
+      unit = unit && offs[i] == i * bytes;
+    }
+    lanes = same ? Lanes::Broadcast : unit ? Lanes::Unit : Lanes::General;
+  }
 };
 
 struct WorkerState {

@@ -269,6 +269,7 @@ SharedCost shared_cost(WarpContext& c, const uint64_t* addr, uint32_t mask, uint
   m.cost = cost;
   m.wide_known = false;
   std::memcpy(m.offs, offs, sizeof offs);
+  m.classify();
   return cost;
 }
 
@@ -493,12 +494,36 @@ bool fast_shared(const ptx::Instr& in, WarpContext& c, const ptx::Operand& ao, u
   if (!shared_full_warp(c.regs + size_t(ao.reg) * kWarpSize, uint32_t(ao.imm), elem, B.shared_bytes, memo, addr, &hit))
     return false;
   uint8_t* p = B.shared.data();
+  // A known pattern (the memo's, which these addresses match) is copied as
+  // one: a broadcast is one read (or, stored, the last lane's write wins, as
+  // lane by lane), unit stride one contiguous block the compiler vectorises.
+  const SharedCostMemo::Lanes lanes = hit ? memo.lanes : SharedCostMemo::Lanes::General;
+  uint8_t* const at = p + addr[0];
   if constexpr (kStore) {
-    if (elem == 4) for (uint32_t i = 0; i < kWarpSize; ++i) { uint32_t x = uint32_t(v[i]); std::memcpy(p + addr[i], &x, 4); }
-    else for (uint32_t i = 0; i < kWarpSize; ++i) std::memcpy(p + addr[i], &v[i], 8);
+    if (lanes == SharedCostMemo::Lanes::Broadcast) {
+      if (elem == 4) { uint32_t x = uint32_t(v[kWarpSize - 1]); std::memcpy(at, &x, 4); }
+      else std::memcpy(at, &v[kWarpSize - 1], 8);
+    } else if (lanes == SharedCostMemo::Lanes::Unit) {
+      if (elem == 4) for (uint32_t i = 0; i < kWarpSize; ++i) { uint32_t x = uint32_t(v[i]); std::memcpy(at + 4 * i, &x, 4); }
+      else std::memcpy(at, v, 8 * kWarpSize);
+    } else if (elem == 4) {
+      for (uint32_t i = 0; i < kWarpSize; ++i) { uint32_t x = uint32_t(v[i]); std::memcpy(p + addr[i], &x, 4); }
+    } else {
+      for (uint32_t i = 0; i < kWarpSize; ++i) std::memcpy(p + addr[i], &v[i], 8);
+    }
   } else {
-    if (elem == 4) for (uint32_t i = 0; i < kWarpSize; ++i) { uint32_t x; std::memcpy(&x, p + addr[i], 4); v[i] = x; }
-    else for (uint32_t i = 0; i < kWarpSize; ++i) std::memcpy(&v[i], p + addr[i], 8);
+    if (lanes == SharedCostMemo::Lanes::Broadcast) {
+      uint64_t x = 0;
+      std::memcpy(&x, at, elem);
+      for (uint32_t i = 0; i < kWarpSize; ++i) v[i] = x;
+    } else if (lanes == SharedCostMemo::Lanes::Unit) {
+      if (elem == 4) for (uint32_t i = 0; i < kWarpSize; ++i) { uint32_t x; std::memcpy(&x, at + 4 * i, 4); v[i] = x; }
+      else std::memcpy(v, at, 8 * kWarpSize);
+    } else if (elem == 4) {
+      for (uint32_t i = 0; i < kWarpSize; ++i) { uint32_t x; std::memcpy(&x, p + addr[i], 4); v[i] = x; }
+    } else {
+      for (uint32_t i = 0; i < kWarpSize; ++i) std::memcpy(&v[i], p + addr[i], 8);
+    }
   }
   PcCounters& pm = *c.pcm;
   ++pm.requests;
@@ -512,6 +537,7 @@ bool fast_shared(const ptx::Instr& in, WarpContext& c, const ptx::Operand& ao, u
     memo.sub_word = addr[0] & 3;
     memo.wide_known = false;
     for (uint32_t i = 0; i < kWarpSize; ++i) memo.offs[i] = addr[i] - addr[0];
+    memo.classify();
   }
   pm.wavefronts += memo.cost.wavefronts;
   pm.ideal_wavefronts += memo.cost.ideal;
