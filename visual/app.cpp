@@ -228,6 +228,12 @@ int run_app(const AppOptions& opt) {
           if (write_text_atomically(opt.state, frame_state_json() + "\n")) std::printf("wrote %s\n", opt.state.c_str());
           else std::fprintf(stderr, "gpulab view: could not write %s\n", opt.state.c_str()), exit_code = 2;
         }
+        // The picture shows the failure; the exit status says it too (issue
+        // 29: a kernel that did not compile exited 0).
+        if (exit_code == 0 && vm->playback.error_exit) {
+          std::fprintf(stderr, "gpulab view: %s\n", vm->playback.status.c_str());
+          exit_code = vm->playback.error_exit;
+        }
         glfwSetWindowShouldClose(window, 1);
       }
     }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "lab/compile/nvrtc.h"
+#include "lab/ptx/parser.h"
 #include "visual/session_impl.h"
 
 namespace lab::visual {
@@ -105,12 +107,21 @@ void Session::request_launch(int version, int gpu, int size, int backend) {
 }
 int Session::version_count() const { return int(impl_->versions.size()); }
 
+namespace {
+// The CLI's exit code for what went wrong (lab/cli/command.h: 2 for source
+// that does not compile or parse, 1 for a run that failed).
+int error_exit_of(const std::exception& e) {
+  return dynamic_cast<const compile::CompileError*>(&e) || dynamic_cast<const ptx::ParseError*>(&e) ? 2 : 1;
+}
+}  // namespace
+
 void Session::run() {
   Impl& I = *impl_;
   auto fail = [&](const std::exception& e) {
     I.replay.reset();
     I.live.reset();
     I.base.playback.status = std::string("error: ") + e.what();
+    I.base.playback.error_exit = error_exit_of(e);
   };
   if (!I.cfg.lesson_dir.empty()) {
     try {
@@ -202,6 +213,7 @@ void Session::run() {
         I.replay.reset();
         I.live.reset();
         I.base.playback.status = std::string("error: ") + e.what();
+        I.base.playback.error_exit = error_exit_of(e);
       }
       if (!I.backend_note.empty())
         I.base.playback.status = I.base.playback.status.empty() ? I.backend_note

@@ -323,6 +323,10 @@ struct Playback {
   uint64_t warp_insts = 0;      // warp instructions so far
   double sim_seconds = 0;       // simulator wall time so far
   std::string status;           // "recording trace...", "error: ..."
+  // With an "error: ..." status: what `gpulab view --screenshot` exits with
+  // (the CLI's codes: 2 source that does not compile or parse, 1 a run that
+  // failed), so a script sees the failure the window shows.
+  int error_exit = 0;
 };
 
 // A lesson's CUDA program run by `gpulab run --json` (session_program.cpp):

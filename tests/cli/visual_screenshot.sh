@@ -43,4 +43,15 @@ CU
 "${XVFB[@]}" "$GPULAB" view "$T/conflict.cu" --kernel column_read --grid 1 --block 32 --arg "f32[32]" \
   --panel banks --at 1 --screenshot "$T/banks.png" --frames 3
 check "banks highlighted in a 32-way conflict" "$($PIX "$T/banks.png" columns 255 40 40)" "1"
+
+# 5. A kernel that does not compile: the window shows nvcc's words, and the
+#    exit status says so too (2, as `gpulab sim` gives), with the message on
+#    stderr (issue 29: it exited 0).
+printf 'extern "C" __global__ void k(float* x) { x[0] = undefined_thing; }\n' > "$T/bad.cu"
+rc=0
+"${XVFB[@]}" "$GPULAB" view "$T/bad.cu" --kernel k --grid 1 --block 32 --arg "f32[32]" \
+  --screenshot "$T/bad.png" --frames 2 >/dev/null 2>"$T/bad.err" || rc=$?
+check "a compile error: exit status" "$rc" "2"
+grep -q 'undefined_thing.*is undefined' "$T/bad.err" && echo "ok: the compile error on stderr" \
+  || { echo "FAIL: no compile error on stderr: $(head -3 "$T/bad.err")"; fail=1; }
 exit $fail
