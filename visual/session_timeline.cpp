@@ -238,7 +238,10 @@ void Session::Impl::timeline_reset() {
 
 // One worker turn: start the timing once the pane asks for it, take its result.
 void Session::Impl::timeline_tick(bool& dirty) {
-  if (!timeline_job && timeline_wanted.load() && base.timeline && base.timeline->status.rfind("no timeline", 0) != 0) {
+  // No kernel on screen (also a lesson step that runs none, shown first:
+  // then there never was a timeline): say so, so the pane and a screenshot
+  // waiting for it do not wait forever (issue 28: 03 --step 4 never finished).
+  if (!timeline_job && timeline_wanted.load() && (!base.timeline || base.timeline->status.rfind("no timeline", 0) != 0)) {
     auto t = std::make_shared<CycleTimeline>();
     t->status = "no timeline: no kernel on screen to time";
     base.timeline = t;

@@ -54,4 +54,14 @@ rc=0
 check "a compile error: exit status" "$rc" "2"
 grep -q 'undefined_thing.*is undefined' "$T/bad.err" && echo "ok: the compile error on stderr" \
   || { echo "FAIL: no compile error on stderr: $(head -3 "$T/bad.err")"; fail=1; }
+
+# 6. A lesson step that runs no kernel, opened first (03's step 4): the
+#    screenshot is taken, showing the step (issue 28: it never finished).
+rc=0
+timeout 120 "${XVFB[@]}" "$GPULAB" view 03 --step 4 --screenshot "$T/step.png" --state "$T/step.json" \
+  --frames 2 >/dev/null 2>&1 || rc=$?
+check "a step with no kernel: the screenshot finishes" "$rc" "0"
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['lesson']['step_title'])" "$T/step.json" \
+  >"$T/step.title" 2>&1 || true
+check "a step with no kernel: its step on screen" "$(cat "$T/step.title")" "What this does and does not fix"
 exit $fail
