@@ -74,6 +74,19 @@ TEST_CASE("fill_elements: iota, fill, rand ranges, half precision") {
   fill_elements(parse_arg_spec("f32[16]=rand:6"), reinterpret_cast<uint8_t*>(c.data()), 16, 0);
   CHECK(a == b);
   CHECK(a != c);
+  // randint:N: integers in [0, N), every value drawn (the lesson views fill
+  // integer inputs as the check does: bins, counts, indices).
+  std::vector<int32_t> bins(4096);
+  fill_elements(parse_arg_spec("i32[4096]=randint:16"), reinterpret_cast<uint8_t*>(bins.data()), 4096, 1);
+  std::vector<int> seen(16, 0);
+  for (int32_t x : bins) {
+    REQUIRE(x >= 0);
+    REQUIRE(x < 16);
+    ++seen[size_t(x)];
+  }
+  for (int k = 0; k < 16; ++k) CHECK(seen[size_t(k)] > 0);
+  CHECK_THROWS_AS(parse_arg_spec("i32[4]=randint:0"), ArgSpecError);
+  CHECK_THROWS_AS(parse_arg_spec("f32[4]=randint:16"), ArgSpecError);
 }
 
 TEST_CASE("file initialiser reads raw little-endian data and checks its length") {

@@ -305,7 +305,7 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--block", a->block, "block size X[,Y[,Z]]");
   cmd->add_option("--arg", a->args,
                   "one per kernel parameter, in order: i32=5 u32= i64= u64= f32=1.5 f64= | "
-                  "TYPE[COUNT]=zero|iota|fill:V|rand|rand:SEED|uninit|@PATH");
+                  "TYPE[COUNT]=zero|iota|fill:V|rand|rand:SEED|randint:N|uninit|@PATH");
   cmd->add_option("--smem", a->smem, "dynamic shared memory per block, bytes");
   add_gpu_option(cmd, a->gpu, "GPU model");
   cmd->add_option("--backend", a->backend, "sim (default) | cuda (the real GPU) | auto (the GPU when present)")

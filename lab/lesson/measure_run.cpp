@@ -50,9 +50,12 @@ MeasureRun measure_run(const Lesson& lesson, const Exercise& ex, const std::stri
       int64_t count = 1;
       std::vector<int64_t> extent;
       for (const auto& d : a.dims) extent.push_back(eval_size(d, m.sizes)), count *= extent.back();
-      // Inputs get random values (as `gpulab check` gives them); outputs start at zero.
-      r.args.push_back(
-          fmt::format("{}[{}]={}", sim::elem_name(a.type), count, a.role == ArgSpec::Role::Out ? "zero" : "rand"));
+      // Inputs get random values as `gpulab check` gives them (check.cpp:
+      // floats in [-1, 1), integers in [0, 16): counts, bins, indices);
+      // outputs start at zero. Integers over their whole range sent the
+      // histogram's view out of bounds (issue 28).
+      const char* init = a.role == ArgSpec::Role::Out ? "zero" : sim::elem_is_float(a.type) ? "rand" : "randint:16";
+      r.args.push_back(fmt::format("{}[{}]={}", sim::elem_name(a.type), count, init));
       if (extent.size() == 2)
         m.matrices.push_back({a.name, i, uint32_t(extent[0]), uint32_t(extent[1])});
     }

@@ -186,6 +186,12 @@ ArgSpec parse_arg_spec(std::string_view text) {
         spec.seed = uint64_t(s);
         spec.seed_given = true;
       }
+    } else if (init.substr(0, 8) == "randint:") {
+      spec.init = ArgSpec::Init::RandBelow;
+      int64_t n;
+      if (!parse_int(init.substr(8), n) || n < 1) fail(text, "randint:N needs a positive integer bound N");
+      if (elem_is_float(spec.type)) fail(text, "randint:N fills integers; for floats use rand");
+      spec.below = uint64_t(n);
     } else if (init.substr(0, 5) == "fill:") {
       spec.init = ArgSpec::Init::Fill;
       if (!parse_double(init.substr(5), spec.fill)) fail(text, fmt::format("fill value '{}' is not a number", init.substr(5)));
@@ -195,7 +201,7 @@ ArgSpec parse_arg_spec(std::string_view text) {
       spec.path = std::string(init.substr(1));
       if (spec.path.empty()) fail(text, "'@' needs a file path: TYPE[COUNT]=@data.bin");
     } else {
-      fail(text, fmt::format("unknown initialiser '{}' (use zero, iota, fill:V, rand, rand:SEED, uninit or @PATH)", init));
+      fail(text, fmt::format("unknown initialiser '{}' (use zero, iota, fill:V, rand, rand:SEED, randint:N, uninit or @PATH)", init));
     }
     if (spec.count_from_file && spec.init != ArgSpec::Init::File)
       fail(text, "an empty count '[]' is only allowed with a file initialiser: TYPE[]=@PATH");
@@ -258,6 +264,11 @@ void fill_elements(const ArgSpec& spec, uint8_t* dst, uint64_t count, uint64_t d
           std::memcpy(dst + i * eb, &r, size_t(eb));  // full range of the type
         }
       }
+      break;
+    }
+    case ArgSpec::Init::RandBelow: {
+      std::mt19937_64 rng(default_seed);
+      for (uint64_t i = 0; i < count; ++i) store_elem(spec.type, dst + i * eb, double(rng() % spec.below));
       break;
     }
     case ArgSpec::Init::File: {

@@ -3,7 +3,8 @@
 //
 //   scalars:  i32=5  u32=5  i64=-3  u64=9  f32=1.5  f64=2.0
 //   buffers:  TYPE[COUNT][=INIT]   TYPE in f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32 i64 u64
-//             INIT: zero (default) | iota | fill:V | rand | rand:SEED | uninit | @PATH
+//             INIT: zero (default) | iota | fill:V | rand | rand:SEED | randint:N | uninit | @PATH
+//             (randint:N: integers uniform in [0, N), as `gpulab check` fills integer inputs with N = 16)
 //             f32[]=@x.bin takes COUNT from the file's length.
 #pragma once
 
@@ -44,10 +45,11 @@ struct ArgSpec {
   // scalar: the value's bits (ints sign-extended, floats as their own bits)
   uint64_t scalar_bits = 0;
   // buffer
-  enum class Init : uint8_t { Zero, Iota, Fill, Rand, Uninit, File } init = Init::Zero;
+  enum class Init : uint8_t { Zero, Iota, Fill, Rand, RandBelow, Uninit, File } init = Init::Zero;
   uint64_t count = 0;
   bool count_from_file = false;
   double fill = 0;
+  uint64_t below = 0;        // RandBelow: integers uniform in [0, below)
   uint64_t seed = 0;
   bool seed_given = false;
   std::string path;

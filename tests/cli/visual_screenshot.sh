@@ -64,4 +64,13 @@ check "a step with no kernel: the screenshot finishes" "$rc" "0"
 python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['lesson']['step_title'])" "$T/step.json" \
   >"$T/step.title" 2>&1 || true
 check "a step with no kernel: its step on screen" "$(cat "$T/step.title")" "What this does and does not fix"
+
+# 7. Lesson 09's histogram step: the view fills the integer input as the
+#    check does (values 0..15), so the shipped kernel runs clean (issue 28:
+#    values over the whole int range wrote out of bounds).
+timeout 120 "${XVFB[@]}" "$GPULAB" view 09 --step 12 --screenshot "$T/hist.png" --state "$T/hist.json" \
+  --frames 2 >/dev/null 2>&1 || true
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['playback']['status'] or 'clean')" "$T/hist.json" \
+  >"$T/hist.status" 2>&1 || true
+check "lesson 09's histogram step runs clean" "$(cat "$T/hist.status")" "clean"
 exit $fail
