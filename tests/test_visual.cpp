@@ -194,6 +194,24 @@ TEST_CASE("markdown renders through md4c") {
   CHECK(ImGui::GetDrawData()->TotalVtxCount > 0);
 }
 
+TEST_CASE("markdown tables draw as tables: a row's cells side by side") {
+  // Three rows of three short cells: as a table about three lines tall; as
+  // one paragraph per cell (how they were drawn before, issue 28) nine.
+  ImGuiNull ctx;
+  ImGui::NewFrame();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(600, 400));
+  ImGui::Begin("md table");
+  const float y0 = ImGui::GetCursorPosY();
+  CHECK(draw_markdown("| GPUs | step |  bytes |\n|---|---|---|\n| 1 | 0.0465 ms | 256,772 |\n| 4 | 0.0612 ms | 199,188 |\n"));
+  const float height = ImGui::GetCursorPosY() - y0;
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  ImGui::End();
+  ImGui::Render();
+  CHECK(height > 2.5f * line);
+  CHECK(height < 6 * line);
+}
+
 TEST_CASE("panel names") {
   bool ok = false;
   CHECK(panel_from_name("banks", &ok) == Panel::Banks);

@@ -4,6 +4,7 @@
 #include <imgui.h>
 #include <md4c.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,60 @@ struct MdState {
   std::vector<unsigned> next_number;
   bool in_item = false;
   bool item_started = false;
+  // A table is gathered whole (cells' text, which rows are the header) and
+  // drawn when it closes, as an ImGui table: one cell per column, not one
+  // paragraph per cell (issue 28: lessons 10 and 11's tables read as lists).
+  bool in_table = false, in_head = false;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  size_t header_rows = 0;
+  int tables = 0;  // tables drawn so far: each its own ImGui id
 };
 
+void draw_table(MdState& s) {
+  size_t cols = 0;
+  for (const auto& r : s.rows) cols = std::max(cols, r.size());
+  if (cols == 0) return;
+  const std::string id = "##md_table" + std::to_string(s.tables++);
+  cols = std::min<size_t>(cols, 64);
+  if (ImGui::BeginTable(id.c_str(), int(cols), ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+    // Each column's share of the width: its widest cell, but never below
+    // its longest word, so a narrow column ("GPUs") is not broken letter by
+    // letter while a long one wraps.
+    for (size_t c = 0; c < cols; ++c) {
+      float word = 0, whole = 0;
+      for (const auto& r : s.rows) {
+        if (c >= r.size()) continue;
+        whole = std::max(whole, ImGui::CalcTextSize(r[c].c_str()).x);
+        size_t at = 0;
+        while (at < r[c].size()) {
+          size_t end = r[c].find(' ', at);
+          if (end == std::string::npos) end = r[c].size();
+          word = std::max(word, ImGui::CalcTextSize(r[c].data() + at, r[c].data() + end).x);
+          at = end + 1;
+        }
+      }
+      ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, std::max(word, whole / 2) + 1);
+    }
+    for (size_t r = 0; r < s.rows.size(); ++r) {
+      const bool header = r < s.header_rows;
+      ImGui::TableNextRow(header ? ImGuiTableRowFlags_Headers : ImGuiTableRowFlags_None);
+      for (size_t c = 0; c < s.rows[r].size() && c < 64; ++c) {
+        ImGui::TableSetColumnIndex(int(c));
+        if (header) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.80f, 1.f, 1.f));
+        ImGui::TextWrapped("%s", s.rows[r][c].c_str());
+        if (header) ImGui::PopStyleColor();
+      }
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Spacing();
+  s.rows.clear();
+  s.header_rows = 0;
+}
+
 void flush(MdState& s) {
-  if (s.text.empty()) return;
+  if (s.text.empty() || s.in_table) return;  // a table cell's text is taken when the cell closes
   if (s.code_block) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.75f, 0.88f, 1.f, 1.f));
     ImGui::Indent(12);
@@ -73,6 +124,9 @@ int enter_block(MD_BLOCKTYPE type, void* detail, void* user) {
       break;
     case MD_BLOCK_LI: s.in_item = true, s.item_started = false; break;
     case MD_BLOCK_HR: ImGui::Separator(); break;
+    case MD_BLOCK_TABLE: s.in_table = true, s.rows.clear(), s.header_rows = 0; break;
+    case MD_BLOCK_THEAD: s.in_head = true; break;
+    case MD_BLOCK_TR: s.row.clear(); break;
     default: break;
   }
   return 0;
@@ -91,6 +145,17 @@ int leave_block(MD_BLOCKTYPE type, void*, void* user) {
       break;
     case MD_BLOCK_LI: s.in_item = false; break;
     case MD_BLOCK_P: if (!s.in_item) ImGui::Spacing(); break;
+    case MD_BLOCK_TH: case MD_BLOCK_TD: s.row.push_back(s.text), s.text.clear(); break;
+    case MD_BLOCK_TR:
+      s.rows.push_back(std::move(s.row));
+      s.row.clear();
+      if (s.in_head) ++s.header_rows;
+      break;
+    case MD_BLOCK_THEAD: s.in_head = false; break;
+    case MD_BLOCK_TABLE:
+      s.in_table = false;
+      draw_table(s);
+      break;
     default: break;
   }
   return 0;
