@@ -156,6 +156,18 @@ void Session::run() {
           I.start_program(want);  // a step's CUDA program: the program pane (session_program.cpp)
           I.step_on_screen = want;
           dirty = true;
+        } else if (lesson_kernels && want != I.step_on_screen && !runs &&
+                   !I.lesson->steps[size_t(want)].command.empty()) {
+          // A step that runs `gpulab occupancy`: the calculator takes its numbers.
+          try {
+            if (I.occupancy_step(want)) {
+              I.step_on_screen = want;
+              I.publish(I.base);  // and once more below: the step is shown whole from the second state on
+            }
+          } catch (const std::exception& e) {
+            fail(e);
+          }
+          dirty = true;
         } else if (runs && want != I.step_on_screen) {
           try {
             I.prepare_kernel(lesson_kernels ? I.lesson_kernel(want) : I.user_kernel());

@@ -185,6 +185,7 @@ void Session::Impl::occupancy_model(const sim::GpuModel& gpu, int block_threads,
   om.max_registers_per_thread = gpu.max_regs_per_thread;
   om.max_shared_per_block = gpu.shared_per_block_optin ? gpu.shared_per_block_optin : gpu.shared_per_block;
   om.kernel = OccupancyQuery{block_threads, regs, shared_bytes};
+  ++om.serial;
   const sim::GpuModel* g = &gpu;
   om.compute = [g](const OccupancyQuery& q) {
     OccupancyAnswer a;

@@ -139,6 +139,10 @@ struct Session::Impl {
   void timeline_tick(bool& dirty); // start the job when wanted; take its result
   // session_program.cpp
   bool program_step(int step) const;  // the step shows the program pane and names a `gpulab run`
+  // A step whose command is `gpulab occupancy --gpu G --block B --regs R
+  // --smem S`: the occupancy pane takes those numbers (session_lesson.cpp).
+  // False when the step's command is not one.
+  bool occupancy_step(int step);
   void start_program(int step);
   void program_tick(bool& dirty);     // take a finished run into base.program
   void program_join();

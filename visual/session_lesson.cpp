@@ -75,6 +75,29 @@ void Session::Impl::load_lesson() {
   }
 }
 
+bool Session::Impl::occupancy_step(int step) {
+  if (!lesson || step < 0 || step >= int(lesson->steps.size())) return false;
+  std::istringstream words(lesson->steps[size_t(step)].command);
+  std::string w, gpu = "H100";
+  if (!(words >> w) || w != "gpulab" || !(words >> w) || w != "occupancy") return false;
+  int block = 0, regs = 32, smem = 0;
+  while (words >> w) {
+    std::string value;
+    if (!(words >> value)) break;
+    try {
+      if (w == "--gpu") gpu = value;
+      else if (w == "--block") block = std::stoi(value);
+      else if (w == "--regs") regs = std::stoi(value);
+      else if (w == "--smem") smem = std::stoi(value);
+    } catch (const std::exception&) {
+      return false;  // not a number: leave the step to its text
+    }
+  }
+  if (block <= 0) return false;
+  occupancy_model(sim::gpu_model(gpu), block, regs, smem);  // throws for an unknown model
+  return true;
+}
+
 std::string lesson_file_label(const std::string& path) {
   if (path.find(".solutions/") == std::string::npos) return path;
   return path.substr(path.find_last_of('/') + 1);

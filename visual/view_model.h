@@ -193,7 +193,8 @@ struct OccupancyModel {
   std::string gpu;
   int max_threads_per_block = 1024, max_registers_per_thread = 255;
   int max_shared_per_block = 48 * 1024;
-  OccupancyQuery kernel;    // the current kernel's own numbers (from ptxas)
+  OccupancyQuery kernel;    // the current kernel's own numbers (from ptxas), or a lesson step's
+  uint64_t serial = 0;      // bumped with each new `kernel`: the sliders move to it
   OccupancyFn compute;      // pure; safe to call on the UI thread
 };
 
@@ -400,7 +401,7 @@ struct UiState {
   bool launch_requested = false; // the launch panel's Run button
   uint64_t synced_serial = 0;    // the snapshot whose launch choices the combos were set from
   OccupancyQuery occ;            // the calculator's sliders
-  bool occ_from_kernel = true;   // sliders start at the kernel's numbers
+  uint64_t occ_serial = 0;       // the OccupancyModel::serial the sliders last took (0: none yet)
   // Requests for the worker, consumed each frame.
   PlayCommand command = PlayCommand::None;
   double seek_fraction = 0;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "visual/screen_state.h"
 #include "visual/theme.h"
 #include "visual/views.h"
 
@@ -60,9 +61,10 @@ void draw_occupancy(const ViewModel& vm, UiState& ui) {
     ImGui::TextUnformatted("No GPU model loaded: the calculator needs its per-SM limits.");
     return;
   }
-  if (ui.occ_from_kernel && m.kernel.block_threads > 0) {
+  // Sliders start at each new kernel's (or lesson step's) numbers.
+  if (ui.occ_serial != m.serial && m.kernel.block_threads > 0) {
     ui.occ = m.kernel;
-    ui.occ_from_kernel = false;
+    ui.occ_serial = m.serial;
   }
   ImGui::Text("Occupancy on %s", m.gpu.c_str());
   ImGui::SameLine();
@@ -75,6 +77,12 @@ void draw_occupancy(const ViewModel& vm, UiState& ui) {
   ImGui::SliderInt("shared bytes per block", &ui.occ.shared_bytes, 0, m.max_shared_per_block);
   ImGui::PopItemWidth();
   OccupancyAnswer ans = m.compute(ui.occ);
+  shown("occupancy.gpu", m.gpu);
+  shown("occupancy.block_threads", double(ui.occ.block_threads));
+  shown("occupancy.registers", double(ui.occ.registers));
+  shown("occupancy.shared_bytes", double(ui.occ.shared_bytes));
+  shown("occupancy.warps_per_sm", double(ans.warps_per_sm));
+  shown("occupancy.limiter", ans.limiter);
   ImGui::Text("%d blocks/SM x %d warps = %d of %d warps: %.0f%% occupancy", ans.blocks_per_sm,
               ans.blocks_per_sm ? ans.warps_per_sm / ans.blocks_per_sm : 0, ans.warps_per_sm, ans.max_warps_per_sm,
               100 * ans.occupancy());

@@ -73,4 +73,14 @@ timeout 120 "${XVFB[@]}" "$GPULAB" view 09 --step 12 --screenshot "$T/hist.png" 
 python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['playback']['status'] or 'clean')" "$T/hist.json" \
   >"$T/hist.status" 2>&1 || true
 check "lesson 09's histogram step runs clean" "$(cat "$T/hist.status")" "clean"
+
+# 8. Lesson 05's `gpulab occupancy` steps drive the calculator with the
+#    command's numbers (issue 28: they opened an empty lab): step 2 asks for
+#    256 threads, 128 registers, 8 KB; `gpulab occupancy` says 16 of 64 warps.
+timeout 120 "${XVFB[@]}" "$GPULAB" view 05 --step 2 --screenshot "$T/occ.png" --state "$T/occ.json" \
+  --frames 3 >/dev/null 2>&1 || true
+python3 -c "import json,sys; o=json.load(open(sys.argv[1]))['occupancy']; print(int(o['block_threads']), int(o['registers']), int(o['shared_bytes']), int(o['warps_per_sm']), o['limiter'])" \
+  "$T/occ.json" >"$T/occ.txt" 2>&1 || true
+want_warps=$("$GPULAB" occupancy --gpu H100 --block 256 --regs 128 --smem 8192 | sed -n 's/.*(\([0-9]*\) of 64 warps per SM).*/\1/p')
+check "lesson 05 step 2: the calculator at the step's command" "$(cat "$T/occ.txt")" "256 128 8192 $want_warps registers"
 exit $fail
