@@ -212,6 +212,38 @@ TEST_CASE("markdown tables draw as tables: a row's cells side by side") {
   CHECK(height < 6 * line);
 }
 
+TEST_CASE("program pane: memory bars keep one scale across the runs shown") {
+  // ZeRO stage 0 then stage 3 (lesson 11): the second run's bars are drawn
+  // against the first run's largest, so the saving shows as shorter bars.
+  ImGuiNull ctx;
+  UiState ui;
+  auto run_with = [&](uint64_t bytes) {
+    ViewModel vm;
+    vm.program.gpu = "H100";
+    vm.program.command = "gpulab run lessons/11-many-gpus/data_parallel.cu --gpus 2";
+    for (int d = 0; d < 2; ++d) {
+      ProgramRun::Device dev;
+      dev.live_bytes = dev.peak_bytes = bytes;
+      dev.predicted_s = 1e-5;
+      vm.program.devices.push_back(dev);
+    }
+    vm.program.step_s = 1e-5;
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(800, 600));
+    ImGui::Begin("program");
+    draw_program(vm, ui);
+    ImGui::End();
+    ImGui::Render();
+  };
+  run_with(256772);
+  CHECK(ui.program_bytes_scale == 256772);
+  run_with(100000);
+  CHECK(ui.program_bytes_scale == 256772);  // not rescaled to the smaller run
+  run_with(400000);
+  CHECK(ui.program_bytes_scale == 400000);
+}
+
 TEST_CASE("panel names") {
   bool ok = false;
   CHECK(panel_from_name("banks", &ok) == Panel::Banks);

@@ -420,6 +420,10 @@ struct UiState {
   double cycle_open_fraction = -1;  // --at: open the cycle cursor at this fraction of the run, not the idle stretch
   bool sm_placement = false;     // the SM grid shows where blocks sit by wave (the demo's replay moments), not cycles
   int cycle_side = 1;            // the block view's side: 0 one block per SM, 1 the occupancy limit
+  // The program pane's memory scale: the most bytes any GPU held in any run
+  // shown so far, so stepping through ZeRO's stages shows the bars shrink
+  // (a scale per run made every step's largest bar full width: issue 28).
+  uint64_t program_bytes_scale = 0;
   int cycle_block_slot = 0;      // the block view's block slot on the timed SM
   const void* cycle_timeline_seen = nullptr;  // the timeline the cursor belongs to (a new one reopens it)
   float cycle_strip = 64;        // cycles of history the SM grid's and block view's strips show

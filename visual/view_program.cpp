@@ -48,7 +48,7 @@ double tick_step(double span, int want) {
 
 }  // namespace
 
-void draw_program(const ViewModel& vm, UiState&) {
+void draw_program(const ViewModel& vm, UiState& ui) {
   const ProgramRun& P = vm.program;
   size_t events = 0, peers = 0;
   for (const auto& d : P.devices) {
@@ -179,12 +179,16 @@ void draw_program(const ViewModel& vm, UiState&) {
     ImGui::EndTooltip();
   }
 
-  // Memory per device: live bytes filled, peak outlined, on one scale.
+  // Memory per device: live bytes filled, peak outlined, on one scale for
+  // every run this view has shown (ui.program_bytes_scale).
   float y = o.y + axis_h + row * float(n) + px(10);
-  dl->AddText(ImVec2(o.x, y), text, "cudaMalloc bytes per GPU (filled: live at the end; outline: peak)");
+  for (const auto& d : P.devices) ui.program_bytes_scale = std::max({ui.program_bytes_scale, d.peak_bytes, d.live_bytes});
+  const uint64_t top = std::max<uint64_t>(1, ui.program_bytes_scale);
+  const std::string title = "cudaMalloc bytes per GPU (filled: live at the end; outline: peak); full width: " +
+                            bytes_text(top) + ", the most any GPU held in the runs shown so far";
+  dl->AddText(ImVec2(o.x, y), text, title.c_str());
+  shown("program.bytes_scale", double(top));
   y += ImGui::GetTextLineHeightWithSpacing();
-  uint64_t top = 1;
-  for (const auto& d : P.devices) top = std::max({top, d.peak_bytes, d.live_bytes});
   const float bar_w = w * 0.6f;
   for (size_t i = 0; i < n; ++i) {
     const auto& d = P.devices[i];
