@@ -132,14 +132,21 @@ void Session::run() {
   }
   // A user's kernel, or a lesson whose steps run kernels: no GEMM progression.
   bool lesson_kernels = false;
+  // A lesson that times the CPU GEMM (lesson 01) keeps the GEMM progression
+  // and its CPU-against-GPU chart; its `gpulab sim` steps alone do not turn
+  // the view over to single kernels.
+  bool cpu_gemm_lesson = false;
+  if (I.lesson)
+    for (const auto& st : I.lesson->steps) cpu_gemm_lesson |= st.cpu_gemm > 0;
   if (I.lesson)
     for (size_t i = 0; i < I.lesson->steps.size(); ++i)
-      lesson_kernels |= !I.lesson->steps[i].measure_file.empty() || I.program_step(int(i));
+      lesson_kernels |= !I.lesson->steps[i].measure_file.empty() || I.program_step(int(i)) ||
+                        (I.sim_step(int(i)) && !cpu_gemm_lesson);
   if (!I.cfg.file.empty() || lesson_kernels) {
     if (lesson_kernels) {
       int first = -1;
       for (size_t i = 0; i < I.lesson->steps.size() && first < 0; ++i)
-        if (!I.lesson->steps[i].measure_file.empty() || I.program_step(int(i))) first = int(i);
+        if (!I.lesson->steps[i].measure_file.empty() || I.program_step(int(i)) || I.sim_step(int(i))) first = int(i);
       I.want_step = I.cfg.lesson_step >= 0 ? I.cfg.lesson_step : first;
       I.base.lesson.open_step = I.want_step.load();
     }
@@ -151,7 +158,8 @@ void Session::run() {
       if (want >= 0) {
         // A lesson step that runs no kernel keeps the last kernel on screen.
         if (lesson_kernels) want = std::min<int>(want, int(I.lesson->steps.size()) - 1);
-        bool runs = !lesson_kernels || !I.lesson->steps[size_t(want)].measure_file.empty();
+        const std::optional<KernelRun> sim_run = lesson_kernels ? I.sim_step(want) : std::nullopt;
+        bool runs = !lesson_kernels || !I.lesson->steps[size_t(want)].measure_file.empty() || sim_run;
         if (lesson_kernels && want != I.step_on_screen && I.program_step(want)) {
           I.start_program(want);  // a step's CUDA program: the program pane (session_program.cpp)
           I.step_on_screen = want;
@@ -170,7 +178,7 @@ void Session::run() {
           dirty = true;
         } else if (runs && want != I.step_on_screen) {
           try {
-            I.prepare_kernel(lesson_kernels ? I.lesson_kernel(want) : I.user_kernel());
+            I.prepare_kernel(!lesson_kernels ? I.user_kernel() : sim_run ? *sim_run : I.lesson_kernel(want));
             I.step_on_screen = lesson_kernels ? want : -1;
             if (I.replay && I.cfg.start_fraction > 0)
               I.replay->seek(uint64_t(I.cfg.start_fraction * I.replay->size()));

@@ -143,6 +143,10 @@ struct Session::Impl {
   // --smem S`: the occupancy pane takes those numbers (session_lesson.cpp).
   // False when the step's command is not one.
   bool occupancy_step(int step);
+  // A step whose command is `gpulab sim FILE --kernel K --grid G --block B
+  // --arg ...`: that launch, as the command makes it (lessons/ paths taken
+  // from the lessons folder the view reads). Empty when it is not one.
+  std::optional<KernelRun> sim_step(int step) const;
   void start_program(int step);
   void program_tick(bool& dirty);     // take a finished run into base.program
   void program_join();

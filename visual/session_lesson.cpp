@@ -1,6 +1,7 @@
 // visual/session_lesson.cpp: the lesson pane's text. A lesson's steps come
 // from its manifest (lab/lesson, the same steps `gpulab lesson` walks); the
 // progression's from each version's header comment.
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -96,6 +97,58 @@ bool Session::Impl::occupancy_step(int step) {
   if (block <= 0) return false;
   occupancy_model(sim::gpu_model(gpu), block, regs, smem);  // throws for an unknown model
   return true;
+}
+
+std::optional<KernelRun> Session::Impl::sim_step(int step) const {
+  if (!lesson || step < 0 || step >= int(lesson->steps.size())) return std::nullopt;
+  std::istringstream in(lesson->steps[size_t(step)].command);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.size() < 3 || words[0] != "gpulab" || words[1] != "sim") return std::nullopt;
+  // A lessons/... path names the lessons folder this view reads (a copy too).
+  const std::filesystem::path lessons_root = std::filesystem::path(cfg.lesson_dir).parent_path();
+  auto local = [&](const std::string& w) {
+    return w.rfind("lessons/", 0) == 0 ? (lessons_root / w.substr(8)).string() : w;
+  };
+  auto dims = [](const std::string& v) {
+    uint32_t d[3] = {1, 1, 1};
+    std::istringstream parts(v);
+    std::string part;
+    for (int i = 0; i < 3 && std::getline(parts, part, ','); ++i) d[i] = uint32_t(std::stoul(part));
+    return sim::Dim3{d[0], d[1], d[2]};
+  };
+  KernelRun r;
+  std::string gpu = "H100";
+  try {
+    for (size_t i = 2; i < words.size(); ++i) {
+      const std::string& w = words[i];
+      const bool has_value = i + 1 < words.size();
+      if (w == "--kernel" && has_value) r.request.kernel = words[++i];
+      else if (w == "--grid" && has_value) r.request.launch.grid = dims(words[++i]);
+      else if (w == "--block" && has_value) r.request.launch.block = dims(words[++i]);
+      else if (w == "--arg" && has_value) r.request.args.push_back(words[++i]);
+      else if (w == "--gpu" && has_value) gpu = words[++i];
+      else if (w == "--smem" && has_value) r.request.launch.dynamic_shared_bytes = uint32_t(std::stoul(words[++i]));
+      else if ((w == "-D" || w == "--define") && has_value) r.request.defines.push_back(words[++i]);
+      else if (w.rfind("--", 0) == 0) {
+        // Options that change how it is reported, not what runs: skip them and their value.
+        if (w != "--json" && w != "--check" && w != "--sample" && has_value) ++i;
+      } else if (r.request.file.empty()) {
+        r.request.file = local(w);
+      }
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;  // a number that is not one: the step keeps its text
+  }
+  if (r.request.file.empty() || r.request.kernel.empty()) return std::nullopt;
+  r.request.gpu = &sim::gpu_model(gpu);
+  // "FILE at SIZE", as a measure step's label reads (the launch panel shows what follows " at ").
+  const sim::Dim3 g = r.request.launch.grid, b = r.request.launch.block;
+  r.label = std::filesystem::path(r.request.file).filename().string() + " at grid " + std::to_string(g.x) + "," +
+            std::to_string(g.y) + "," + std::to_string(g.z) + ", block " + std::to_string(b.x) + "," +
+            std::to_string(b.y) + "," + std::to_string(b.z);
+  r.lesson_step = step;
+  return r;
 }
 
 std::string lesson_file_label(const std::string& path) {

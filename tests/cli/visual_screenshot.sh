@@ -55,15 +55,24 @@ check "a compile error: exit status" "$rc" "2"
 grep -q 'undefined_thing.*is undefined' "$T/bad.err" && echo "ok: the compile error on stderr" \
   || { echo "FAIL: no compile error on stderr: $(head -3 "$T/bad.err")"; fail=1; }
 
-# 6. A lesson step that runs no kernel, opened first (03's step 4): the
+# 6. A lesson step that runs no kernel, opened first (03's step 1): the
 #    screenshot is taken, showing the step (issue 28: it never finished).
 rc=0
-timeout 120 "${XVFB[@]}" "$GPULAB" view 03 --step 4 --screenshot "$T/step.png" --state "$T/step.json" \
+timeout 120 "${XVFB[@]}" "$GPULAB" view 03 --step 1 --screenshot "$T/step.png" --state "$T/step.json" \
   --frames 2 >/dev/null 2>&1 || rc=$?
 check "a step with no kernel: the screenshot finishes" "$rc" "0"
 python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['lesson']['step_title'])" "$T/step.json" \
   >"$T/step.title" 2>&1 || true
-check "a step with no kernel: its step on screen" "$(cat "$T/step.title")" "What this does and does not fix"
+check "a step with no kernel: its step on screen" "$(cat "$T/step.title")" "Why the mapping of threads to data matters"
+
+# 6b. A step whose command is `gpulab sim ...` shows that launch (issue 28:
+#     lesson 02's divergence kernels were never shown): 02's step 3 runs
+#     branch_by_lane on 4 blocks of 256 threads.
+timeout 120 "${XVFB[@]}" "$GPULAB" view 02 --step 3 --screenshot "$T/sim.png" --state "$T/sim.json" \
+  --frames 2 >/dev/null 2>&1 || true
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); k=s['kernel']; print(k['name'], k['problem'], s['playback']['status'] or 'clean')" \
+  "$T/sim.json" >"$T/sim.txt" 2>&1 || true
+check "lesson 02 step 3: its gpulab sim launch on screen" "$(cat "$T/sim.txt")" "branch_by_lane grid 4,1,1, block 256,1,1 clean"
 
 # 7. Lesson 09's histogram step: the view fills the integer input as the
 #    check does (values 0..15), so the shipped kernel runs clean (issue 28:
