@@ -29,6 +29,17 @@ template <class T>
 T load_relaxed(const T& field) {
   return std::atomic_ref<T>(const_cast<T&>(field)).load(std::memory_order_relaxed);
 }
+// The epoch and the most recent tag are published last (release) and read
+// first (acquire): a reader that sees them sees the sector bits written
+// before them, not a previous line's. (Plain moves on x86 as well.)
+template <class T>
+void store_release(T& field, std::type_identity_t<T> value) {
+  std::atomic_ref<T>(field).store(value, std::memory_order_release);
+}
+template <class T>
+T load_acquire(const T& field) {
+  return std::atomic_ref<T>(const_cast<T&>(field)).load(std::memory_order_acquire);
+}
 
 // One set's state in four host cache lines: the tags (two lines), the LRU
 // stamps, then the sector bits and the set's own fields with a copy of the
@@ -76,7 +87,7 @@ struct L2Model::Sets {
       S.clock = 0;
       store_relaxed(S.mru, uint8_t(0));
       store_relaxed(S.mru_tag, ~0ull);
-      store_relaxed(S.epoch, current);
+      store_release(S.epoch, current);
     }
     return S;
   }
@@ -97,7 +108,7 @@ struct L2Model::Sets {
   // is updating; with several workers the interleaving is arbitrary anyway.
   bool unchanged(uint64_t s, uint64_t line, uint32_t bits, bool is_write) const {
     const SetState& S = sets[s];
-    if (load_relaxed(S.epoch) != current || load_relaxed(S.mru_tag) != line) return false;
+    if (load_acquire(S.epoch) != current || load_acquire(S.mru_tag) != line) return false;
     const uint8_t way = load_relaxed(S.mru) % kL2Ways;
     return (bits & ~uint32_t(load_relaxed(is_write ? S.dirty[way] : S.valid[way]))) == 0;
   }
@@ -179,7 +190,7 @@ void L2Model::resize(uint64_t capacity_bytes) {
     }
     S.lru[way] = ++S.clock;
     store_relaxed(S.mru, uint8_t(way));
-    store_relaxed(S.mru_tag, line);
+    store_release(S.mru_tag, line);
   }
   // Write-back L2: a sector written while resident goes to DRAM once, when
   // it is evicted or when the kernel ends; count it when it first becomes
