@@ -134,6 +134,24 @@ TEST_CASE("planted bugs are found on their line; correct kernels raise nothing")
   CHECK(buggy >= 16);
 }
 
+TEST_CASE("a race inside a helper names the helper's line and the call's") {
+  // Inlined by the compiler (`.loc ... inlined_at`) or by the lab's parser
+  // (a __noinline__ .func): the report's line is the student's call (13),
+  // and its message names the statement at fault inside the helper (9).
+  for (const char* name : {"race_in_noinline_helper.cu"}) {
+    CorpusCase c = load(fs::path(GPULAB_SOURCE_DIR) / "tests/check" / name);
+    CAPTURE(name);
+    RunOutcome out = run_kernel(c.req);
+    INFO("errors:" << describe(out.result.errors));
+    const auto& errors = out.result.errors;
+    const bool named = std::any_of(errors.begin(), errors.end(), [](const KernelError& e) {
+      return e.kind == "race" && e.line == 15 &&
+             e.message.find("line 9 (in a function called at line 15)") != std::string::npos;
+    });
+    CHECK(named);
+  }
+}
+
 TEST_CASE("checks off: the same buggy kernels run without check reports") {
   // Races, uninitialised reads and masks are only looked for with --check.
   for (const char* name : {"race_missing_sync.cu", "uninit_shared.cu", "invalid_mask_diverged.cu"}) {

@@ -376,6 +376,14 @@ $L__info_string0:
   CHECK(loc(2).line == 19);  // sm_30_intrinsics.hpp:440 inlined through 1:17 into 1:19
   CHECK(loc(3).line == 19);
   CHECK(loc(4).line == 22);
+  // The statement's own line inside the inlined code is kept beside the call
+  // site: the header's 440 for the shuffle, the helper's 17 for the add.
+  CHECK(loc(2).inner_file == 2);
+  CHECK(loc(2).inner_line == 440);
+  CHECK(loc(3).inner_file == 1);
+  CHECK(loc(3).inner_line == 17);
+  CHECK(loc(0).inner_line == 0);
+  CHECK(loc(4).inner_line == 0);
   CHECK(k.locs[0].line == 0);
 }
 

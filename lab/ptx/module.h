@@ -237,12 +237,19 @@ struct VarDecl {             // a .shared / .local / .global / .const variable
 };
 
 // Source location from `.loc file line col`. When a `.loc` says
-// `inlined_at F L C`, the location recorded is the outermost call site in the
-// student's file, since that is the line the student wrote.
+// `inlined_at F L C`, or the code is a called function the parser inlined,
+// the location recorded is the outermost call site in the student's file,
+// since that is the line the student wrote; the statement's own line inside
+// the function is kept beside it (inner_*), so a report can name both.
 struct SourceLoc {
   uint32_t file = 0;   // index into Module::files (0 = unknown)
   uint32_t line = 0;
   uint32_t column = 0;
+  uint32_t inner_file = 0, inner_line = 0;  // inside an inlined function: its own line; 0 = not inlined
+  bool same(const SourceLoc& o) const {
+    return file == o.file && line == o.line && column == o.column && inner_file == o.inner_file &&
+           inner_line == o.inner_line;
+  }
 };
 
 struct Kernel {

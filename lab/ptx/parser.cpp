@@ -698,6 +698,7 @@ class Parser {
     size_t save_floor = reg_floor_;
     label_scope_ = "#" + std::to_string(++inline_count_) + "/";
     inline_stack_.push_back(callee);
+    inline_call_loc_.push_back(cur_loc_);  // the call's own line, restored after the body
     ++inline_depth_;
     reg_floor_ = regs_.size();  // the callee sees only its own registers
     pos_ = f.body;
@@ -705,6 +706,11 @@ class Parser {
     labels_[label_scope_ + "#end"] = static_cast<int32_t>(k_.code.size());
     --inline_depth_;
     inline_stack_.pop_back();
+    if (cur_loc_.line != inline_call_loc_.back().line || cur_loc_.inner_line != inline_call_loc_.back().inner_line) {
+      cur_loc_ = inline_call_loc_.back();
+      loc_dirty_ = true;
+    }
+    inline_call_loc_.pop_back();
     reg_floor_ = save_floor;
     label_scope_ = save_scope;
     pos_ = save_pos;
@@ -749,8 +755,7 @@ class Parser {
     in.num_ops = uint8_t(1 + args.size());
     if (loc_dirty_) {
       const SourceLoc& last = k_.locs.back();
-      if (k_.locs.size() == 1 || last.file != cur_loc_.file || last.line != cur_loc_.line || last.column != cur_loc_.column)
-        k_.locs.push_back(cur_loc_);
+      if (k_.locs.size() == 1 || !last.same(cur_loc_)) k_.locs.push_back(cur_loc_);
       cur_loc_index_ = static_cast<uint32_t>(k_.locs.size() - 1);
       loc_dirty_ = false;
     }
@@ -824,12 +829,25 @@ class Parser {
         SourceLoc outer = it == inline_outer_.end() ? at : it->second;
         inline_outer_[loc_key(here)] = outer;
         result = outer;
+        result.inner_file = here.file;
+        result.inner_line = here.line;
       } else {
         if (peek().line == line && peek().kind == Tok::Word) next();  // function_name $L__info_stringN
       }
     }
     skip_line(line);
-    if (inline_depth_ > 0) return;  // inlined code keeps the call site's line
+    if (inline_depth_ > 0) {
+      // A called function the parser inlines: the outermost call site's
+      // line, with this statement's own line inside the function beside it.
+      SourceLoc site = inline_call_loc_.front();
+      if (site.line) {
+        site.inner_file = result.inner_line ? result.inner_file : here.file;
+        site.inner_line = result.inner_line ? result.inner_line : here.line;
+      }
+      cur_loc_ = site;
+      loc_dirty_ = true;
+      return;
+    }
     cur_loc_ = result;
     loc_dirty_ = true;
   }
@@ -1137,8 +1155,7 @@ class Parser {
     }
     if (loc_dirty_) {
       const SourceLoc& last = k_.locs.back();
-      if (k_.locs.size() == 1 || last.file != cur_loc_.file || last.line != cur_loc_.line || last.column != cur_loc_.column)
-        k_.locs.push_back(cur_loc_);
+      if (k_.locs.size() == 1 || !last.same(cur_loc_)) k_.locs.push_back(cur_loc_);
       cur_loc_index_ = static_cast<uint32_t>(k_.locs.size() - 1);
       loc_dirty_ = false;
     }
@@ -1257,6 +1274,7 @@ class Parser {
   std::unordered_map<std::string_view, FuncDef> func_defs_;
   std::vector<std::string_view> inline_stack_;
   int inline_depth_ = 0;
+  std::vector<SourceLoc> inline_call_loc_;  // per inlined call: where it was called
   uint32_t inline_count_ = 0;
   size_t reg_floor_ = 0;                    // regs_ below this are invisible (caller's, while inlining)
   std::unordered_set<uint32_t> call_param_vars_;  // local_vars that hold call arguments/results

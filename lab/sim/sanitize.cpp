@@ -41,9 +41,18 @@ uint32_t source_line(const ptx::Kernel& k, uint32_t pc) {
   return loc && loc < k.locs.size() ? k.locs[loc].line : 0;
 }
 
-// "line 12" (the .cu line) or "PTX line 40" when the PTX has no .loc.
+// "line 12" (the .cu line) or "PTX line 40" when the PTX has no .loc; in a
+// function inlined there, "line 5 (in a function called at line 12)": the
+// statement at fault and the student's line that reached it.
 std::string where(const ptx::Kernel& k, uint32_t pc) {
-  if (uint32_t line = source_line(k, pc)) return fmt::format("line {}", line);
+  if (uint32_t line = source_line(k, pc)) {
+    const ptx::SourceLoc& loc = k.locs[k.code[pc].loc];
+    if (loc.inner_line && loc.inner_file == loc.file && loc.inner_line != line)
+      return fmt::format("line {} (in a function called at line {})", loc.inner_line, line);
+    if (loc.inner_line && loc.inner_file != loc.file)
+      return fmt::format("line {} (in a function from another file, line {} there)", line, loc.inner_line);
+    return fmt::format("line {}", line);
+  }
   return fmt::format("PTX line {}", pc < k.code.size() ? k.code[pc].ptx_line : 0);
 }
 
