@@ -138,7 +138,7 @@ TEST_CASE("a race inside a helper names the helper's line and the call's") {
   // Inlined by the compiler (`.loc ... inlined_at`) or by the lab's parser
   // (a __noinline__ .func): the report's line is the student's call (13),
   // and its message names the statement at fault inside the helper (9).
-  for (const char* name : {"race_in_noinline_helper.cu"}) {
+  for (const char* name : {"race_in_noinline_helper.cu", "race_in_inlined_helper.cu"}) {
     CorpusCase c = load(fs::path(GPULAB_SOURCE_DIR) / "tests/check" / name);
     CAPTURE(name);
     RunOutcome out = run_kernel(c.req);
