@@ -76,15 +76,26 @@ void Session::Impl::load_lesson() {
   }
 }
 
+namespace {
+// The words of a step's `gpulab SUBCOMMAND ...` command when SUBCOMMAND is
+// `sub` (lesson commands are plain words, no quoting); empty otherwise.
+std::vector<std::string> command_words(const lesson::Lesson* lesson, int step, const char* sub) {
+  if (!lesson || step < 0 || step >= int(lesson->steps.size())) return {};
+  std::istringstream in(lesson->steps[size_t(step)].command);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.size() < 2 || words[0] != "gpulab" || words[1] != sub) return {};
+  return words;
+}
+}  // namespace
+
 bool Session::Impl::occupancy_step(int step) {
-  if (!lesson || step < 0 || step >= int(lesson->steps.size())) return false;
-  std::istringstream words(lesson->steps[size_t(step)].command);
-  std::string w, gpu = "H100";
-  if (!(words >> w) || w != "gpulab" || !(words >> w) || w != "occupancy") return false;
+  const std::vector<std::string> words = command_words(lesson ? &*lesson : nullptr, step, "occupancy");
+  if (words.empty()) return false;
+  std::string gpu = "H100";
   int block = 0, regs = 32, smem = 0;
-  while (words >> w) {
-    std::string value;
-    if (!(words >> value)) break;
+  for (size_t i = 2; i + 1 < words.size(); i += 2) {
+    const std::string &w = words[i], &value = words[i + 1];
     try {
       if (w == "--gpu") gpu = value;
       else if (w == "--block") block = std::stoi(value);
@@ -100,12 +111,10 @@ bool Session::Impl::occupancy_step(int step) {
 }
 
 std::optional<KernelRun> Session::Impl::sim_step(int step) const {
-  if (!lesson || step < 0 || step >= int(lesson->steps.size())) return std::nullopt;
-  std::istringstream in(lesson->steps[size_t(step)].command);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  if (words.size() < 3 || words[0] != "gpulab" || words[1] != "sim") return std::nullopt;
-  // A lessons/... path names the lessons folder this view reads (a copy too).
+  const std::vector<std::string> words = command_words(lesson ? &*lesson : nullptr, step, "sim");
+  if (words.size() < 3) return std::nullopt;
+  // A lessons/... path names the lessons folder this view reads (a copy too),
+  // the rule lesson::localize_command applies to the commands `gpulab lesson` runs.
   const std::filesystem::path lessons_root = std::filesystem::path(cfg.lesson_dir).parent_path();
   auto local = [&](const std::string& w) {
     return w.rfind("lessons/", 0) == 0 ? (lessons_root / w.substr(8)).string() : w;

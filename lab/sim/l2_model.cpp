@@ -58,6 +58,9 @@ struct alignas(64) SetState {
 };
 static_assert(sizeof(SetState) == 256);
 
+// Sets of a cache of `capacity` bytes (at least one).
+static uint64_t set_count(uint64_t capacity) { return std::max<uint64_t>(1, capacity / kLineBytes / kL2Ways); }
+
 struct L2Model::Sets {
   uint64_t count;
   FastMod mod;
@@ -65,7 +68,7 @@ struct L2Model::Sets {
   uint32_t current = 1;              // this launch's epoch
 
   explicit Sets(uint64_t capacity)
-      : count(std::max<uint64_t>(1, capacity / kLineBytes / kL2Ways)), mod(count), sets(new SetState[count]) {
+      : count(set_count(capacity)), mod(count), sets(new SetState[count]) {
     for (uint64_t s = 0; s < count; ++s) {
       sets[s].epoch = 0;
       sets[s].lock.store(0, std::memory_order_relaxed);
@@ -131,7 +134,7 @@ SetsPool& pool() {
 constexpr size_t kSpareSets = 4;
 
 std::unique_ptr<L2Model::Sets> take_sets(uint64_t capacity) {
-  const uint64_t count = std::max<uint64_t>(1, capacity / kLineBytes / kL2Ways);
+  const uint64_t count = set_count(capacity);
   {
     SetsPool& p = pool();
     std::lock_guard<std::mutex> lock(p.mutex);
