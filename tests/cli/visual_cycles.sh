@@ -18,7 +18,7 @@ GPULAB=${1:?usage: visual_cycles.sh path/to/gpulab}
 source "$(dirname "$0")/visual_common.sh"
 
 # 1. The block view, as the new user opened it.
-xvfb-run -a -s "-screen 0 1280x720x24" "$GPULAB" view --version 01_naive --panel block --at 0.13 --size 1280x720 \
+xvfb 1280x720 "$GPULAB" view --version 01_naive --panel block --at 0.13 --size 1280x720 \
   --screenshot "$T/block.png" --state "$T/block.json" --frames 3 >/dev/null
 B="$T/block.json"
 check "block view: time base" "$(get "$B" block.time_base)" "cycle model"
@@ -47,7 +47,7 @@ PY
 less "a warp issued in the strip of recent cycles" 0 "$(get "$B" block.strip_issues)"
 
 # 2. The SM grid at the same cycle: both sides, issue slots with idle ones, every SM below.
-xvfb-run -a -s "-screen 0 1280x720x24" "$GPULAB" view --version 01_naive --panel sm --at 0.13 --size 1280x720 \
+xvfb 1280x720 "$GPULAB" view --version 01_naive --panel sm --at 0.13 --size 1280x720 \
   --screenshot "$T/sm.png" --state "$T/sm.json" --frames 3 >/dev/null
 S="$T/sm.json"
 check "SM grid: time base" "$(get "$S" sm.time_base)" "cycle model"
@@ -60,7 +60,7 @@ less "dark red (idle issue slot) regions painted" 2 "$($PIX "$T/sm.png" componen
 check "every SM of the GPU still drawn below" "$($PIX "$T/sm.png" components 52 84 130)" "132"
 
 # 3. --play moves the shared cursor.
-xvfb-run -a -s "-screen 0 960x540x24" "$GPULAB" view --version 01_naive --panel block --at 0.13 --size 960x540 --play \
+xvfb 960x540 "$GPULAB" view --version 01_naive --panel block --at 0.13 --size 960x540 --play \
   --screenshot "$T/play.png" --state "$T/play.json" --shot-after 2 >/dev/null
 less "the cycle cursor played on" "$cyc" "$(get "$T/play.json" block.cycle)"
 exit $fail

@@ -8,7 +8,7 @@ set -euo pipefail
 GPULAB=${1:?usage: visual_program.sh path/to/gpulab}
 source "$(dirname "$0")/visual_common.sh"
 export GPULAB_CACHE="${GPULAB_CACHE:-$T/cache}"
-xvfb-run -a -s "-screen 0 1280x720x24" "$GPULAB" view 11 --step 3 --size 1280x720 --frames 3 \
+xvfb 1280x720 "$GPULAB" view 11 --step 3 --size 1280x720 --frames 3 \
   --screenshot "$T/p.png" --state "$T/p.json" >/dev/null
 python3 - "$T/p.json" <<'PY'
 import json, sys

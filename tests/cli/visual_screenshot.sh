@@ -5,12 +5,12 @@
 #  - the SM grid shows exactly the GPU model's SM count (H100: 132, T4: 40);
 #  - a 256^3 run is watched live (no trace) and still draws every SM;
 #  - the bank view of a 32-way conflict highlights exactly one bank.
-# The bootstrap installs xvfb; a missing xvfb-run is a failure, not a skip.
+# The bootstrap installs xvfb; a missing Xvfb is a failure, not a skip.
 set -euo pipefail
 GPULAB=${1:?usage: visual_screenshot.sh path/to/gpulab}
 if ! "$GPULAB" view --help | grep -q -- --screenshot; then echo "FAIL: gpulab view has no --screenshot"; exit 1; fi
 source "$(dirname "$0")/visual_common.sh"
-XVFB=(xvfb-run -a -s "-screen 0 1600x900x24")
+XVFB=(xvfb 1600x900)
 
 # 1. The whole lab on the GEMM progression.
 "${XVFB[@]}" "$GPULAB" view --n 64 --screenshot "$T/all.png" --frames 5 --at 0.4
@@ -58,7 +58,7 @@ grep -q 'undefined_thing.*is undefined' "$T/bad.err" && echo "ok: the compile er
 # 6. A lesson step that runs no kernel, opened first (03's step 1): the
 #    screenshot is taken, showing the step (issue 28: it never finished).
 rc=0
-timeout 120 "${XVFB[@]}" "$GPULAB" view 03 --step 1 --screenshot "$T/step.png" --state "$T/step.json" \
+"${XVFB[@]}" timeout 120 "$GPULAB" view 03 --step 1 --screenshot "$T/step.png" --state "$T/step.json" \
   --frames 2 >/dev/null 2>&1 || rc=$?
 check "a step with no kernel: the screenshot finishes" "$rc" "0"
 python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['lesson']['step_title'])" "$T/step.json" \
@@ -68,7 +68,7 @@ check "a step with no kernel: its step on screen" "$(cat "$T/step.title")" "Why 
 # 6b. A step whose command is `gpulab sim ...` shows that launch (issue 28:
 #     lesson 02's divergence kernels were never shown): 02's step 3 runs
 #     branch_by_lane on 4 blocks of 256 threads.
-timeout 120 "${XVFB[@]}" "$GPULAB" view 02 --step 3 --screenshot "$T/sim.png" --state "$T/sim.json" \
+"${XVFB[@]}" timeout 120 "$GPULAB" view 02 --step 3 --screenshot "$T/sim.png" --state "$T/sim.json" \
   --frames 2 >/dev/null 2>&1 || true
 python3 -c "import json,sys; s=json.load(open(sys.argv[1])); k=s['kernel']; print(k['name'], k['problem'], s['playback']['status'] or 'clean')" \
   "$T/sim.json" >"$T/sim.txt" 2>&1 || true
@@ -77,7 +77,7 @@ check "lesson 02 step 3: its gpulab sim launch on screen" "$(cat "$T/sim.txt")" 
 # 7. Lesson 09's histogram step: the view fills the integer input as the
 #    check does (values 0..15), so the shipped kernel runs clean (issue 28:
 #    values over the whole int range wrote out of bounds).
-timeout 120 "${XVFB[@]}" "$GPULAB" view 09 --step 12 --screenshot "$T/hist.png" --state "$T/hist.json" \
+"${XVFB[@]}" timeout 120 "$GPULAB" view 09 --step 12 --screenshot "$T/hist.png" --state "$T/hist.json" \
   --frames 2 >/dev/null 2>&1 || true
 python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['playback']['status'] or 'clean')" "$T/hist.json" \
   >"$T/hist.status" 2>&1 || true
@@ -86,7 +86,7 @@ check "lesson 09's histogram step runs clean" "$(cat "$T/hist.status")" "clean"
 # 8. Lesson 05's `gpulab occupancy` steps drive the calculator with the
 #    command's numbers (issue 28: they opened an empty lab): step 2 asks for
 #    256 threads, 128 registers, 8 KB; `gpulab occupancy` says 16 of 64 warps.
-timeout 120 "${XVFB[@]}" "$GPULAB" view 05 --step 2 --screenshot "$T/occ.png" --state "$T/occ.json" \
+"${XVFB[@]}" timeout 120 "$GPULAB" view 05 --step 2 --screenshot "$T/occ.png" --state "$T/occ.json" \
   --frames 3 >/dev/null 2>&1 || true
 python3 -c "import json,sys; o=json.load(open(sys.argv[1]))['occupancy']; print(int(o['block_threads']), int(o['registers']), int(o['shared_bytes']), int(o['warps_per_sm']), o['limiter'])" \
   "$T/occ.json" >"$T/occ.txt" 2>&1 || true

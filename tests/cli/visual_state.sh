@@ -13,7 +13,7 @@
 set -euo pipefail
 GPULAB=${1:?usage: visual_state.sh path/to/gpulab}
 source "$(dirname "$0")/visual_common.sh"
-XVFB=(xvfb-run -a -s "-screen 0 1280x720x24")
+XVFB=(xvfb 1280x720)
 # get FILE KEY.PATH: a value of the state JSON ("" when absent).
 
 # 1. `gpulab view 03` opens lesson 03 at its first "measure" step, runs that

@@ -14,7 +14,7 @@ set -euo pipefail
 GPULAB=${1:?usage: visual_timeline.sh path/to/gpulab}
 source "$(dirname "$0")/visual_common.sh"
 
-xvfb-run -a -s "-screen 0 1280x720x24" "$GPULAB" view --version 03_smem_tiled --panel timeline --size 1280x720 \
+xvfb 1280x720 "$GPULAB" view --version 03_smem_tiled --panel timeline --size 1280x720 \
   --screenshot "$T/tl.png" --state "$T/tl.json" --frames 3 >/dev/null
 S="$T/tl.json"
 check "timeline ready" "$(get "$S" timeline.status)" "ready"
@@ -37,7 +37,7 @@ less "orange (long_scoreboard) regions" 10 "$($PIX "$T/tl.png" components 245 16
 less "dark red (idle issue slot) regions" 1 "$($PIX "$T/tl.png" components 95 38 38)"
 
 # --play moves the pane's cursor in cycles, from where it opened.
-xvfb-run -a -s "-screen 0 960x540x24" "$GPULAB" view --version 03_smem_tiled --panel timeline --size 960x540 --play \
+xvfb 960x540 "$GPULAB" view --version 03_smem_tiled --panel timeline --size 960x540 --play \
   --screenshot "$T/play.png" --state "$T/play.json" --shot-after 3 >/dev/null
 less "the cursor played on (cycles)" "$(get "$S" timeline.cursor)" "$(get "$T/play.json" timeline.cursor)"
 exit $fail
