@@ -90,6 +90,12 @@ int run_program(const std::string& exe, const std::vector<std::string>& args, co
   g_child = 0;
   if (WIFSIGNALED(status)) {
     how_it_ended = fmt::format("the program was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    // The commonest cause in a CUDA program: host code reading or writing
+    // device memory, which crashes on a GPU too (only managed memory is the
+    // host's to touch).
+    if (WTERMSIG(status) == SIGSEGV)
+      how_it_ended += "; if the host dereferenced a cudaMalloc pointer, copy with cudaMemcpy first or allocate with "
+                      "cudaMallocManaged (device memory is not the host's, on a GPU as in the lab)";
     return 128 + WTERMSIG(status);
   }
   int rc = WEXITSTATUS(status);

@@ -54,6 +54,9 @@ Context::Context() {
   }
   devices_.configure(options_.gpus, options_.link == "pcie" ? LinkKind::PCIe : LinkKind::NVLink, *gpu_);
   order_.resize(devices_.count());
+  // Managed memory needs the device addresses to be host addresses too;
+  // only the pages of managed allocations open to the host (arena.h).
+  if (!memory_.share_with_host(&host_view_error_) && host_view_error_.empty()) host_view_error_ = "unknown";
   if (!options_.report_path.empty()) report_ = std::fopen(options_.report_path.c_str(), "a");
 }
 
@@ -152,8 +155,51 @@ cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
   std::lock_guard lock(mutex_);
   if (sticky_) return result(sticky_);
   if (!ptr) return result(cudaErrorInvalidValue);
+  if (cudaError_t e = fits(bytes, "cudaMalloc")) return *ptr = nullptr, e;
+  // Zeroed (a GPU gives whatever was there; zero keeps runs reproducible).
+  uint64_t a = memory_.allocate(bytes, fmt::format("cudaMalloc #{} ({} bytes)", ++allocations_, bytes), true);
+  live_allocations_.insert(a);
+  devices_.on_malloc(a, bytes);
+  *ptr = reinterpret_cast<void*>(uintptr_t(a));
+  return cudaSuccess;
+}
+
+cudaError_t Context::malloc_managed(void** ptr, size_t bytes) {
+  std::lock_guard lock(mutex_);
+  if (sticky_) return result(sticky_);
+  if (!ptr || bytes == 0) return result(cudaErrorInvalidValue);
+  if (!host_view_error_.empty()) {
+    std::fprintf(stderr, "gpulab: cudaMallocManaged: the lab could not map device memory into the program (%s); "
+                 "allocate with cudaMalloc and copy with cudaMemcpy instead\n", host_view_error_.c_str());
+    *ptr = nullptr;
+    return result(cudaErrorNotSupported);
+  }
+  if (cudaError_t e = fits(bytes, "cudaMallocManaged")) return *ptr = nullptr, e;
+  uint64_t a = memory_.allocate_host_visible(bytes, fmt::format("cudaMallocManaged #{} ({} bytes)", ++allocations_, bytes));
+  if (!a) {
+    *ptr = nullptr;
+    return result(cudaErrorMemoryAllocation);
+  }
+  live_allocations_.insert(a);
+  managed_allocations_.insert(a);
+  devices_.on_malloc(a, bytes);
+  *ptr = reinterpret_cast<void*>(uintptr_t(a));
+  return cudaSuccess;
+}
+
+bool Context::is_managed(const void* p) const {
+  const sim::Buffer* b = memory_.find(addr_of(p));
+  return b && managed_allocations_.count(b->address);
+}
+
+int Context::device_of(const void* p) const {
+  const sim::Buffer* b = memory_.find(addr_of(p));
+  return b ? devices_.owner(b->address) : -1;
+}
+
+cudaError_t Context::fits(size_t bytes, const char* call) {
   // Refused against the model's capacity before any host memory backs it
-  // (the arena allocates below), so asking for 100 GB costs nothing: a GPU
+  // (the caller allocates after), so asking for 100 GB costs nothing: a GPU
   // answers cudaErrorMemoryAllocation ("out of memory") the same way. The
   // lab counts the bytes asked for; a GPU also rounds each allocation up and
   // keeps some memory for its context, so a real run fits a little less.
@@ -163,22 +209,16 @@ cudaError_t Context::malloc_device(void** ptr, size_t bytes) {
   if (bytes > gpu_->dram_bytes || live + bytes > gpu_->dram_bytes) {
     const std::string gpu = std::string(gpu_->name);
     std::fprintf(stderr,
-                 "gpulab: cudaMalloc of %zu bytes (%.2f GB) refused, out of memory: %llu bytes (%.2f GB) are live "
+                 "gpulab: %s of %zu bytes (%.2f GB) refused, out of memory: %llu bytes (%.2f GB) are live "
                  "and the %s holds %llu bytes (%.0f GB), that is %llu bytes over.\n"
                  "gpulab: to fit: allocate less (a smaller batch; in training, gradient checkpointing or gradient "
                  "accumulation over micro-batches), free what is no longer needed, or simulate a GPU model with more "
                  "memory (--gpu; `gpulab run --help` lists them)\n",
-                 bytes, double(bytes) / 1e9, (unsigned long long)live, double(live) / 1e9, gpu.c_str(),
+                 call, bytes, double(bytes) / 1e9, (unsigned long long)live, double(live) / 1e9, gpu.c_str(),
                  (unsigned long long)gpu_->dram_bytes, double(gpu_->dram_bytes) / 1e9,
                  (unsigned long long)(live + bytes - gpu_->dram_bytes));
-    *ptr = nullptr;
     return result(cudaErrorMemoryAllocation);
   }
-  // Zeroed (a GPU gives whatever was there; zero keeps runs reproducible).
-  uint64_t a = memory_.allocate(bytes, fmt::format("cudaMalloc #{} ({} bytes)", ++allocations_, bytes), true);
-  live_allocations_.insert(a);
-  devices_.on_malloc(a, bytes);
-  *ptr = reinterpret_cast<void*>(uintptr_t(a));
   return cudaSuccess;
 }
 
@@ -188,6 +228,7 @@ cudaError_t Context::free_device(void* ptr) {
   if (!ptr) return cudaSuccess;
   // The arena does not reuse memory; freeing only ends the allocation's life.
   devices_.on_free(addr_of(ptr));
+  managed_allocations_.erase(addr_of(ptr));
   if (!live_allocations_.erase(addr_of(ptr))) {
     std::fprintf(stderr, "gpulab: cudaFree(%p): not a pointer cudaMalloc returned, or freed twice\n", ptr);
     return result(cudaErrorInvalidValue);
@@ -200,12 +241,16 @@ cudaError_t Context::memcpy(void* dst, const void* src, size_t bytes, cudaMemcpy
   if (sticky_) return result(sticky_);
   if (blocking) flush_printf();
   if (bytes == 0) return cudaSuccess;
-  const bool dst_dev = is_device_range(dst, bytes), src_dev = is_device_range(src, bytes);
+  bool dst_dev = is_device_range(dst, bytes), src_dev = is_device_range(src, bytes);
   if (kind == cudaMemcpyDefault)
     kind = dst_dev ? (src_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
                    : (src_dev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
   const bool want_dst = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   const bool want_src = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  // Managed memory is either side's (with unified addressing a GPU accepts
+  // it under any direction): it is copied as the direction says.
+  if (dst_dev != want_dst && is_managed(dst)) dst_dev = want_dst;
+  if (src_dev != want_src && is_managed(src)) src_dev = want_src;
   if (want_dst != dst_dev || want_src != src_dev) {
     auto side = [&](bool dev, bool want, const void* p, const char* which) -> std::string {
       if (dev == want) return "";

@@ -43,6 +43,11 @@ struct RunOptions {
 };
 RunOptions options_from_env();
 
+// Host memory cudaMallocHost/cudaHostAlloc gave or cudaHostRegister
+// registered (cudart.cpp, cudart_memory_more.cpp): "host" memory to
+// cudaPointerGetAttributes.
+bool is_pinned_host(const void* p);
+
 struct ModuleEntry {
   const void* wrapper = nullptr;    // what __cudaRegisterFatBinary was given
   bool loaded = false;              // PTX extracted and parsed (lazily, on first use)
@@ -96,6 +101,11 @@ class Context {
   // ---- memory ------------------------------------------------------------------
   cudaError_t malloc_device(void** ptr, size_t bytes);
   cudaError_t free_device(void* ptr);
+  // cudaMallocManaged: device memory the host also dereferences at the same
+  // address (GlobalMemory::allocate_host_visible); counted like cudaMalloc.
+  cudaError_t malloc_managed(void** ptr, size_t bytes);
+  bool is_managed(const void* p) const;
+  int device_of(const void* p) const;  // the device whose memory holds p; -1 when none
   cudaError_t memcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, bool blocking);
   cudaError_t memset(void* dst, int value, size_t bytes);
   cudaError_t symbol_copy(const void* symbol, void* host, size_t bytes, size_t offset, bool to_device);
@@ -105,6 +115,9 @@ class Context {
 
   // ---- kernels -----------------------------------------------------------------
   cudaError_t launch(const void* host_fun, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream);
+  // The byte size of each of the kernel's parameters, in order: what a graph
+  // copies out of a launch's argument pointers to replay it later.
+  cudaError_t kernel_param_sizes(const void* host_fun, std::vector<size_t>* sizes);
   cudaError_t set_max_dynamic_shared(const void* host_fun, int bytes);
   cudaError_t func_attributes(cudaFuncAttributes* attr, const void* host_fun);
   cudaError_t occupancy_blocks(int* blocks, const void* host_fun, int block_size, size_t dynamic_shared);
@@ -143,6 +156,9 @@ class Context {
 
  private:
   Context();
+  // Whether `bytes` more fit in the current device's memory; says why not
+  // (naming `call`) and returns cudaErrorMemoryAllocation when they do not.
+  cudaError_t fits(size_t bytes, const char* call);
   ModuleEntry* load_module(size_t index);       // nullptr when it cannot be loaded (error printed)
   void activate_module(size_t index);           // its __device__ variables in the memory's segment
   const KernelEntry* kernel_of(const void* host_fun, const ptx::Kernel** kernel, cudaError_t* err);
@@ -160,6 +176,8 @@ class Context {
   std::map<const void*, KernelEntry> kernels_;       // by host stub address
   std::map<const void*, SymbolEntry> symbols_;       // by host shadow variable address
   std::set<uint64_t> live_allocations_;
+  std::set<uint64_t> managed_allocations_;          // the live ones cudaMallocManaged made
+  std::string host_view_error_;                      // why managed memory cannot be served, if it cannot
   // Live and peak cudaMalloc bytes are counted per device in devices_ (the
   // peak, the most bytes live at once, is what "will it fit?" asks of a run;
   // every launch's report carries both: device_live_bytes, device_peak_bytes).

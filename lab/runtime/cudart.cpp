@@ -13,14 +13,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "lab/runtime/attributes.h"
 #include "lab/runtime/context.h"
+#include "lab/runtime/graphs.h"
 
 using lab::runtime::Context;
+namespace graphs = lab::runtime::graphs;
 
 namespace {
 Context& ctx() { return Context::get(); }
@@ -43,7 +47,27 @@ cudaError_t not_device(int device) {
                "more)\n", device, ctx().devices().count(), ctx().devices().count() == 1 ? "" : "s");
   return ctx().result(cudaErrorInvalidDevice);
 }
+}  // namespace
+
+namespace lab::runtime {
+bool is_pinned_host(const void* p) {
+  std::lock_guard lock(host_mutex);
+  auto it = host_allocations.upper_bound(const_cast<void*>(p));
+  if (it == host_allocations.begin()) return false;
+  --it;
+  return *it == p;  // the start of a cudaMallocHost block (its size is not kept)
+}
+}  // namespace lab::runtime
+
+namespace {
 uintptr_t caller(void* return_address) { return reinterpret_cast<uintptr_t>(return_address); }
+
+// Every launch entry point: run it, or record it when its stream is being captured (graphs.h).
+cudaError_t launch_or_capture(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
+                              cudaStream_t stream) {
+  if (graphs::capturing(stream)) return graphs::capture_kernel(stream, func, grid, block, args, shared);
+  return ctx().launch(func, grid, block, args, shared, stream);
+}
 }  // namespace
 
 extern "C" {
@@ -89,17 +113,17 @@ cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t* kernel, const void* fun) {
 
 cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared,
                                          cudaStream_t stream) {
-  return ctx().launch(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream);
+  return launch_or_capture(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream);
 }
 
 cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared,
                                               cudaStream_t stream) {
-  return ctx().launch(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream);
+  return launch_or_capture(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream);
 }
 
 cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
                                        cudaStream_t stream) {
-  return ctx().launch(func, grid, block, args, shared, stream);
+  return launch_or_capture(func, grid, block, args, shared, stream);
 }
 
 // ---- device management ----------------------------------------------------------------
@@ -161,71 +185,21 @@ cudaError_t CUDARTAPI cudaRuntimeGetVersion(int* version) {
 
 cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
   if (cudaError_t e = not_device(device)) return e;
-  const lab::sim::GpuModel& g = ctx().gpu();
-  std::memset(prop, 0, sizeof *prop);
-  std::snprintf(prop->name, sizeof prop->name, "%s (simulated by GPU Lab)", std::string(g.full_name).c_str());
-  prop->totalGlobalMem = g.dram_bytes;
-  prop->sharedMemPerBlock = size_t(g.shared_per_block);
-  prop->regsPerBlock = g.regs_per_block;
-  prop->warpSize = g.warp_size;
-  prop->memPitch = 2147483647;
-  prop->maxThreadsPerBlock = g.max_threads_per_block;
-  for (int i = 0; i < 3; ++i) {
-    prop->maxThreadsDim[i] = g.max_block_dim[i];
-    prop->maxGridSize[i] = int(g.max_grid_dim[i]);
-  }
-  prop->totalConstMem = 64 * 1024;  // CUDA C++ Programming Guide, compute capability table: 64 KB constant memory
-  prop->major = g.cc_major;
-  prop->minor = g.cc_minor;
-  prop->textureAlignment = 512;
-  prop->multiProcessorCount = g.sm_count;
-  prop->concurrentKernels = 1;
-  prop->asyncEngineCount = 2;
-  prop->unifiedAddressing = 1;
-  prop->l2CacheSize = int(g.l2_bytes);
-  prop->maxThreadsPerMultiProcessor = g.max_threads_per_sm;
-  prop->sharedMemPerMultiprocessor = size_t(g.shared_per_sm);
-  prop->regsPerMultiprocessor = g.regs_per_sm;
-  prop->sharedMemPerBlockOptin = size_t(g.shared_per_block_optin);
-  prop->maxBlocksPerMultiProcessor = g.max_blocks_per_sm;
-  prop->reservedSharedMemPerBlock = size_t(g.reserved_shared_per_block);
-  prop->cooperativeLaunch = 0;  // cudaLaunchCooperativeKernel is not served
+  if (!prop) return ctx().result(cudaErrorInvalidValue);
+  lab::runtime::device_properties(ctx().gpu(), device, prop);
   return cudaSuccess;
 }
 
 cudaError_t CUDARTAPI cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
   if (cudaError_t e = not_device(device)) return e;
-  const lab::sim::GpuModel& g = ctx().gpu();
-  switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = g.max_threads_per_block; break;
-    case cudaDevAttrMaxBlockDimX: *value = g.max_block_dim[0]; break;
-    case cudaDevAttrMaxBlockDimY: *value = g.max_block_dim[1]; break;
-    case cudaDevAttrMaxBlockDimZ: *value = g.max_block_dim[2]; break;
-    case cudaDevAttrMaxGridDimX: *value = int(g.max_grid_dim[0]); break;
-    case cudaDevAttrMaxGridDimY: *value = int(g.max_grid_dim[1]); break;
-    case cudaDevAttrMaxGridDimZ: *value = int(g.max_grid_dim[2]); break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = g.shared_per_block; break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = g.shared_per_block_optin; break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = g.shared_per_sm; break;
-    case cudaDevAttrWarpSize: *value = g.warp_size; break;
-    case cudaDevAttrMaxRegistersPerBlock: *value = g.regs_per_block; break;
-    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = g.regs_per_sm; break;
-    case cudaDevAttrClockRate: *value = int(g.boost_clock_hz / 1e3); break;  // kHz
-    case cudaDevAttrMultiProcessorCount: *value = g.sm_count; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = g.max_threads_per_sm; break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = g.max_blocks_per_sm; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = g.cc_major; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = g.cc_minor; break;
-    case cudaDevAttrL2CacheSize: *value = int(g.l2_bytes); break;
-    case cudaDevAttrReservedSharedMemoryPerBlock: *value = g.reserved_shared_per_block; break;
-    case cudaDevAttrTotalConstantMemory: *value = 64 * 1024; break;
-    case cudaDevAttrConcurrentKernels: *value = 1; break;
-    case cudaDevAttrUnifiedAddressing: *value = 1; break;
-    default:
-      std::fprintf(stderr, "gpulab: cudaDeviceGetAttribute(%d): the lab's GPU models do not have this attribute\n",
-                   int(attr));
-      return ctx().result(cudaErrorInvalidValue);
+  if (!value) return ctx().result(cudaErrorInvalidValue);
+  std::optional<int> v = lab::runtime::device_attribute(ctx().gpu(), device, attr);
+  if (!v) {
+    std::fprintf(stderr, "gpulab: cudaDeviceGetAttribute(%d): not an attribute CUDA %d.%d defines for a device "
+                 "(driver_types.h, enum cudaDeviceAttr)\n", int(attr), CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    return ctx().result(cudaErrorInvalidValue);
   }
+  *value = *v;
   return cudaSuccess;
 }
 
@@ -309,12 +283,14 @@ cudaError_t CUDARTAPI cudaMemcpy(void* dst, const void* src, size_t count, enum 
 cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                                       cudaStream_t stream) {
   if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  if (graphs::capturing(stream)) return graphs::capture_memcpy(stream, dst, src, count, kind);
   ctx().devices().call_site = caller(__builtin_return_address(0));
   return ctx().memcpy(dst, src, count, kind, false);
 }
 cudaError_t CUDARTAPI cudaMemset(void* dst, int value, size_t count) { return ctx().memset(dst, value, count); }
 cudaError_t CUDARTAPI cudaMemsetAsync(void* dst, int value, size_t count, cudaStream_t stream) {
   if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  if (graphs::capturing(stream)) return graphs::capture_memset(stream, dst, value, count);
   return ctx().memset(dst, value, count);
 }
 
@@ -342,10 +318,13 @@ cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t* stream) {
   *stream = ctx().create_stream();
   return cudaSuccess;
 }
-cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) { return cudaStreamCreate(stream); }
+cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+  return cudaStreamCreateWithPriority(stream, flags, 0);  // cudart_control.cpp keeps the flags
+}
 cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream) { return ctx().destroy_stream(stream); }
 cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t stream) {
   if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  if (graphs::capturing(stream)) return ctx().result(cudaErrorStreamCaptureUnsupported);  // nothing has run yet
   return ctx().synchronize();
 }
 cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream) {
@@ -354,6 +333,7 @@ cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t stream) {
 }
 cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
   if (!ctx().valid_stream(stream) || !ctx().valid_event(event)) return ctx().result(cudaErrorInvalidResourceHandle);
+  if (graphs::capture_wait_event(stream, event)) return cudaSuccess;  // a fork or join inside a capture
   return ctx().wait_event(event);
 }
 
@@ -365,6 +345,7 @@ cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int)
 cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t event) { return ctx().destroy_event(event); }
 cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  if (graphs::capture_event_record(event, stream)) return cudaSuccess;  // marks a point in the captured work
   return ctx().record_event(event);
 }
 cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t event) {

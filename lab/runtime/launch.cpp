@@ -77,6 +77,16 @@ const KernelEntry* Context::kernel_of(const void* host_fun, const ptx::Kernel** 
   return &k;
 }
 
+cudaError_t Context::kernel_param_sizes(const void* host_fun, std::vector<size_t>* sizes) {
+  std::lock_guard lock(mutex_);
+  const ptx::Kernel* kernel = nullptr;
+  cudaError_t err = cudaSuccess;
+  if (!kernel_of(host_fun, &kernel, &err)) return result(err);
+  sizes->clear();
+  for (const ptx::Param& p : kernel->params) sizes->push_back(p.size);
+  return cudaSuccess;
+}
+
 cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** args, size_t shared,
                             cudaStream_t stream) {
   std::lock_guard lock(mutex_);

@@ -80,6 +80,7 @@ GpuModel make_t4() {
   m.lsu_lanes_per_sm = 16;                        // Turing whitepaper SM diagram: 4 LD/ST per partition
   m.dram_bytes = 16 * GB;
   m.dram_bytes_per_s = 320 * G;                   // [T4] 320+ GB/s
+  m.memory_bus_bits = 256;                            // [T4] 256-bit GDDR6
   m.l2_bytes = 4 * MiB;                           // [T4] Turing whitepaper: 4 MB L2 (TU104)
   m.l2_bytes_per_clock = 640;                     // [MB] ~1 TB/s measured
   m.host_bytes_per_s = 16 * G;                    // [T4] PCIe Gen3 x16: 32 GB/s both directions
@@ -119,6 +120,7 @@ GpuModel make_a100() {
   m.lsu_lanes_per_sm = 32;
   m.dram_bytes = 80 * GB;
   m.dram_bytes_per_s = 2039 * G;                  // [A100] datasheet 80GB SXM: 2,039 GB/s
+  m.memory_bus_bits = 5120;                           // [A100] 5120-bit HBM2e
   m.dram_stream_bytes_per_s = 1759 * G;           // [GB] gpu-stream/a100_80.txt triad
   m.dram_stream_source = "[GB] A100 80GB triad 1759 GB/s measured";
   m.l2_bytes = 40 * MiB;                          // [A100] whitepaper: 40 MB L2
@@ -161,6 +163,7 @@ GpuModel make_rtx4090() {
   m.lsu_lanes_per_sm = 32;
   m.dram_bytes = 24 * GB;
   m.dram_bytes_per_s = 1008 * G;                  // [ADA] 1008 GB/s (21 Gbps, 384-bit)
+  m.memory_bus_bits = 384;                            // [ADA] 384-bit
   m.l2_bytes = 72 * MiB;                          // [ADA] 72 MB L2
   m.l2_bytes_per_clock = 2048;                    // [MB] ~5 TB/s measured
   m.host_bytes_per_s = 32 * G;                    // PCIe Gen4 x16, one direction
@@ -201,6 +204,7 @@ GpuModel make_h100() {
   m.lsu_lanes_per_sm = 32;
   m.dram_bytes = 80 * GB;
   m.dram_bytes_per_s = 3350 * G;                  // [H100] datasheet SXM: 3.35 TB/s HBM3
+  m.memory_bus_bits = 5120;                           // [H100] 5120-bit HBM3 (five stacks)
   // No STREAM figure for the SXM part: the H100 PCIe's measured 1832 of 2000 GB/s.
   m.dram_stream_bytes_per_s = 3350 * G * 1832 / 2000;
   m.dram_stream_source = "[GB] triad 92% of rated, measured on H100 PCIe (HBM2e), applied to SXM";
@@ -228,6 +232,7 @@ GpuModel make_h200() {
   m.full_name = "NVIDIA H200 SXM 141GB";
   m.dram_bytes = 141 * GB;                        // [H200] 141 GB HBM3e
   m.dram_bytes_per_s = 4800 * G;                  // [H200] 4.8 TB/s
+  m.memory_bus_bits = 6144;                           // [H200] 6144-bit HBM3e (six stacks)
   m.dram_stream_bytes_per_s = 3534 * G;           // [GB] gpu-stream/h200.txt triad
   m.dram_stream_source = "[GB] H200 triad 3534 GB/s measured";
   m.nvlink_bytes_per_s = 450 * G;                 // [H200] datasheet SXM: NVLink 900 GB/s, PCIe Gen5 128 GB/s
@@ -244,6 +249,7 @@ GpuModel make_h100_pcie() {
   m.sm_count = 114;                               // [H100P] 14,592 FP32 cores / 128 per SM
   m.boost_clock_hz = 1755e6;                      // [H100P] max boost 1755 MHz: 114 x 128 x 2 x 1.755 GHz = 51.2 TFLOPS
   m.dram_bytes_per_s = 2000 * G;                  // [H100P] 2.0 TB/s HBM2e
+  m.memory_bus_bits = 5120;                           // [H100P] 5120-bit HBM2e
   m.dram_stream_bytes_per_s = 1832 * G;           // [GB] gpu-stream/h100_pcie.txt triad
   m.dram_stream_source = "[GB] H100 PCIe triad 1832 GB/s measured";
   m.nvlink_bytes_per_s = 300 * G;                 // [H100P] NVLink bridge 600 GB/s (both directions)
@@ -289,6 +295,7 @@ GpuModel make_v100() {
   m.lsu_lanes_per_sm = 32;                        // [V100] SM diagram: 8 LD/ST per partition
   m.dram_bytes = 32 * GB;                         // [V100] datasheet: 32 GB HBM2 (16 GB model: V100-16GB)
   m.dram_bytes_per_s = 900 * G;                   // [V100] 900 GB/s HBM2
+  m.memory_bus_bits = 4096;                           // [V100] 4096-bit HBM2
   m.dram_stream_bytes_per_s = 814 * G;            // [GB] gpu-stream/v100.txt triad (V100 PCIe, the same 900 GB/s HBM2)
   m.dram_stream_source = "[GB] V100 triad 814 GB/s measured";
   m.l2_bytes = 6 * MiB;                           // [V100] Table 1: 6144 KB L2
@@ -352,6 +359,7 @@ GpuModel make_rtx3090() {
   m.boost_clock_hz = 1695e6;                      // [3090] boost clock 1.70 GHz; [GA102] 1695 MHz
   m.dram_bytes = 24 * GB;                         // [3090] 24 GB GDDR6X
   m.dram_bytes_per_s = 936 * G;                   // [GA102] 936 GB/s (19.5 Gbps, 384-bit)
+  m.memory_bus_bits = 384;                            // [GA102] 384-bit
   m.l2_bytes_per_clock = 1312;                    // 16 B/clk/SM x 82 (see header)
   m.fp32_flops = 35.6 * T;                        // [GA102] peak FP32 35.6 TFLOPS
   m.fp64_flops = 0.556 * T;                       // 82 SM x 2 x 2 x 1.695 GHz (1/64 of FP32)
@@ -371,6 +379,7 @@ GpuModel make_a6000() {
   m.boost_clock_hz = 1800e6;                      // [GA102] RTX A6000 boost clock 1800 MHz
   m.dram_bytes = 48 * GB;                         // [A6000] 48 GB GDDR6 with ECC
   m.dram_bytes_per_s = 768 * G;                   // [A6000] 768 GB/s
+  m.memory_bus_bits = 384;                            // [A6000] 384-bit GDDR6
   m.l2_bytes_per_clock = 1344;                    // 16 B/clk/SM x 84 (see header)
   m.fp32_flops = 38.7 * T;                        // [A6000] single precision 38.7 TFLOPS
   m.fp64_flops = 0.605 * T;                       // 84 SM x 2 x 2 x 1.8 GHz (1/64 of FP32)
@@ -390,6 +399,7 @@ GpuModel make_a10() {
   m.boost_clock_hz = 1695e6;                      // [GA102] A10 boost clock 1695 MHz
   m.dram_bytes = 24 * GB;                         // [A10] 24 GB GDDR6
   m.dram_bytes_per_s = 600 * G;                   // [A10] 600 GB/s
+  m.memory_bus_bits = 384;                            // [A10] 384-bit GDDR6
   m.l2_bytes_per_clock = 1152;                    // 16 B/clk/SM x 72 (see header)
   m.fp32_flops = 31.2 * T;                        // [A10] FP32 31.2 TFLOPS
   m.fp64_flops = 0.488 * T;                       // 72 SM x 2 x 2 x 1.695 GHz (1/64 of FP32)
@@ -415,6 +425,7 @@ GpuModel make_l4() {
   m.boost_clock_hz = 2040e6;                      // [L4] max boost 2040 MHz
   m.dram_bytes = 24 * GB;                         // [L4] 24 GB GDDR6
   m.dram_bytes_per_s = 300 * G;                   // [L4] 300 GB/s
+  m.memory_bus_bits = 192;                            // [L4] 192-bit GDDR6
   m.l2_bytes = 48 * MiB;                          // [L4] 48 MB L2
   m.l2_bytes_per_clock = 928;                     // 16 B/clk/SM x 58 (see header)
   m.host_bytes_per_s = 32 * G;                    // [L4] PCIe Gen4 x16: 64 GB/s both directions
@@ -435,6 +446,7 @@ GpuModel make_l40s() {
   m.boost_clock_hz = 2520e6;                      // [L40S] max boost 2520 MHz
   m.dram_bytes = 48 * GB;                         // [L40S] 48 GB GDDR6 with ECC
   m.dram_bytes_per_s = 864 * G;                   // [L40S] 864 GB/s
+  m.memory_bus_bits = 384;                            // [L40S] 384-bit GDDR6
   m.l2_bytes = 96 * MiB;                          // [L40S] 96 MB L2
   m.l2_bytes_per_clock = 2272;                    // 16 B/clk/SM x 142 (see header)
   m.host_bytes_per_s = 32 * G;                    // [L40S] PCIe Gen4 x16: 64 GB/s both directions

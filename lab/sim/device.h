@@ -56,6 +56,7 @@ struct GpuModel {
   // ---- memory system -------------------------------------------------------------
   uint64_t dram_bytes = 0;           // capacity
   double dram_bytes_per_s = 0;       // peak DRAM bandwidth
+  int memory_bus_bits = 0;           // DRAM interface width (datasheet); cudaDevAttrGlobalMemoryBusWidth
   // What a streaming kernel reaches (STREAM triad, measured), and where that
   // is published; 0 where none was found (cycle/params.cpp achievable_dram()).
   double dram_stream_bytes_per_s = 0;

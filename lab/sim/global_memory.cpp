@@ -26,7 +26,7 @@ uint64_t GlobalMemory::allocate(uint64_t bytes, std::string name, bool initializ
   // A leading guard region so that address arena_base() - k is outside too.
   uint64_t offset = round_up(std::max<uint64_t>(arena_.size(), kGuard), kAlign);
   uint64_t end = round_up(offset + std::max<uint64_t>(bytes, 1) + kGuard, kAlign);
-  arena_.resize(end, 0);
+  arena_.resize(end);
   if (!initialized) std::memset(arena_.data() + offset, 0xff, bytes);
   Buffer b;
   b.address = arena_base() + offset;
@@ -34,6 +34,24 @@ uint64_t GlobalMemory::allocate(uint64_t bytes, std::string name, bool initializ
   b.name = std::move(name);
   b.initialized = initialized;
   buffers_.push_back(std::move(b));  // addresses grow, so buffers_ stays sorted
+  return arena_base() + offset;
+}
+
+uint64_t GlobalMemory::allocate_host_visible(uint64_t bytes, std::string name) {
+  if (!arena_.shared()) return 0;
+  // Whole host pages, before and after: the host's view opens pages, and no
+  // other buffer may share one (a host dereference of a cudaMalloc pointer
+  // must still fault).
+  const uint64_t page = Arena::kHostPage;
+  uint64_t offset = round_up(std::max<uint64_t>(arena_.size(), kGuard), page);
+  uint64_t end = round_up(offset + std::max<uint64_t>(bytes, 1), page) + page;  // a guard page after
+  arena_.resize(end);
+  if (!arena_.expose_to_host(offset, round_up(std::max<uint64_t>(bytes, 1), page))) return 0;
+  Buffer b;
+  b.address = arena_base() + offset;
+  b.bytes = bytes;
+  b.name = std::move(name);
+  buffers_.push_back(std::move(b));
   return arena_base() + offset;
 }
 

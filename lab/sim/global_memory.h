@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lab/ptx/module.h"
+#include "lab/sim/arena.h"
 
 namespace lab::sim {
 
@@ -29,6 +30,12 @@ class GlobalMemory {
   // Returns the device address. Contents are zero unless `initialized` is false,
   // in which case they are filled with a poison pattern (0xff bytes).
   uint64_t allocate(uint64_t bytes, std::string name, bool initialized = true);
+  // lab/runtime (a CUDA program's memory): gives the arena a host view at the
+  // device addresses themselves (Arena::share_with_host); before any buffer.
+  bool share_with_host(std::string* error) { return arena_.share_with_host(arena_base(), error); }
+  // A zeroed buffer the host can also read and write at its device address
+  // (cudaMallocManaged), on pages of its own; 0 when the arena is not shared.
+  uint64_t allocate_host_visible(uint64_t bytes, std::string name);
   void write(uint64_t address, const void* src, uint64_t bytes);
   void read(uint64_t address, void* dst, uint64_t bytes) const;
   // Host pointer to device memory, or nullptr when [address, address+bytes) is
@@ -55,7 +62,7 @@ class GlobalMemory {
   uint64_t module_segment_bytes() const { return module_segment_.size(); }
 
  private:
-  std::vector<uint8_t> arena_;
+  Arena arena_;
   std::vector<Buffer> buffers_;  // sorted by address
   std::vector<uint8_t> module_segment_;  // module .global/.const variables at kGlobalBase
   uint64_t module_bytes_ = 0;

@@ -76,7 +76,19 @@ check "a program in two files, each with kernels and __device__ variables" "[ $r
 
 # 7. A runtime call the lab does not serve is named, nothing runs.
 run tests/run/unserved.cu
-check "unserved call: exit 2, named" "[ $rc = 2 ] && has err cudaMallocManaged && has err 'does not serve'"
+check "unserved call: exit 2, named" "[ $rc = 2 ] && has err cudaIpcGetMemHandle && has err 'does not serve'"
+
+# 7b. The runtime beyond the basics (issue 30): attributes, managed memory,
+# pools, registered memory, flags, limits, priorities, host functions, 2D
+# memory, pointer attributes; graphs by capture and by nodes.
+run tests/run/runtime_calls.cu
+check "runtime calls: every check passes" "[ $rc = 0 ] && has out PASSED && ! has out FAIL"
+run tests/run/graphs.cu --report
+check "graphs: capture and nodes replay right" "[ $rc = 0 ] && has out PASSED && ! has out FAIL"
+check "graphs: each replayed kernel is a launch in the report (3 replays x 3 + 1)" "[ \$(grep -cE '^ +[0-9]+ +(scale|add) ' $tmp/out) = 10 ]"
+# Managed memory is the host's to touch; cudaMalloc memory still is not.
+run tests/run/host_deref.cu
+check "host dereference of device memory crashes, with the likely cause" "[ $rc = 1 ] && has out 'reading device memory' && ! has out 'the lab let the host' && has err cudaMallocManaged"
 
 # 8. --check runs the kernel checks on every launch and names the launch.
 run tests/run/oob.cu
