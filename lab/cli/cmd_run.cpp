@@ -38,7 +38,7 @@ struct RunArgs {
   std::vector<std::string> positional;  // sources (then, without `--`, the program's arguments)
   std::vector<std::string> after_dashes;  // the program's arguments after `--`
   std::string gpu = "H100", backend = "sim";
-  std::vector<std::string> defines;
+  std::vector<std::string> defines, include_dirs, libraries, host_flags;
   bool check = false, report = false, json = false;
   uint64_t max_steps = 0;
   int gpus = 1;
@@ -192,6 +192,9 @@ int run(const RunArgs& a) {
   build.ptx_arch = std::string(gpu->ptx_target);
   build.for_real_gpu = a.backend == "cuda";
   build.defines = a.defines;
+  build.include_dirs = a.include_dirs;
+  build.libraries = a.libraries;
+  build.host_flags = a.host_flags;
   std::string exe;
   try {
     exe = build_program(build);
@@ -275,6 +278,9 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--backend", a->backend, "sim (default) | cuda (NVIDIA's runtime on a real GPU)")
       ->check(CLI::IsMember({"sim", "cuda"}));
   cmd->add_option("-D,--define", a->defines, "preprocessor definition, NAME=VALUE");
+  cmd->add_option("-I,--include", a->include_dirs, "a folder of headers, as nvcc -I (e.g. cuda-samples' Common)");
+  cmd->add_option("-l,--library", a->libraries, "a library to link, as nvcc -l (e.g. -l m)");
+  cmd->add_option("-X,--Xcompiler", a->host_flags, "a flag for the host compiler, as nvcc -Xcompiler (-X=-fopenmp)");
   cmd->add_option("--gpus", a->gpus, "simulated GPUs of the --gpu model (cudaSetDevice 0 .. N-1)")
       ->check(CLI::Range(1, 64))
       ->each([a](const std::string&) { a->gpus_given = true; });

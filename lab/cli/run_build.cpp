@@ -51,7 +51,8 @@ uint64_t fnv1a(uint64_t h, const std::string& s) {
 }
 
 // The file and the local headers it includes with "...", recursively.
-void hash_with_includes(const fs::path& file, uint64_t& h, std::set<fs::path>& seen) {
+void hash_with_includes(const fs::path& file, uint64_t& h, std::set<fs::path>& seen,
+                        const std::vector<std::string>& include_dirs) {
   std::error_code ec;
   fs::path canon = fs::weakly_canonical(file, ec);
   if (!seen.insert(canon).second || !fs::exists(canon, ec)) return;
@@ -63,10 +64,13 @@ void hash_with_includes(const fs::path& file, uint64_t& h, std::set<fs::path>& s
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;
     if (!std::regex_search(line, m, kInclude)) continue;
-    // As nvcc looks: beside the including file, then the lab's own -I (below).
+    // As nvcc looks: beside the including file, then each -I in order (the
+    // program's, then the lab's own, below).
     fs::path next = canon.parent_path() / m[1].str();
+    for (const std::string& dir : include_dirs)
+      if (!fs::exists(next, ec)) next = fs::path(dir) / m[1].str();
     if (!fs::exists(next, ec)) next = fs::path(GPULAB_SOURCE_DIR) / m[1].str();
-    hash_with_includes(next, h, seen);
+    hash_with_includes(next, h, seen, include_dirs);
   }
 }
 
@@ -151,6 +155,9 @@ std::string build_program(const ProgramBuild& b) {
   // What every object depends on besides its source: the target and the defines.
   uint64_t flags = fnv1a(1469598103934665603ull, b.ptx_arch + (b.for_real_gpu ? " cuda" : " sim"));
   for (const auto& d : b.defines) flags = fnv1a(flags, d);
+  for (const auto& d : b.include_dirs) flags = fnv1a(flags, "-I" + fs::absolute(d).string());
+  for (const auto& f : b.host_flags) flags = fnv1a(flags, "-Xcompiler " + f);
+  for (const auto& l : b.libraries) flags = fnv1a(flags, "-l" + l);
   const fs::path cache = fs::path(compile::cache_dir()) / "run";
   std::vector<ObjectBuild> objects;
   for (const auto& s : b.sources) {
@@ -161,7 +168,7 @@ std::string build_program(const ProgramBuild& b) {
     o.source = fs::absolute(s).string();
     o.hash = flags;
     std::set<fs::path> seen;
-    hash_with_includes(s, o.hash, seen);
+    hash_with_includes(s, o.hash, seen, b.include_dirs);
     o.object = cache / "obj" / fmt::format("{:016x}.o", o.hash);
     o.cached = fs::exists(o.object, ec);
     objects.push_back(std::move(o));
@@ -182,6 +189,8 @@ std::string build_program(const ProgramBuild& b) {
   std::vector<std::string> compile = {GPULAB_NVCC, "-std=c++17", "-O2", "-g", "-lineinfo",
                                       fmt::format("-gencode=arch={0},code={0}", b.ptx_arch)};
   for (const auto& d : b.defines) compile.push_back("-D" + d);
+  for (const auto& d : b.include_dirs) compile.push_back("-I" + fs::absolute(d).string());
+  for (const auto& f : b.host_flags) compile.insert(compile.end(), {"-Xcompiler", f});
   // The lab's own headers (lab/cpu/mlp_task.h, the task lessons 10 and 11
   // share with the CPU step) by their path in the lab, so a program works
   // from any copy of the lessons folder (issue 25).
@@ -212,6 +221,8 @@ std::string build_program(const ProgramBuild& b) {
   for (const auto& o : objects) link.push_back(o.object.string());
   const fs::path tmp = dir / (exe.filename().string() + fmt::format(".{}.tmp", getpid()));
   link.insert(link.end(), {"-o", tmp.string()});
+  for (const auto& f : b.host_flags) link.insert(link.end(), {"-Xcompiler", f});
+  for (const auto& l : b.libraries) link.push_back("-l" + l);
   if (!b.for_real_gpu)
     link.insert(link.end(), {"-L" + lib_dir, "-lgpulab_cudart", "-Xlinker", "-rpath=" + lib_dir});
   std::string out;

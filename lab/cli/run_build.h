@@ -19,6 +19,9 @@ struct ProgramBuild {
   std::string ptx_arch;               // "compute_90"
   bool for_real_gpu = false;          // --backend cuda: NVIDIA's runtime, no lab library
   std::vector<std::string> defines;   // -D
+  std::vector<std::string> include_dirs;  // -I, searched for "..." headers too (cache keys)
+  std::vector<std::string> libraries;     // -l, given to the link as -lNAME
+  std::vector<std::string> host_flags;    // -Xcompiler, nvcc passes them to the host compiler
 };
 
 // A build that failed because of the program: `message` is what to show
