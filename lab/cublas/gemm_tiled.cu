@@ -1,0 +1,128 @@
+// lab/cublas/gemm_tiled.cu: the general GEMM of the lab's cuBLAS stand-in
+// (libgpulab_cublas, lab/cublas/gemm.cpp): every transpose combination, any
+// leading dimension, strided batches, fp32 / fp16 / bf16 inputs, fp32
+// accumulation. The lab's GEMM progression (kernels/gemm/) is row-major and
+// packed; this kernel serves what it cannot.
+//
+// Semantics, as the cuBLAS documentation gives them (cuBLAS Library User
+// Guide, "cublas<t>gemm()" and "cublas<t>gemmStridedBatched()"):
+//   C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b],  b < batch
+// column-major: element (i, j) of a matrix X with leading dimension ldX is
+// X[i + j * ldX]; op(A) is m x k (A itself is m x k for N, k x m for T),
+// op(B) is k x n, C is m x n; A[b] = A + b * strideA (likewise B, C). With
+// beta == 0 C is not read ("if beta == 0 then C does not have to be a valid
+// input"), so NaNs in an uninitialised C do not reach the result.
+//
+// Compiled by the stand-in with NVRTC once per variant (-D below) and launched
+// with block (256), grid (ceil(m/64), ceil(n/64), min(batch, 65535)).
+//   TRANS_A, TRANS_B   0 = CUBLAS_OP_N, 1 = CUBLAS_OP_T (C: conjugate = T for reals)
+//   AB_TYPE            float | __half | __nv_bfloat16   (A and B)
+//   C_TYPE             float | __half | __nv_bfloat16
+// Run it alone: gpulab sim lab/cublas/gemm_tiled.cu --kernel gemm_tiled ... (the
+// defaults are the fp32 TN variant, llm.c's matmul_forward).
+//
+// How it is blocked: a 256-thread block owns a 64 x 64 tile of C and walks k
+// in steps of 16. Each step stages op(A)'s 64 x 16 and op(B)'s 16 x 64 slab in
+// shared memory (k-major, so the inner loop reads both with one 16-byte load
+// each), and every thread accumulates a 4 x 4 register tile: per k, 2 shared
+// loads for 16 FMAs. The global loads walk the stored matrix's contiguous
+// dimension with consecutive threads, which is the other dimension for a
+// transposed operand: that choice is what the TRANS_* variants compile.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#ifndef TRANS_A
+#define TRANS_A 1
+#endif
+#ifndef TRANS_B
+#define TRANS_B 0
+#endif
+#ifndef AB_TYPE
+#define AB_TYPE float
+#endif
+#ifndef C_TYPE
+#define C_TYPE float
+#endif
+
+#define BM 64
+#define BN 64
+#define BK 16
+#define THREADS 256
+#define S_LD (BM + 4)  // a row of 68 floats keeps 16-byte alignment and spreads a transposed store over banks
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ void store(float* p, float v) { *p = v; }
+__device__ __forceinline__ void store(__half* p, float v) { *p = __float2half_rn(v); }
+__device__ __forceinline__ void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+gemm_tiled(int m, int n, int k, float alpha, const AB_TYPE* A, int lda, long long strideA, const AB_TYPE* B, int ldb,
+           long long strideB, float beta, C_TYPE* C, int ldc, long long strideC, int batch) {
+  __shared__ __align__(16) float As[BK * S_LD];  // As[p][i] = op(A)(bm + i, k0 + p)
+  __shared__ __align__(16) float Bs[BK * S_LD];  // Bs[p][j] = op(B)(k0 + p, bn + j)
+  const int tid = threadIdx.x;
+  const int tm = tid % 16, tn = tid / 16;          // this thread's C rows tm*4.., columns tn*4..
+  const int bm = blockIdx.x * BM, bn = blockIdx.y * BN;
+
+  // More batches than gridDim.z (65535 at most) loop.
+  for (int b = blockIdx.z; b < batch; b += gridDim.z) {
+    const AB_TYPE* a = A + b * strideA;
+    const AB_TYPE* bb = B + b * strideB;
+    C_TYPE* c = C + b * strideC;
+    float acc[4][4] = {{0.f}};
+    for (int k0 = 0; k0 < k; k0 += BK) {
+      // Four elements of each slab per thread; e = tid + 256 r walks the
+      // stored matrix's contiguous dimension first (coalesced), zero outside.
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int e = tid + THREADS * r;
+#if TRANS_A
+        const int p = e % BK, i = e / BK;  // A is k x m: A(k0+p, bm+i) = a[(k0+p) + (bm+i)*lda]
+        const bool in = bm + i < m && k0 + p < k;
+        As[p * S_LD + i] = in ? to_float(a[(k0 + p) + (long long)(bm + i) * lda]) : 0.f;
+#else
+        const int i = e % BM, p = e / BM;  // A is m x k: A(bm+i, k0+p) = a[(bm+i) + (k0+p)*lda]
+        const bool in = bm + i < m && k0 + p < k;
+        As[p * S_LD + i] = in ? to_float(a[(bm + i) + (long long)(k0 + p) * lda]) : 0.f;
+#endif
+#if TRANS_B
+        const int j = e % BN, q = e / BN;  // B is n x k: B(bn+j, k0+q) = bb[(bn+j) + (k0+q)*ldb]
+        const bool inb = bn + j < n && k0 + q < k;
+        Bs[q * S_LD + j] = inb ? to_float(bb[(bn + j) + (long long)(k0 + q) * ldb]) : 0.f;
+#else
+        const int q = e % BK, j = e / BK;  // B is k x n: B(k0+q, bn+j) = bb[(k0+q) + (bn+j)*ldb]
+        const bool inb = bn + j < n && k0 + q < k;
+        Bs[q * S_LD + j] = inb ? to_float(bb[(k0 + q) + (long long)(bn + j) * ldb]) : 0.f;
+#endif
+      }
+      __syncthreads();
+#pragma unroll
+      for (int p = 0; p < BK; ++p) {
+        const float4 av = *reinterpret_cast<const float4*>(&As[p * S_LD + tm * 4]);
+        const float4 bv = *reinterpret_cast<const float4*>(&Bs[p * S_LD + tn * 4]);
+        const float ar[4] = {av.x, av.y, av.z, av.w}, br[4] = {bv.x, bv.y, bv.z, bv.w};
+#pragma unroll
+        for (int x = 0; x < 4; ++x)
+#pragma unroll
+          for (int y = 0; y < 4; ++y) acc[x][y] += ar[x] * br[y];
+      }
+      __syncthreads();
+    }
+#pragma unroll
+    for (int y = 0; y < 4; ++y) {
+      const int col = bn + tn * 4 + y;
+      if (col >= n) continue;
+#pragma unroll
+      for (int x = 0; x < 4; ++x) {
+        const int row = bm + tm * 4 + x;
+        if (row >= m) continue;
+        C_TYPE* out = &c[row + (long long)col * ldc];
+        float v = alpha * acc[x][y];
+        if (beta != 0.f) v += beta * to_float(*out);  // beta == 0: C is not read (cuBLAS docs)
+        store(out, v);
+      }
+    }
+  }
+}
