@@ -27,7 +27,9 @@
 // each), and every thread accumulates a 4 x 4 register tile: per k, 2 shared
 // loads for 16 FMAs. The global loads walk the stored matrix's contiguous
 // dimension with consecutive threads, which is the other dimension for a
-// transposed operand: that choice is what the TRANS_* variants compile.
+// transposed operand: that choice is what the TRANS_* variants compile. An
+// operand contiguous in k is read 8 k at a time (one sector) for 4 rows per
+// warp, so its transposed shared stores do not conflict (row stride 68).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -79,7 +81,10 @@ gemm_tiled(int m, int n, int k, float alpha, const AB_TYPE* A, int lda, long lon
       for (int r = 0; r < 4; ++r) {
         const int e = tid + THREADS * r;
 #if TRANS_A
-        const int p = e % BK, i = e / BK;  // A is k x m: A(k0+p, bm+i) = a[(k0+p) + (bm+i)*lda]
+        // A is k x m: A(k0+p, bm+i) = a[(k0+p) + (bm+i)*lda], contiguous in p.
+        // A warp takes 8 p (a 32-byte sector of fp32) of 4 consecutive i:
+        // its shared stores land on banks 4p + i, all 32 distinct.
+        const int p = (e / (8 * BM)) * 8 + e % 8, i = (e / 8) % BM;
         const bool in = bm + i < m && k0 + p < k;
         As[p * S_LD + i] = in ? to_float(a[(k0 + p) + (long long)(bm + i) * lda]) : 0.f;
 #else
@@ -92,7 +97,8 @@ gemm_tiled(int m, int n, int k, float alpha, const AB_TYPE* A, int lda, long lon
         const bool inb = bn + j < n && k0 + q < k;
         Bs[q * S_LD + j] = inb ? to_float(bb[(bn + j) + (long long)(k0 + q) * ldb]) : 0.f;
 #else
-        const int q = e % BK, j = e / BK;  // B is k x n: B(k0+q, bn+j) = bb[(k0+q) + (bn+j)*ldb]
+        // B is k x n: B(k0+q, bn+j) = bb[(k0+q) + (bn+j)*ldb], contiguous in q: as A above.
+        const int q = (e / (8 * BN)) * 8 + e % 8, j = (e / 8) % BN;
         const bool inb = bn + j < n && k0 + q < k;
         Bs[q * S_LD + j] = inb ? to_float(bb[(k0 + q) + (long long)(bn + j) * ldb]) : 0.f;
 #endif
