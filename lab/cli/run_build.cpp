@@ -265,8 +265,10 @@ std::string build_program(const ProgramBuild& b) {
     // The cuBLAS stand-in is linked whenever the program calls cuBLAS, with
     // -lcublas or without (--as-needed: a program that does not call it does
     // not load it). It calls into libgpulab_cudart, the program's runtime.
-    link.insert(link.end(), {"-L" + lib_dir, "-Xlinker", "--as-needed", "-lgpulab_cublas", "-Xlinker",
-                             "--no-as-needed", "-lgpulab_cudart", "-Xlinker", "-rpath=" + lib_dir});
+    // One -Xlinker group: nvcc moves -l options behind all -Xlinker ones, so
+    // a separate -lgpulab_cublas would fall outside the --as-needed span.
+    link.insert(link.end(), {"-L" + lib_dir, "-Xlinker", "--as-needed,-lgpulab_cublas,--no-as-needed",
+                             "-lgpulab_cudart", "-Xlinker", "-rpath=" + lib_dir});
   }
   for (const auto& l : libraries) link.push_back("-l" + l);
   std::string out;

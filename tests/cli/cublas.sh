@@ -76,5 +76,13 @@ check "unserved cuBLAS call: exit 2, named" "[ $rc = 2 ] && has err 'the program
 run tests/run/cublas_gemm.cu -lcufft
 check "-lcufft refused by name" "[ $rc = 2 ] && has err '-lcufft: the lab stands in for the CUDA runtime and cuBLAS'"
 
+# 7. A program that does not call cuBLAS does not load the stand-in (linked --as-needed).
+run examples/vector_add.cu
+newest() { find "$GPULAB_CACHE/run" -maxdepth 2 -type f -name "$1" -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2; }
+exe=$(newest vector_add)
+check "vector_add: built, and libgpulab_cublas.so not needed" "[ $rc = 0 ] && [ -n \"$exe\" ] && readelf -d \"$exe\" | grep -q libgpulab_cudart && ! readelf -d \"$exe\" | grep -q libgpulab_cublas"
+cu_exe=$(newest cublas_gemm)
+check "cublas_gemm: libgpulab_cublas.so needed" "[ -n \"$cu_exe\" ] && readelf -d \"$cu_exe\" | grep -q libgpulab_cublas"
+
 echo "cublas.sh: $passes passed, $fails failed"
 [ $fails = 0 ]
