@@ -143,12 +143,12 @@ std::string dims(const nlohmann::json& d) {
 std::string launch_table(const std::vector<nlohmann::json>& launches, const std::string& gpu) {
   std::string t = fmt::format("\n{} launch{} simulated as the {} (times are PREDICTIONS of the machine model)\n",
                               launches.size(), launches.size() == 1 ? "" : "es", gpu);
-  // The kernel column fits the longest name up to 64 characters: a cuBLAS
+  // The kernel column fits the longest name up to 80 characters: a cuBLAS
   // call's launch is named after the call and its kernel
   // ("cublasSgemm (lab GEMM: gemm_07_warptile)"), and both halves matter.
   size_t width = 24;
   for (const auto& l : launches)
-    if (!l.is_discarded()) width = std::max(width, std::min<size_t>(64, l.value("kernel", "").size()));
+    if (!l.is_discarded()) width = std::max(width, std::min<size_t>(80, l.value("kernel", "").size()));
   t += fmt::format("  {:>3}  {:<{}} {:>12} {:>11} {:>12} {:<8} {:>10} {:>9}  {}\n", "#", "kernel", width, "grid",
                    "block", "predicted", "bound", "sectors/req", "conflicts", "status");
   for (const auto& l : launches) {

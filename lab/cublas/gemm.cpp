@@ -22,8 +22,9 @@
 //    08_tensor_core_wmma (sm_70+). Their float4 / cp.async loads need
 //    16-byte aligned bases, so the pointers must be too.
 //  * Everything else (a transpose, leading dimensions, batches, bf16, a
-//    16-bit C): lab/cublas/gemm_tiled.cu, compiled for the transpose and
-//    type combination.
+//    16-bit C), and a C of few tiles over a long k (split-K, below):
+//    lab/cublas/gemm_tiled.cu, compiled for the transpose and type
+//    combination.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -172,9 +173,24 @@ cublasStatus_t run(Gemm g) {
               "type): the lab's cuBLAS stand-in computes fp32 GEMMs in full fp32 on CUDA cores, so its results are "
               "at least as precise and its predicted times are those of the fp32 kernel, not of tensor cores");
 
+  // Split-K where C has fewer 64 x 64 tiles than the GPU has SMs and k is
+  // long (gemm_tiled.cu says how): each slice takes at least 256 of k, and
+  // there are enough slices for about two blocks per SM. Without it a
+  // 128 x 128 C over k = 50304 (llm.c's lm-head gradient) is 1 to 4 blocks on
+  // a 132-SM GPU, each walking all of k. fp32 C only (atomicAdd).
+  int splits = 1;
+  const long long tiles = (long long)blocks(g.m, 64) * blocks(g.n, 64) * g.batch;
+  int sms = 0, device = 0;
+  if (g.c == Elem::F32 && g.k >= 1024 && cudaGetDevice(&device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess && tiles < sms) {
+    const long long want = std::min<long long>((2LL * sms + tiles - 1) / tiles, g.k / 256);
+    const long long chunk = ((g.k + want - 1) / want + 15) / 16 * 16;  // whole 16-deep k steps
+    splits = int((g.k + chunk - 1) / chunk);                           // every slice non-empty
+  }
+
   // The lab's own progression where the call is its shape (the header says why).
   const bool packed_nn = !ta && !tb && g.lda == g.m && g.ldb == g.k && g.ldc == g.m && g.batch == 1 &&
-                         aligned16(g.A) && aligned16(g.B) && aligned16(g.C);
+                         aligned16(g.A) && aligned16(g.B) && aligned16(g.C) && splits == 1;
   int M = g.n, N = g.m, K = g.k;  // the row-major problem C^T = B^T A^T
   const void* A_row = g.B;
   const void* B_row = g.A;
@@ -194,22 +210,36 @@ cublasStatus_t run(Gemm g) {
     return launch(g, gemm_file("kernels/gemm/08_tensor_core_wmma.cu"), {}, "gemm_08_tensor_core_wmma",
                   "lab GEMM: gemm_08_tensor_core_wmma", dim3(blocks(N, 64), blocks(M, 64)), dim3(128), lab_args);
 
-  // The general kernel: one compiled variant per transpose and type combination.
+  // The general kernel: one compiled variant per transpose, type and split-K combination.
   const std::vector<std::string> defines = {std::string("TRANS_A=") + (ta ? "1" : "0"),
                                             std::string("TRANS_B=") + (tb ? "1" : "0"),
                                             std::string("AB_TYPE=") + elem_ctype(g.ab),
-                                            std::string("C_TYPE=") + elem_ctype(g.c)};
+                                            std::string("C_TYPE=") + elem_ctype(g.c),
+                                            std::string("SPLIT_K=") + (splits > 1 ? "1" : "0")};
   std::string label = std::string("lab cuBLAS: gemm_tiled ") + (ta ? "T" : "N") + (tb ? "T" : "N") + " " +
                       elem_name(g.ab) + (g.c != g.ab ? std::string("->") + elem_name(g.c) : std::string());
+  const std::string file = gemm_file("lab/cublas/gemm_tiled.cu");
   const void* A = g.A;
   const void* B = g.B;
   void* C = g.C;
   int m = g.m, n = g.n, k = g.k, lda = g.lda, ldb = g.ldb, ldc = g.ldc, batch = g.batch;
   long long sa = g.stride_a, sb = g.stride_b, sc = g.stride_c;
-  void* args[] = {&m, &n, &k, &alpha, &A, &lda, &sa, &B, &ldb, &sb, &beta, &C, &ldc, &sc, &batch};
-  // lab/cublas/gemm_tiled.cu: 256 threads, a 64 x 64 tile of C per block, batches over grid.z.
-  return launch(g, gemm_file("lab/cublas/gemm_tiled.cu"), defines, "gemm_tiled", label,
-                dim3(blocks(g.m, 64), blocks(g.n, 64), uint32_t(std::min(g.batch, 65535))), dim3(256), args);
+  if (splits > 1) {
+    label += ", split-K " + std::to_string(splits);
+    if (beta != 1.f) {  // C = beta C first; the slices then add into it
+      void* scale_args[] = {&m, &n, &beta, &C, &ldc, &sc, &batch};
+      const long long elements = (long long)g.m * g.n * g.batch;
+      if (cublasStatus_t s = launch(g, file, defines, "gemm_scale_c", "lab cuBLAS: gemm_scale_c, beta before split-K",
+                                    dim3(uint32_t(std::min<long long>((elements + 255) / 256, 4096))), dim3(256),
+                                    scale_args))
+        return s;
+    }
+  }
+  void* args[] = {&m, &n, &k, &alpha, &A, &lda, &sa, &B, &ldb, &sb, &beta, &C, &ldc, &sc, &batch, &splits};
+  // lab/cublas/gemm_tiled.cu: 256 threads, a 64 x 64 tile of C per block, (batch, k slice) over grid.z.
+  return launch(g, file, defines, "gemm_tiled", label,
+                dim3(blocks(g.m, 64), blocks(g.n, 64), uint32_t(std::min<long long>((long long)g.batch * splits, 65535))),
+                dim3(256), args);
 }
 
 // GemmEx's types: A and B alike, C fp32 or their own type, fp32 compute.

@@ -14,10 +14,11 @@
 // input"), so NaNs in an uninitialised C do not reach the result.
 //
 // Compiled by the stand-in with NVRTC once per variant (-D below) and launched
-// with block (256), grid (ceil(m/64), ceil(n/64), min(batch, 65535)).
+// with block (256), grid (ceil(m/64), ceil(n/64), min(batch * splits, 65535)).
 //   TRANS_A, TRANS_B   0 = CUBLAS_OP_N, 1 = CUBLAS_OP_T (C: conjugate = T for reals)
 //   AB_TYPE            float | __half | __nv_bfloat16   (A and B)
 //   C_TYPE             float | __half | __nv_bfloat16
+//   SPLIT_K            1: slices of k add into C with atomicAdd (fp32 C; below)
 // Run it alone: gpulab sim lab/cublas/gemm_tiled.cu --kernel gemm_tiled ... (the
 // defaults are the fp32 TN variant, llm.c's matmul_forward).
 //
@@ -45,6 +46,9 @@
 #ifndef C_TYPE
 #define C_TYPE float
 #endif
+#ifndef SPLIT_K
+#define SPLIT_K 0
+#endif
 
 #define BM 64
 #define BN 64
@@ -59,22 +63,32 @@ __device__ __forceinline__ void store(float* p, float v) { *p = v; }
 __device__ __forceinline__ void store(__half* p, float v) { *p = __float2half_rn(v); }
 __device__ __forceinline__ void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
 
+// Split-K (splits > 1): a C of few tiles with a long k (llm.c's lm-head
+// gradient: 128 x 128 outputs over k = 50304) would give a handful of blocks
+// each walking all of k while the other SMs idle. Slice s of `splits` walks
+// its own k range and adds alpha * (its partial product) into C with
+// atomicAdd, after gemm_scale_c has applied beta to C; fp32 C only (the
+// stand-in chooses it, lab/cublas/gemm.cpp). The sum's order then varies
+// with the blocks' order, as cuBLAS's split-K reductions may.
 extern "C" __global__ void __launch_bounds__(THREADS)
 gemm_tiled(int m, int n, int k, float alpha, const AB_TYPE* A, int lda, long long strideA, const AB_TYPE* B, int ldb,
-           long long strideB, float beta, C_TYPE* C, int ldc, long long strideC, int batch) {
+           long long strideB, float beta, C_TYPE* C, int ldc, long long strideC, int batch, int splits) {
   __shared__ __align__(16) float As[BK * S_LD];  // As[p][i] = op(A)(bm + i, k0 + p)
   __shared__ __align__(16) float Bs[BK * S_LD];  // Bs[p][j] = op(B)(k0 + p, bn + j)
   const int tid = threadIdx.x;
   const int tm = tid % 16, tn = tid / 16;          // this thread's C rows tm*4.., columns tn*4..
   const int bm = blockIdx.x * BM, bn = blockIdx.y * BN;
 
-  // More batches than gridDim.z (65535 at most) loop.
-  for (int b = blockIdx.z; b < batch; b += gridDim.z) {
+  // grid.z walks (batch, k slice) pairs; more than gridDim.z (65535 at most) loop.
+  const int chunk = ((k + splits - 1) / splits + BK - 1) / BK * BK;  // k per slice, whole BK steps
+  for (int z = blockIdx.z; z < batch * splits; z += gridDim.z) {
+    const int b = z / splits, slice = z % splits;
+    const int kb = slice * chunk, ke = min(k, kb + chunk);
     const AB_TYPE* a = A + b * strideA;
     const AB_TYPE* bb = B + b * strideB;
     C_TYPE* c = C + b * strideC;
     float acc[4][4] = {{0.f}};
-    for (int k0 = 0; k0 < k; k0 += BK) {
+    for (int k0 = kb; k0 < ke; k0 += BK) {
       // Four elements of each slab per thread; e = tid + 256 r walks the
       // stored matrix's contiguous dimension first (coalesced), zero outside.
 #pragma unroll
@@ -85,21 +99,21 @@ gemm_tiled(int m, int n, int k, float alpha, const AB_TYPE* A, int lda, long lon
         // A warp takes 8 p (a 32-byte sector of fp32) of 4 consecutive i:
         // its shared stores land on banks 4p + i, all 32 distinct.
         const int p = (e / (8 * BM)) * 8 + e % 8, i = (e / 8) % BM;
-        const bool in = bm + i < m && k0 + p < k;
+        const bool in = bm + i < m && k0 + p < ke;
         As[p * S_LD + i] = in ? to_float(a[(k0 + p) + (long long)(bm + i) * lda]) : 0.f;
 #else
         const int i = e % BM, p = e / BM;  // A is m x k: A(bm+i, k0+p) = a[(bm+i) + (k0+p)*lda]
-        const bool in = bm + i < m && k0 + p < k;
+        const bool in = bm + i < m && k0 + p < ke;
         As[p * S_LD + i] = in ? to_float(a[(bm + i) + (long long)(k0 + p) * lda]) : 0.f;
 #endif
 #if TRANS_B
         const int j = e % BN, q = e / BN;  // B is n x k: B(bn+j, k0+q) = bb[(bn+j) + (k0+q)*ldb]
-        const bool inb = bn + j < n && k0 + q < k;
+        const bool inb = bn + j < n && k0 + q < ke;
         Bs[q * S_LD + j] = inb ? to_float(bb[(bn + j) + (long long)(k0 + q) * ldb]) : 0.f;
 #else
         // B is k x n: B(k0+q, bn+j) = bb[(k0+q) + (bn+j)*ldb], contiguous in q: as A above.
         const int q = (e / (8 * BN)) * 8 + e % 8, j = (e / 8) % BN;
-        const bool inb = bn + j < n && k0 + q < k;
+        const bool inb = bn + j < n && k0 + q < ke;
         Bs[q * S_LD + j] = inb ? to_float(bb[(k0 + q) + (long long)(bn + j) * ldb]) : 0.f;
 #endif
       }
@@ -126,9 +140,25 @@ gemm_tiled(int m, int n, int k, float alpha, const AB_TYPE* A, int lda, long lon
         if (row >= m) continue;
         C_TYPE* out = &c[row + (long long)col * ldc];
         float v = alpha * acc[x][y];
+#if SPLIT_K
+        atomicAdd(out, v);  // beta was applied by gemm_scale_c
+#else
         if (beta != 0.f) v += beta * to_float(*out);  // beta == 0: C is not read (cuBLAS docs)
         store(out, v);
+#endif
       }
     }
+  }
+}
+
+// Before a split-K gemm_tiled: C = beta * C, and with beta == 0 C = 0 without
+// reading it (cuBLAS's rule for beta == 0). One thread per element of C.
+extern "C" __global__ void gemm_scale_c(int m, int n, float beta, C_TYPE* C, int ldc, long long strideC, int batch) {
+  const long long per = (long long)m * n;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < per * batch;
+       e += (long long)gridDim.x * blockDim.x) {
+    const long long b = e / per, in = e % per;
+    C_TYPE* out = &C[b * strideC + in % m + (in / m) * ldc];
+    store(out, beta == 0.f ? 0.f : beta * to_float(*out));
   }
 }

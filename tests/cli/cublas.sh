@@ -20,12 +20,13 @@ has() { grep -qF -- "$2" "$tmp/$1"; }
 check "cublas_gemm: exit 0" "[ $rc = 0 ] || { cat $tmp/err; python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(\"output\"))' $tmp/j; false; }"
 check "cublas_gemm: every case PASSED, none FAILED" "python3 -c '
 import json,sys; j=json.load(open(sys.argv[1])); o=j[\"output\"]
-assert \"ALL PASSED\" in o and \"FAILED\" not in o and o.count(\"PASSED\") == 23, o
+assert \"ALL PASSED\" in o and \"FAILED\" not in o and o.count(\"PASSED\") == 26, o
 ' $tmp/j"
 check "cublas_gemm: the launches name the call and the lab kernel, each predicted" "python3 -c '
 import json,sys; j=json.load(open(sys.argv[1])); L=j[\"launches\"]; names=[l[\"kernel\"] for l in L]
-# 15 Sgemm / SgemmStridedBatched and 4 GemmEx / GemmStridedBatchedEx calls compute; the 2 refused ones launch nothing
-assert len(L)==19, names
+# 18 Sgemm / SgemmStridedBatched and 4 GemmEx / GemmStridedBatchedEx calls compute, 2 of the 3 split-K ones
+# with a beta pass first; the 2 refused ones launch nothing
+assert len(L)==24, names
 assert all(n.startswith(\"cublas\") for n in names), names
 assert names.count(\"cublasSgemm (lab GEMM: gemm_07_warptile)\")==3, names  # the two packed cases and llm.c dinp (N N, packed)
 assert \"cublasSgemm (lab cuBLAS: gemm_tiled TN fp32)\" in names, names
@@ -38,6 +39,12 @@ for l in L: assert l[\"ok\"] and l[\"predicted\"][\"time_ms\"]>0 and l[\"metrics
 # the strided-batched attention call: grid.z walks the B*NH = 4 batches
 att=[l for l in L if l[\"kernel\"].startswith(\"cublasSgemmStridedBatched\")][0]
 assert att[\"grid\"]==[1,1,4] and att[\"block\"]==[256,1,1], att
+# split-K: 64 x 48 over k = 3000 is one tile, so 11 slices of k (at least 256 each) after C = beta C
+i=names.index(\"cublasSgemm (lab cuBLAS: gemm_tiled NN fp32, split-K 11)\")
+assert names[i-1]==\"cublasSgemm (lab cuBLAS: gemm_scale_c, beta before split-K)\" and L[i][\"grid\"]==[1,1,11], names
+# beta 1: no beta pass; (batch, slice) pairs over grid.z
+i=names.index(\"cublasSgemmStridedBatched (lab cuBLAS: gemm_tiled NT fp32, split-K 5)\")
+assert \"scale\" not in names[i-1] and L[i][\"grid\"]==[1,1,10], names
 # the lab GEMM runs the packed 96 x 80 x 64 call as row-major C^T: grid (ceil(96/128), ceil(80/128))
 lab=[l for l in L if \"gemm_07\" in l[\"kernel\"]][0]
 assert lab[\"grid\"]==[1,1,1] and lab[\"block\"]==[128,1,1], lab

@@ -7,7 +7,7 @@
 // Covered: cublasSgemm NN / TN / NT / TT with lda, ldb, ldc larger than the
 // rows, alpha and beta; beta = 0 over a C full of NaN (must not be read); a
 // packed NN call (the lab's own GEMM kernel runs it); llm.c's matmul_forward
-// and attention shapes; cublasSgemmStridedBatched; cublasGemmEx with fp16 and
+// and attention shapes; split-K (few tiles over a long k); cublasSgemmStridedBatched; cublasGemmEx with fp16 and
 // bf16 inputs; cublasGemmStridedBatchedEx; the refusals (a bad leading
 // dimension, an unserved datatype); the handle's stream and status strings.
 #include <cublas_v2.h>
@@ -101,7 +101,7 @@ static std::vector<T> to_host(const T* d, size_t count) {
 // One Sgemm(StridedBatched) case end to end.
 static void sgemm_case(cublasHandle_t h, const char* what, cublasOperation_t opa, cublasOperation_t opb, int m, int n,
                        int k, float alpha, float beta, int lda, int ldb, int ldc, long long sa = 0, long long sb = 0,
-                       long long sc = 0, int batch = 0, bool nan_c = false) {
+                       long long sc = 0, int batch = 0, bool nan_c = false, double tol = 1e-5) {
   const bool ta = opa != CUBLAS_OP_N, tb = opb != CUBLAS_OP_N;
   const int nb = batch ? batch : 1;
   const size_t a_count = size_t(sa) * (nb - 1) + size_t(lda) * (ta ? m : k);
@@ -118,7 +118,7 @@ static void sgemm_case(cublasHandle_t h, const char* what, cublasOperation_t opa
   std::vector<float> got = to_host(dC, c_count);
   std::vector<double> want(C.begin(), C.end()), before(C.begin(), C.end());
   reference(ta, tb, m, n, k, alpha, A, lda, size_t(sa), B, ldb, size_t(sb), beta, want, ldc, size_t(sc), nb);
-  compare(what, got, want, m, n, ldc, size_t(sc), nb, before, 1e-5);
+  compare(what, got, want, m, n, ldc, size_t(sc), nb, before, tol);
   CUDA_OK(cudaFree(dA));
   CUDA_OK(cudaFree(dB));
   CUDA_OK(cudaFree(dC));
@@ -218,6 +218,15 @@ int main() {
     sgemm_case(h, "SgemmStridedBatched NT, ldc 30, gaps between C's", CUBLAS_OP_N, CUBLAS_OP_T, 27, 19, 13, 1.25f,
                -0.5f, 29, 21, 30, 29 * 13 + 5, 21 * 13 + 3, 30 * 19 + 7, 3);
   }
+  // 5b. Few tiles over a long k: split-K (slices add into C; beta applied
+  //     first, or C left as it is for beta 1). llm.c's lm-head gradient is
+  //     dinp = wte (C x Vp) dlogits (Vp x B*T): N N, k = Vp = 50304.
+  sgemm_case(h, "split-K: Sgemm N N 64 x 48 x 3000 packed, beta 0 over NaN", CUBLAS_OP_N, CUBLAS_OP_N, 64, 48, 3000,
+             1.f, 0.f, 64, 3000, 64, 0, 0, 0, 0, true, 1e-4);
+  sgemm_case(h, "split-K: Sgemm T N 40 x 30 x 2048 lda 2051, beta 0.5", CUBLAS_OP_T, CUBLAS_OP_N, 40, 30, 2048, 0.5f,
+             0.5f, 2051, 2048, 41, 0, 0, 0, 0, false, 1e-4);
+  sgemm_case(h, "split-K: SgemmStridedBatched N T 32 x 24 x 1500, beta 1", CUBLAS_OP_N, CUBLAS_OP_T, 32, 24, 1500, 1.f,
+             1.f, 32, 24, 32, 32 * 1500, 24 * 1500, 32 * 24, 2, false, 1e-4);
   // 6. GemmEx: fp16 in, fp32 out (packed NN: the lab's tensor-core GEMM);
   //    bf16 in and out, transposed; strided batched fp16.
   gemm_ex_case<__half, float>(h, "GemmEx fp16->fp32 NN packed 64 x 48 x 32 (lab GEMM)", CUDA_R_16F, CUDA_R_32F,
