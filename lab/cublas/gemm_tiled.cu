@@ -70,7 +70,10 @@ __device__ __forceinline__ void store(__nv_bfloat16* p, float v) { *p = __float2
 // atomicAdd, after gemm_scale_c has applied beta to C; fp32 C only (the
 // stand-in chooses it, lab/cublas/gemm.cpp). The sum's order then varies
 // with the blocks' order, as cuBLAS's split-K reductions may.
-extern "C" __global__ void __launch_bounds__(THREADS)
+// __launch_bounds__(256, 4): at most 64 registers, so four blocks (1024
+// threads) fit an SM's 64K registers; at 65-85 registers only three do and
+// the cycle model predicts 17% more time for llm.c's 128 x 50304 x 128 shape.
+extern "C" __global__ void __launch_bounds__(THREADS, 4)
 gemm_tiled(int m, int n, int k, float alpha, const AB_TYPE* A, int lda, long long strideA, const AB_TYPE* B, int ldb,
            long long strideB, float beta, C_TYPE* C, int ldc, long long strideC, int batch, int splits) {
   __shared__ __align__(16) float As[BK * S_LD];  // As[p][i] = op(A)(bm + i, k0 + p)
