@@ -32,13 +32,12 @@
 #include <string>
 #include <vector>
 
+#include "lab/cublas/gemm.h"
 #include "lab/cublas/handle.h"
 #include "lab/runtime/gpulab_api.h"
 
 namespace lab::cublas {
 namespace {
-
-enum class Elem { F32, F16, BF16 };
 
 const char* elem_name(Elem e) { return e == Elem::F32 ? "fp32" : e == Elem::F16 ? "fp16" : "bf16"; }
 const char* elem_ctype(Elem e) { return e == Elem::F32 ? "float" : e == Elem::F16 ? "__half" : "__nv_bfloat16"; }
@@ -84,34 +83,12 @@ std::string compute_name(cublasComputeType_t c) {
   }
 }
 
-// One GEMM call, whichever entry point it came through.
-struct Gemm {
-  const char* call = "";
-  cublasHandle_t handle = nullptr;
-  cublasOperation_t transa = CUBLAS_OP_N, transb = CUBLAS_OP_N;
-  int m = 0, n = 0, k = 0;
-  const void* alpha = nullptr;  // float, on the host or (CUBLAS_POINTER_MODE_DEVICE) the device
-  const void* beta = nullptr;
-  const void* A = nullptr;
-  int lda = 0;
-  long long stride_a = 0;
-  const void* B = nullptr;
-  int ldb = 0;
-  long long stride_b = 0;
-  void* C = nullptr;
-  int ldc = 0;
-  long long stride_c = 0;
-  int batch = 1;
-  Elem ab = Elem::F32, c = Elem::F32;
-  bool fast_compute = false;  // a CUBLAS_COMPUTE_32F_FAST_* type: the program allows reduced precision
-};
-
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 // The scalars, where the pointer mode says they are.
 cublasStatus_t read_scalars(const Gemm& g, float* alpha, float* beta) {
   if (!g.alpha || !g.beta) return refuse(CUBLAS_STATUS_INVALID_VALUE, g.call, "alpha or beta is a null pointer");
-  if (g.handle->pointer_mode == CUBLAS_POINTER_MODE_HOST) {
+  if (g.pointer_mode == CUBLAS_POINTER_MODE_HOST) {
     *alpha = *static_cast<const float*>(g.alpha);
     *beta = *static_cast<const float*>(g.beta);
     return CUBLAS_STATUS_SUCCESS;
@@ -135,7 +112,7 @@ cublasStatus_t launch(const Gemm& g, const std::string& file, const std::vector<
   if (gpulab_compile_lab_module(file.c_str(), d.data(), int(d.size()), &module) != cudaSuccess)
     return refuse(CUBLAS_STATUS_INTERNAL_ERROR, g.call, "the lab could not compile its kernel (see above)");
   const std::string name = std::string(g.call) + " (" + label + ")";
-  if (cudaError_t e = gpulab_launch_lab_kernel(module, kernel, name.c_str(), grid, block, args, 0, g.handle->stream))
+  if (cudaError_t e = gpulab_launch_lab_kernel(module, kernel, name.c_str(), grid, block, args, 0, g.stream))
     // A fault of an earlier launch (sticky), a bad stream or a refused
     // configuration: the runtime said which on stderr.
     return refuse(CUBLAS_STATUS_EXECUTION_FAILED, g.call,
@@ -145,8 +122,17 @@ cublasStatus_t launch(const Gemm& g, const std::string& file, const std::vector<
 
 uint32_t blocks(int extent, int tile) { return uint32_t((int64_t(extent) + tile - 1) / tile); }
 
-cublasStatus_t run(Gemm g) {
-  if (!g.handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+// The general kernel's compiled variant for a call.
+std::vector<std::string> tiled_defines(const Gemm& g, bool ta, bool tb, bool split) {
+  return {std::string("TRANS_A=") + (ta ? "1" : "0"), std::string("TRANS_B=") + (tb ? "1" : "0"),
+          std::string("AB_TYPE=") + elem_ctype(g.ab), std::string("C_TYPE=") + elem_ctype(g.c),
+          std::string("SPLIT_K=") + (split ? "1" : "0"), std::string("HAS_BIAS=") + (g.bias ? "1" : "0"),
+          "GELU=" + std::to_string(g.gelu)};
+}
+
+}  // namespace
+
+cublasStatus_t run_gemm(const Gemm& g) {
   auto is_op = [](cublasOperation_t t) { return t == CUBLAS_OP_N || t == CUBLAS_OP_T || t == CUBLAS_OP_C; };
   if (!is_op(g.transa) || !is_op(g.transb))
     return refuse(CUBLAS_STATUS_INVALID_VALUE, g.call, "transa and transb must be CUBLAS_OP_N, CUBLAS_OP_T or CUBLAS_OP_C");
@@ -168,7 +154,7 @@ cublasStatus_t run(Gemm g) {
                   "split the call into column blocks");
   float alpha = 0, beta = 0;
   if (cublasStatus_t s = read_scalars(g, &alpha, &beta)) return s;
-  if (g.ab == Elem::F32 && (g.fast_compute || g.handle->math_mode == CUBLAS_TF32_TENSOR_OP_MATH))
+  if (g.ab == Elem::F32 && (g.fast_compute || g.math_mode == CUBLAS_TF32_TENSOR_OP_MATH))
     note_once("cuBLAS TF32 / reduced-precision math was allowed (cublasSetMathMode or a CUBLAS_COMPUTE_32F_FAST_* "
               "type): the lab's cuBLAS stand-in computes fp32 GEMMs in full fp32 on CUDA cores, so its results are "
               "at least as precise and its predicted times are those of the fp32 kernel, not of tensor cores");
@@ -181,7 +167,8 @@ cublasStatus_t run(Gemm g) {
   int splits = 1;
   const long long tiles = (long long)blocks(g.m, 64) * blocks(g.n, 64) * g.batch;
   int sms = 0, device = 0;
-  if (g.c == Elem::F32 && g.k >= 1024 && cudaGetDevice(&device) == cudaSuccess &&
+  const bool plain = !g.bias && !g.gelu && (!g.C_in || g.C_in == g.C);  // no cuBLASLt epilogue, C is D
+  if (plain && g.c == Elem::F32 && g.k >= 1024 && cudaGetDevice(&device) == cudaSuccess &&
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess && tiles < sms) {
     const long long want = std::min<long long>((2LL * sms + tiles - 1) / tiles, g.k / 256);
     const long long chunk = ((g.k + want - 1) / want + 15) / 16 * 16;  // whole 16-deep k steps
@@ -190,7 +177,7 @@ cublasStatus_t run(Gemm g) {
 
   // The lab's own progression where the call is its shape (the header says why).
   const bool packed_nn = !ta && !tb && g.lda == g.m && g.ldb == g.k && g.ldc == g.m && g.batch == 1 &&
-                         aligned16(g.A) && aligned16(g.B) && aligned16(g.C) && splits == 1;
+                         aligned16(g.A) && aligned16(g.B) && aligned16(g.C) && splits == 1 && plain;
   int M = g.n, N = g.m, K = g.k;  // the row-major problem C^T = B^T A^T
   const void* A_row = g.B;
   const void* B_row = g.A;
@@ -210,14 +197,11 @@ cublasStatus_t run(Gemm g) {
     return launch(g, gemm_file("kernels/gemm/08_tensor_core_wmma.cu"), {}, "gemm_08_tensor_core_wmma",
                   "lab GEMM: gemm_08_tensor_core_wmma", dim3(blocks(N, 64), blocks(M, 64)), dim3(128), lab_args);
 
-  // The general kernel: one compiled variant per transpose, type and split-K combination.
-  const std::vector<std::string> defines = {std::string("TRANS_A=") + (ta ? "1" : "0"),
-                                            std::string("TRANS_B=") + (tb ? "1" : "0"),
-                                            std::string("AB_TYPE=") + elem_ctype(g.ab),
-                                            std::string("C_TYPE=") + elem_ctype(g.c),
-                                            std::string("SPLIT_K=") + (splits > 1 ? "1" : "0")};
+  // The general kernel: one compiled variant per transpose, type, split-K and epilogue combination.
+  const std::vector<std::string> defines = tiled_defines(g, ta, tb, splits > 1);
   std::string label = std::string("lab cuBLAS: gemm_tiled ") + (ta ? "T" : "N") + (tb ? "T" : "N") + " " +
-                      elem_name(g.ab) + (g.c != g.ab ? std::string("->") + elem_name(g.c) : std::string());
+                      elem_name(g.ab) + (g.c != g.ab ? std::string("->") + elem_name(g.c) : std::string()) +
+                      (g.bias ? ", +bias" : "") + (g.gelu == 1 ? ", gelu" : g.gelu == 2 ? ", dgelu" : "");
   const std::string file = gemm_file("lab/cublas/gemm_tiled.cu");
   const void* A = g.A;
   const void* B = g.B;
@@ -235,15 +219,36 @@ cublasStatus_t run(Gemm g) {
         return s;
     }
   }
-  void* args[] = {&m, &n, &k, &alpha, &A, &lda, &sa, &B, &ldb, &sb, &beta, &C, &ldc, &sc, &batch, &splits};
+  const void* C_in = g.C_in ? g.C_in : g.C;
+  const void* bias = g.bias;
+  void* aux = g.aux;
+  long long ld_aux = g.ld_aux;
+  void* args[] = {&m, &n, &k, &alpha, &A, &lda, &sa, &B, &ldb, &sb, &beta, &C, &ldc, &sc, &batch, &splits,
+                  &C_in, &bias, &aux, &ld_aux};
   // lab/cublas/gemm_tiled.cu: 256 threads, a 64 x 64 tile of C per block, (batch, k slice) over grid.z.
   return launch(g, file, defines, "gemm_tiled", label,
                 dim3(blocks(g.m, 64), blocks(g.n, 64), uint32_t(std::min<long long>((long long)g.batch * splits, 65535))),
                 dim3(256), args);
 }
 
-// GemmEx's types: A and B alike, C fp32 or their own type, fp32 compute.
-cublasStatus_t ex_types(Gemm& g, cudaDataType a, cudaDataType b, cudaDataType c, cublasComputeType_t compute) {
+cublasStatus_t run_bias_grad(const Gemm& g, bool from_a, void* out) {
+  const bool ta = g.transa != CUBLAS_OP_N, tb = g.transb != CUBLAS_OP_N;
+  // Vector r, element p: op(A)(r, p) for BGRADA (r < m), op(B)(p, r) for BGRADB (r < n).
+  const int count = from_a ? g.m : g.n;
+  long long step_r, step_k;
+  if (from_a) step_r = ta ? g.lda : 1, step_k = ta ? 1 : g.lda;
+  else step_r = tb ? 1 : g.ldb, step_k = tb ? g.ldb : 1;
+  int c = count, k = g.k;
+  const void* X = from_a ? g.A : g.B;
+  void* args[] = {&c, &k, &X, &step_r, &step_k, &out};
+  Gemm variant = g;
+  variant.bias = nullptr, variant.gelu = 0;  // the module of the plain variant serves
+  return launch(g, gemm_file("lab/cublas/gemm_tiled.cu"), tiled_defines(variant, ta, tb, false), "gemm_bias_grad",
+                std::string("lab cuBLAS: gemm_bias_grad, ") + (from_a ? "BGRADA" : "BGRADB"),
+                dim3(uint32_t(std::min(count, 65535))), dim3(256), args);
+}
+
+cublasStatus_t set_types(Gemm& g, cudaDataType a, cudaDataType b, cudaDataType c, cublasComputeType_t compute) {
   const std::string served =
       "the lab's cuBLAS stand-in serves A/B CUDA_R_32F, CUDA_R_16F or CUDA_R_16BF (both alike) with C CUDA_R_32F or "
       "the type of A/B, and compute type CUBLAS_COMPUTE_32F (or its _PEDANTIC / _FAST_16F / _FAST_16BF / _FAST_TF32 "
@@ -272,10 +277,18 @@ cublasStatus_t ex_types(Gemm& g, cudaDataType a, cudaDataType b, cudaDataType c,
   return CUBLAS_STATUS_SUCCESS;
 }
 
-}  // namespace
 }  // namespace lab::cublas
 
 using lab::cublas::Gemm;
+
+namespace {
+// The handle's state a GEMM reads.
+void from_handle(Gemm& g, cublasHandle_t h) {
+  g.stream = h->stream;
+  g.pointer_mode = h->pointer_mode;
+  g.math_mode = h->math_mode;
+}
+}  // namespace
 
 extern "C" {
 
@@ -284,9 +297,11 @@ cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle, cublasOperatio
                                            const float* B, int ldb, const float* beta, float* C, int ldc) {
   Gemm g;
   g.call = "cublasSgemm";
-  g.handle = handle, g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
+  if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+  from_handle(g, handle);
+  g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
   g.alpha = alpha, g.beta = beta, g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
-  return lab::cublas::run(g);
+  return lab::cublas::run_gemm(g);
 }
 
 cublasStatus_t CUBLASWINAPI cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -296,10 +311,12 @@ cublasStatus_t CUBLASWINAPI cublasSgemmStridedBatched(cublasHandle_t handle, cub
                                                       float* C, int ldc, long long strideC, int batchCount) {
   Gemm g;
   g.call = "cublasSgemmStridedBatched";
-  g.handle = handle, g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
+  if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+  from_handle(g, handle);
+  g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
   g.alpha = alpha, g.beta = beta, g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
   g.stride_a = strideA, g.stride_b = strideB, g.stride_c = strideC, g.batch = batchCount;
-  return lab::cublas::run(g);
+  return lab::cublas::run_gemm(g);
 }
 
 cublasStatus_t CUBLASWINAPI cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -310,11 +327,12 @@ cublasStatus_t CUBLASWINAPI cublasGemmEx(cublasHandle_t handle, cublasOperation_
   Gemm g;
   g.call = "cublasGemmEx";
   if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
-  g.handle = handle, g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
+  from_handle(g, handle);
+  g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
   g.alpha = alpha, g.beta = beta, g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
   // algo only chooses among cuBLAS's own implementations: the lab has one per shape.
-  if (cublasStatus_t s = lab::cublas::ex_types(g, Atype, Btype, Ctype, computeType)) return s;
-  return lab::cublas::run(g);
+  if (cublasStatus_t s = lab::cublas::set_types(g, Atype, Btype, Ctype, computeType)) return s;
+  return lab::cublas::run_gemm(g);
 }
 
 cublasStatus_t CUBLASWINAPI cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -327,11 +345,12 @@ cublasStatus_t CUBLASWINAPI cublasGemmStridedBatchedEx(cublasHandle_t handle, cu
   Gemm g;
   g.call = "cublasGemmStridedBatchedEx";
   if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
-  g.handle = handle, g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
+  from_handle(g, handle);
+  g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
   g.alpha = alpha, g.beta = beta, g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
   g.stride_a = strideA, g.stride_b = strideB, g.stride_c = strideC, g.batch = batchCount;
-  if (cublasStatus_t s = lab::cublas::ex_types(g, Atype, Btype, Ctype, computeType)) return s;
-  return lab::cublas::run(g);
+  if (cublasStatus_t s = lab::cublas::set_types(g, Atype, Btype, Ctype, computeType)) return s;
+  return lab::cublas::run_gemm(g);
 }
 
 }  // extern "C"

@@ -19,6 +19,8 @@
 //   AB_TYPE            float | __half | __nv_bfloat16   (A and B)
 //   C_TYPE             float | __half | __nv_bfloat16
 //   SPLIT_K            1: slices of k add into C with atomicAdd (fp32 C; below)
+//   HAS_BIAS, GELU     cuBLASLt's epilogues (lab/cublas/lt.cpp): + bias[row]; GELU 1 = gelu (its
+//                      input to aux when given), 2 = times gelu'(aux) (DGELU)
 // Run it alone: gpulab sim lab/cublas/gemm_tiled.cu --kernel gemm_tiled ... (the
 // defaults are the fp32 TN variant, llm.c's matmul_forward).
 //
@@ -49,6 +51,12 @@
 #ifndef SPLIT_K
 #define SPLIT_K 0
 #endif
+#ifndef HAS_BIAS
+#define HAS_BIAS 0
+#endif
+#ifndef GELU
+#define GELU 0
+#endif
 
 #define BM 64
 #define BN 64
@@ -73,9 +81,21 @@ __device__ __forceinline__ void store(__nv_bfloat16* p, float v) { *p = __float2
 // __launch_bounds__(256, 4): at most 64 registers, so four blocks (1024
 // threads) fit an SM's 64K registers; at 65-85 registers only three do and
 // the cycle model predicts 17% more time for llm.c's 128 x 50304 x 128 shape.
+// cuBLASLt's GELU epilogues: the tanh approximation (Hendrycks and Gimpel,
+// the form GPT-2 and llm.c use), and its derivative for DGELU.
+__device__ __forceinline__ float gelu(float x) {
+  const float s = 0.7978845608f;  // sqrt(2 / pi)
+  return 0.5f * x * (1.f + tanhf(s * (x + 0.044715f * x * x * x)));
+}
+__device__ __forceinline__ float gelu_grad(float x) {
+  const float s = 0.7978845608f, u = s * (x + 0.044715f * x * x * x), t = tanhf(u);
+  return 0.5f * (1.f + t) + 0.5f * x * (1.f - t * t) * s * (1.f + 3.f * 0.044715f * x * x);
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS, 4)
 gemm_tiled(int m, int n, int k, float alpha, const AB_TYPE* A, int lda, long long strideA, const AB_TYPE* B, int ldb,
-           long long strideB, float beta, C_TYPE* C, int ldc, long long strideC, int batch, int splits) {
+           long long strideB, float beta, C_TYPE* C, int ldc, long long strideC, int batch, int splits,
+           const C_TYPE* Cin, const C_TYPE* bias, C_TYPE* aux, long long ldaux) {
   __shared__ __align__(16) float As[BK * S_LD];  // As[p][i] = op(A)(bm + i, k0 + p)
   __shared__ __align__(16) float Bs[BK * S_LD];  // Bs[p][j] = op(B)(k0 + p, bn + j)
   const int tid = threadIdx.x;
@@ -90,6 +110,7 @@ gemm_tiled(int m, int n, int k, float alpha, const AB_TYPE* A, int lda, long lon
     const AB_TYPE* a = A + b * strideA;
     const AB_TYPE* bb = B + b * strideB;
     C_TYPE* c = C + b * strideC;
+    const C_TYPE* cin = Cin + b * strideC;  // cuBLASLt's C beside its D; Cin == C for cuBLAS
     float acc[4][4] = {{0.f}};
     for (int k0 = kb; k0 < ke; k0 += BK) {
       // Four elements of each slab per thread; e = tid + 256 r walks the
@@ -146,7 +167,16 @@ gemm_tiled(int m, int n, int k, float alpha, const AB_TYPE* A, int lda, long lon
 #if SPLIT_K
         atomicAdd(out, v);  // beta was applied by gemm_scale_c
 #else
-        if (beta != 0.f) v += beta * to_float(*out);  // beta == 0: C is not read (cuBLAS docs)
+        if (beta != 0.f) v += beta * to_float(cin[row + (long long)col * ldc]);  // beta == 0: C is not read (cuBLAS docs)
+#if HAS_BIAS
+        v += to_float(bias[row]);  // CUBLASLT_EPILOGUE_*BIAS: one bias per row of D
+#endif
+#if GELU == 1
+        if (aux) store(&aux[row + (long long)col * ldaux], v);  // *_AUX: GELU's input, for the backward pass
+        v = gelu(v);
+#elif GELU == 2
+        v *= gelu_grad(to_float(aux[row + (long long)col * ldaux]));  // CUBLASLT_EPILOGUE_DGELU
+#endif
         store(out, v);
 #endif
       }
@@ -163,5 +193,26 @@ extern "C" __global__ void gemm_scale_c(int m, int n, float beta, C_TYPE* C, int
     const long long b = e / per, in = e % per;
     C_TYPE* out = &C[b * strideC + in % m + (in / m) * ldc];
     store(out, beta == 0.f ? 0.f : beta * to_float(*out));
+  }
+}
+
+// cuBLASLt's BGRADA / BGRADB epilogues: the bias gradient, a sum over k of
+// op(A)'s rows or op(B)'s columns (cublasLt.h, cublasLtEpilogue_t). Element
+// p of vector r is X[r * step_r + p * step_k]; one block per vector, its
+// threads striding over k, then a shared-memory tree.
+extern "C" __global__ void __launch_bounds__(256) gemm_bias_grad(int count, int k, const AB_TYPE* X,
+                                                                   long long step_r, long long step_k, C_TYPE* out) {
+  __shared__ float partial[256];
+  for (int r = blockIdx.x; r < count; r += gridDim.x) {
+    float sum = 0.f;
+    for (int p = threadIdx.x; p < k; p += blockDim.x) sum += to_float(X[r * step_r + p * step_k]);
+    partial[threadIdx.x] = sum;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) store(&out[r], partial[0]);
+    __syncthreads();
   }
 }
