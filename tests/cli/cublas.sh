@@ -83,7 +83,19 @@ check "unserved cuBLAS call: exit 2, named" "[ $rc = 2 ] && has err 'the program
 run tests/run/cublas_gemm.cu -lcufft
 check "-lcufft refused by name" "[ $rc = 2 ] && has err '-lcufft: the lab stands in for the CUDA runtime and cuBLAS'"
 
-# 7. A program that does not call cuBLAS does not load the stand-in (linked --as-needed).
+# 7. cuBLASLt as llm.c's train_gpt2.cu calls it: every case right, each a named launch; --check clean.
+"$GPULAB" run tests/run/cublaslt_matmul.cu -lcublasLt --check --json >"$tmp/j" 2>"$tmp/err"; rc=$?
+check "cublaslt_matmul: exit 0, every case PASSED, the launches named" "[ $rc = 0 ] && python3 -c '
+import json,sys; j=json.load(open(sys.argv[1])); o=j[\"output\"]; names=[l[\"kernel\"] for l in j[\"launches\"]]
+assert \"ALL PASSED\" in o and \"FAILED\" not in o and o.count(\"PASSED\")==9, o
+assert names==[\"cublasLtMatmul (lab cuBLAS: gemm_tiled TN fp32)\", \"cublasLtMatmul (lab cuBLAS: gemm_tiled TN fp32, +bias)\",
+  \"cublasLtMatmul (lab cuBLAS: gemm_tiled TN fp32, +bias, gelu)\", \"cublasLtMatmul (lab cuBLAS: gemm_tiled NN fp32, dgelu)\",
+  \"cublasLtMatmul (lab cuBLAS: gemm_tiled NT fp32)\", \"cublasLtMatmul (lab cuBLAS: gemm_bias_grad, BGRADB)\",
+  \"cublasLtMatmul (lab cuBLAS: gemm_tiled TN bf16, +bias)\", \"cublasLtMatmul (lab cuBLAS: gemm_tiled TN fp32)\"], names
+' $tmp/j" 
+check "cublasLt: an unserved epilogue is named" "grep -q 'cublasLtMatmulAlgoGetHeuristic: CUBLASLT_EPILOGUE_RELU_BIAS' $tmp/err"
+
+# 8. A program that does not call cuBLAS does not load the stand-in (linked --as-needed).
 run examples/vector_add.cu
 newest() { find "$GPULAB_CACHE/run" -maxdepth 2 -type f -name "$1" -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2; }
 exe=$(newest vector_add)
