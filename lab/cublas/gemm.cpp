@@ -1,9 +1,11 @@
 // lab/cublas/gemm.cpp: cublasSgemm, cublasSgemmStridedBatched, cublasGemmEx
-// and cublasGemmStridedBatchedEx of the lab's cuBLAS stand-in, each run as
-// one kernel launch on the simulator through libgpulab_cudart
-// (gpulab_launch_lab_kernel): the cycle model predicts it, it is a line of
-// `gpulab run --report/--json` named after the call and the kernel, and
-// --check applies to it as to the program's own launches.
+// and cublasGemmStridedBatchedEx of the lab's cuBLAS stand-in, and the GEMM
+// behind cublasLtMatmul (lt.cpp), each run as a kernel launch on the
+// simulator through libgpulab_cudart (gpulab_launch_lab_kernel; split-K
+// with a beta pass first, a bias gradient after, make two): the cycle
+// model predicts it, it is a line of `gpulab run --report/--json` named
+// after the call and the kernel, and --check applies to it as to the
+// program's own launches.
 //
 // Semantics (cuBLAS Library User Guide, "cublas<t>gemm()"): column-major
 // storage, C = alpha * op(A) * op(B) + beta * C with op(A) m x k, op(B) k x n,

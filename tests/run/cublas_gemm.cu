@@ -258,6 +258,24 @@ int main() {
     CUDA_OK(cudaEventDestroy(start));
     CUDA_OK(cudaEventDestroy(end));
   }
+  // 7b. CUBLAS_POINTER_MODE_DEVICE: alpha and beta in device memory.
+  {
+    const float scalars[2] = {2.f, 0.f};
+    float* ds = to_device(std::vector<float>(scalars, scalars + 2));
+    std::vector<float> A = values(16 * 8, 11), B = values(8 * 12, 12);
+    float *dA = to_device(A), *dB = to_device(B), *dC = to_device(std::vector<float>(16 * 12, NAN));
+    CUBLAS_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+    CUBLAS_OK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 16, 12, 8, ds, dA, 16, dB, 8, ds + 1, dC, 16));
+    CUBLAS_OK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    std::vector<float> got = to_host(dC, 16 * 12);
+    std::vector<double> want(16 * 12, 0.0), before(16 * 12, NAN);
+    reference(false, false, 16, 12, 8, 2.0, A, 16, 0, B, 8, 0, 0.0, want, 16, 0, 1);
+    compare("Sgemm with alpha 2, beta 0 in device memory", got, want, 16, 12, 16, 0, 1, before, 1e-5);
+    CUDA_OK(cudaFree(ds));
+    CUDA_OK(cudaFree(dA));
+    CUDA_OK(cudaFree(dB));
+    CUDA_OK(cudaFree(dC));
+  }
   // 8. Refusals: cuBLAS's argument rules, and a datatype the stand-in does not serve.
   expect_status("Sgemm lda < m is CUBLAS_STATUS_INVALID_VALUE",
                 cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, d, 4, d, 8, &zero, d, 8),
