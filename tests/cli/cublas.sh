@@ -28,7 +28,7 @@ import json,sys; j=json.load(open(sys.argv[1])); L=j[\"launches\"]; names=[l[\"k
 # with a beta pass first; the 2 refused ones launch nothing
 assert len(L)==25, names
 assert all(n.startswith(\"cublas\") for n in names), names
-assert names.count(\"cublasSgemm (lab GEMM: gemm_07_warptile)\")==3, names  # the two packed cases and llm.c dinp (N N, packed)
+assert names.count(\"cublasSgemm (lab GEMM: gemm_07_warptile)\")==4, names  # the packed cases: two, llm.c dinp, the device-pointer one
 assert \"cublasSgemm (lab cuBLAS: gemm_tiled TN fp32)\" in names, names
 assert \"cublasSgemm (lab cuBLAS: gemm_tiled TT fp32)\" in names, names
 assert \"cublasSgemmStridedBatched (lab cuBLAS: gemm_tiled TN fp32)\" in names, names
