@@ -269,6 +269,10 @@ std::string build_program(const ProgramBuild& b) {
     // a separate -lgpulab_cublas would fall outside the --as-needed span.
     link.insert(link.end(), {"-L" + lib_dir, "-Xlinker", "--as-needed,-lgpulab_cublas,--no-as-needed",
                              "-lgpulab_cudart", "-Xlinker", "-rpath=" + lib_dir});
+  } else {
+    // NVIDIA's cuBLAS likewise, so that a program runs on both backends from
+    // the same command (-lcublas given or not).
+    link.insert(link.end(), {"-Xlinker", "--as-needed,-lcublas,-lcublasLt,--no-as-needed"});
   }
   for (const auto& l : libraries) link.push_back("-l" + l);
   std::string out;
