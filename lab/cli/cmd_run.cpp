@@ -3,13 +3,14 @@
 // lab (lab/runtime, docs/run.md): each launch is simulated like `gpulab sim`.
 //
 //   gpulab run PROGRAM.cu [more.cu ...] [-- program args]
-//     --gpu MODEL  --check  --report  --json  --max-steps N  --backend sim|cuda  -D NAME=VALUE
+//     --gpu MODEL  --check  --report  --json  --max-steps N  --backend sim|cuda  -D NAME=VALUE  -l LIB
 //     --gpus N  --link nvlink|pcie   (N simulated GPUs of the model, and what joins them: lab/runtime/devices.h)
 //
 // Exit codes: 0 the program exited 0 and every launch ran clean; 1 a launch
 // faulted or a check found a problem, or the program exited non-zero or
 // crashed; 2 a usage or build error (including runtime calls the lab does
 // not serve).
+#include <algorithm>
 #include <csignal>
 #include <cerrno>
 #include <fcntl.h>
@@ -148,8 +149,14 @@ std::string dims(const nlohmann::json& d) {
 std::string launch_table(const std::vector<nlohmann::json>& launches, const std::string& gpu) {
   std::string t = fmt::format("\n{} launch{} simulated as the {} (times are PREDICTIONS of the machine model)\n",
                               launches.size(), launches.size() == 1 ? "" : "es", gpu);
-  t += fmt::format("  {:>3}  {:<24} {:>12} {:>11} {:>12} {:<8} {:>10} {:>9}  {}\n", "#", "kernel", "grid", "block",
-                   "predicted", "bound", "sectors/req", "conflicts", "status");
+  // The kernel column fits the longest name up to 80 characters: a cuBLAS
+  // call's launch is named after the call and its kernel
+  // ("cublasSgemm (lab GEMM: gemm_07_warptile)"), and both halves matter.
+  size_t width = 24;
+  for (const auto& l : launches)
+    if (!l.is_discarded()) width = std::max(width, std::min<size_t>(80, l.value("kernel", "").size()));
+  t += fmt::format("  {:>3}  {:<{}} {:>12} {:>11} {:>12} {:<8} {:>10} {:>9}  {}\n", "#", "kernel", width, "grid",
+                   "block", "predicted", "bound", "sectors/req", "conflicts", "status");
   for (const auto& l : launches) {
     if (l.is_discarded()) continue;
     const auto& p = l.value("predicted", nlohmann::json::object());
@@ -157,9 +164,9 @@ std::string launch_table(const std::vector<nlohmann::json>& launches, const std:
     std::string status = l.value("ok", false) ? "ok" : "ERROR";
     if (!l.value("ok", false) && !l["errors"].empty()) status += " " + l["errors"][0].value("kind", "");
     std::string name = l.value("kernel", "");
-    if (name.size() > 24) name = name.substr(0, 21) + "...";
-    t += fmt::format("  {:>3}  {:<24} {:>12} {:>11} {:>12} {:<8} {:>10.2f} {:>9}  {}\n", l.value("launch", 0), name,
-                     dims(l["grid"]), dims(l["block"]), time, p.value("bound", "-"),
+    if (name.size() > width) name = name.substr(0, width - 3) + "...";
+    t += fmt::format("  {:>3}  {:<{}} {:>12} {:>11} {:>12} {:<8} {:>10.2f} {:>9}  {}\n", l.value("launch", 0), name,
+                     width, dims(l["grid"]), dims(l["block"]), time, p.value("bound", "-"),
                      l.value("sectors_per_request", 0.0), l.value("bank_conflicts", 0), status);
   }
   // The runtime's count of cudaMalloc bytes (lab/runtime/context.h), as of the last launch.
@@ -279,7 +286,9 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
       ->check(CLI::IsMember({"sim", "cuda"}));
   cmd->add_option("-D,--define", a->defines, "preprocessor definition, NAME=VALUE");
   cmd->add_option("-I,--include", a->include_dirs, "a folder of headers, as nvcc -I (e.g. cuda-samples' Common)");
-  cmd->add_option("-l,--library", a->libraries, "a library to link, as nvcc -l (e.g. -l m)");
+  cmd->add_option("-l,--library", a->libraries,
+                  "a library to link, as nvcc -l: cublas / cublasLt are the lab's cuBLAS stand-in (linked anyway when "
+                  "the program calls cuBLAS); m, dl, pthread, ... pass through");
   cmd->add_option("-X,--Xcompiler", a->host_flags, "a flag for the host compiler, as nvcc -Xcompiler (-X=-fopenmp)");
   cmd->add_option("--gpus", a->gpus, "simulated GPUs of the --gpu model (cudaSetDevice 0 .. N-1)")
       ->check(CLI::Range(1, 64))

@@ -111,21 +111,40 @@ std::string gpulab_dir() {
 
 namespace {
 
-// nvcc's output as a BuildError: runtime calls the lab does not serve show up
-// as undefined references at the link; otherwise the first screenful (later
-// errors mostly follow from the first).
+// nvcc's output as a BuildError: runtime and cuBLAS calls the lab does not
+// serve show up as undefined references at the link; otherwise the first
+// screenful (later errors mostly follow from the first).
 [[noreturn]] void throw_build_error(std::string out) {
-  static const std::regex kUndefined(R"re(undefined reference to `((cuda|__cuda)[A-Za-z0-9_]*))re");
-  std::set<std::string> missing;
-  for (std::sregex_iterator it(out.begin(), out.end(), kUndefined), end; it != end; ++it) missing.insert((*it)[1]);
-  if (!missing.empty()) {
-    std::string names;
-    for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
-    throw BuildError(fmt::format(
+  static const std::regex kUndefined(R"re(undefined reference to `((cuda|__cuda|cublas)[A-Za-z0-9_]*))re");
+  std::set<std::string> runtime, cublas;
+  for (std::sregex_iterator it(out.begin(), out.end(), kUndefined), end; it != end; ++it) {
+    std::string name = (*it)[1];
+    if (name.rfind("cublas", 0) != 0) {
+      runtime.insert(name);
+      continue;
+    }
+    // cublas_v2.h maps cublasSgemm to the symbol cublasSgemm_v2: name the call as written.
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, "_v2") == 0) name.resize(name.size() - 3);
+    cublas.insert(name);
+  }
+  auto join = [](const std::set<std::string>& names) {
+    std::string s;
+    for (const auto& m : names) s += (s.empty() ? "" : ", ") + m;
+    return s;
+  };
+  std::string message;
+  if (!runtime.empty())
+    message = fmt::format(
         "the program calls {} of the CUDA runtime, which the lab's runtime does not serve (docs/run.md lists the "
         "calls it serves); rewrite that part with the served calls, or run it on a GPU with --backend cuda",
-        names));
-  }
+        join(runtime));
+  if (!cublas.empty())
+    message += fmt::format(
+        "{}the program calls {}, which the lab's cuBLAS stand-in does not serve (docs/run.md, \"cuBLAS\", lists the "
+        "calls it serves); rewrite that part with the served calls (cublasSgemm, cublasGemmEx and their strided "
+        "batched forms) or a kernel of your own, or run it on a GPU with --backend cuda",
+        message.empty() ? "" : "\n", join(cublas));
+  if (!message.empty()) throw BuildError(message);
   if (out.size() > 8000) out = out.substr(0, 8000) + fmt::format("\n... ({} more bytes of nvcc's output left out)", out.size() - 8000);
   throw BuildError(fmt::format("nvcc could not build the program:\n{}", out));
 }
@@ -143,21 +162,47 @@ struct ObjectBuild {
   std::string output;
 };
 
+// The program's -l libraries as the link gets them. For the simulator,
+// cuBLAS (-lcublas, -lcublasLt, their _static forms) is the lab's stand-in,
+// linked anyway (build_program); the C and C++ system libraries pass through;
+// another CUDA library (cuFFT, cuRAND, ...) has no stand-in and is refused
+// here, by name, before nvcc runs.
+std::vector<std::string> link_libraries(const ProgramBuild& b) {
+  static const std::set<std::string> kCublas = {"cublas", "cublasLt", "cublas_static", "cublasLt_static"};
+  static const std::set<std::string> kSystem = {"m", "dl", "pthread", "rt", "stdc++", "gomp"};
+  std::vector<std::string> out;
+  for (std::string l : b.libraries) {
+    if (l.rfind("-l", 0) == 0) l = l.substr(2);
+    if (b.for_real_gpu || kSystem.count(l)) {
+      out.push_back(l);
+      continue;
+    }
+    if (kCublas.count(l)) continue;
+    throw BuildError(fmt::format(
+        "-l{}: the lab stands in for the CUDA runtime and cuBLAS (-lcublas, -lcublasLt) only, and lib{} is not "
+        "one of the C/C++ system libraries it passes on (m, dl, pthread, rt, stdc++, gomp); rewrite that part with "
+        "kernels of your own, or run the program on a GPU with --backend cuda", l, l));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string build_program(const ProgramBuild& b) {
   const std::string lib_dir = gpulab_dir();
   const fs::path lib = fs::path(lib_dir) / "libgpulab_cudart.so";
+  const fs::path cublas_lib = fs::path(lib_dir) / "libgpulab_cublas.so";
   std::error_code ec;
-  if (!b.for_real_gpu && !fs::exists(lib, ec))
-    throw std::runtime_error(fmt::format("gpulab run: {} is missing; build it (cmake --build <build dir> --target "
-                                         "gpulab_cudart)", lib.string()));
+  for (const fs::path& l : {lib, cublas_lib})
+    if (!b.for_real_gpu && !fs::exists(l, ec))
+      throw std::runtime_error(fmt::format("gpulab run: {} is missing; build it (cmake --build <build dir> --target "
+                                           "{})", l.string(), l.stem().string().substr(3)));
+  const std::vector<std::string> libraries = link_libraries(b);
   // What every object depends on besides its source: the target and the defines.
   uint64_t flags = fnv1a(1469598103934665603ull, b.ptx_arch + (b.for_real_gpu ? " cuda" : " sim"));
   for (const auto& d : b.defines) flags = fnv1a(flags, d);
   for (const auto& d : b.include_dirs) flags = fnv1a(flags, "-I" + fs::absolute(d).string());
   for (const auto& f : b.host_flags) flags = fnv1a(flags, "-Xcompiler " + f);
-  for (const auto& l : b.libraries) flags = fnv1a(flags, "-l" + l);
   const fs::path cache = fs::path(compile::cache_dir()) / "run";
   std::vector<ObjectBuild> objects;
   for (const auto& s : b.sources) {
@@ -175,7 +220,10 @@ std::string build_program(const ProgramBuild& b) {
   }
   uint64_t h = flags;
   for (const auto& o : objects) h = fnv1a(h, fmt::format("{:016x}", o.hash));
-  if (!b.for_real_gpu) h = fnv1a(h, std::to_string(fs::last_write_time(lib, ec).time_since_epoch().count()));
+  for (const auto& l : libraries) h = fnv1a(h, l);
+  if (!b.for_real_gpu)
+    for (const fs::path& l : {lib, cublas_lib})
+      h = fnv1a(h, std::to_string(fs::last_write_time(l, ec).time_since_epoch().count()));
   const fs::path dir = cache / fmt::format("{:016x}", h);
   const fs::path exe = dir / fs::path(b.sources.front()).stem();
   if (fs::exists(exe, ec)) return exe.string();
@@ -222,9 +270,20 @@ std::string build_program(const ProgramBuild& b) {
   const fs::path tmp = dir / (exe.filename().string() + fmt::format(".{}.tmp", getpid()));
   link.insert(link.end(), {"-o", tmp.string()});
   for (const auto& f : b.host_flags) link.insert(link.end(), {"-Xcompiler", f});
-  for (const auto& l : b.libraries) link.push_back("-l" + l);
-  if (!b.for_real_gpu)
-    link.insert(link.end(), {"-L" + lib_dir, "-lgpulab_cudart", "-Xlinker", "-rpath=" + lib_dir});
+  if (!b.for_real_gpu) {
+    // The cuBLAS stand-in is linked whenever the program calls cuBLAS, with
+    // -lcublas or without (--as-needed: a program that does not call it does
+    // not load it). It calls into libgpulab_cudart, the program's runtime.
+    // One -Xlinker group: nvcc moves -l options behind all -Xlinker ones, so
+    // a separate -lgpulab_cublas would fall outside the --as-needed span.
+    link.insert(link.end(), {"-L" + lib_dir, "-Xlinker", "--as-needed,-lgpulab_cublas,--no-as-needed",
+                             "-lgpulab_cudart", "-Xlinker", "-rpath=" + lib_dir});
+  } else {
+    // NVIDIA's cuBLAS likewise, so that a program runs on both backends from
+    // the same command (-lcublas given or not).
+    link.insert(link.end(), {"-Xlinker", "--as-needed,-lcublas,-lcublasLt,--no-as-needed"});
+  }
+  for (const auto& l : libraries) link.push_back("-l" + l);
   std::string out;
   if (run_capture(link, out) != 0) throw_build_error(out);
   fs::rename(tmp, exe, ec);

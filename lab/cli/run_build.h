@@ -3,7 +3,8 @@
 // nvcc compiles the host code and embeds each kernel's PTX (uncompressed,
 // for the GPU model's virtual architecture) in the fat binary; the program
 // is linked against the lab's libgpulab_cudart.so instead of NVIDIA's
-// runtime (docs/run.md says why). Each source is compiled to an object of
+// runtime (docs/run.md says why), and against libgpulab_cublas.so, the lab's
+// cuBLAS stand-in, when it calls cuBLAS. Each source is compiled to an object of
 // its own, cached by its content and the headers it includes with "...",
 // then the objects are linked: an edit recompiles the edited file alone.
 #pragma once
@@ -20,7 +21,7 @@ struct ProgramBuild {
   bool for_real_gpu = false;          // --backend cuda: NVIDIA's runtime, no lab library
   std::vector<std::string> defines;   // -D
   std::vector<std::string> include_dirs;  // -I, searched for "..." headers too (cache keys)
-  std::vector<std::string> libraries;     // -l, given to the link as -lNAME
+  std::vector<std::string> libraries; // -l: cublas / cublasLt map to the lab's cuBLAS stand-in (run_build.cpp)
   std::vector<std::string> host_flags;    // -Xcompiler, nvcc passes them to the host compiler
 };
 

@@ -122,6 +122,22 @@ class Context {
   cudaError_t func_attributes(cudaFuncAttributes* attr, const void* host_fun);
   cudaError_t occupancy_blocks(int* blocks, const void* host_fun, int block_size, size_t dynamic_shared);
 
+  // ---- the lab's own kernels (libgpulab_cublas: lab/cublas) --------------------------
+  // A library the lab stands in for (cuBLAS) does its work as kernel
+  // launches of its own, through the same launch path as the program's: the
+  // cycle model predicts each one, it is a line of --report/--json and
+  // --check applies. compile_lab_module compiles a CUDA C++ file with NVRTC
+  // for this GPU model's virtual architecture (lab/compile/nvrtc.h, cached
+  // on disk) and registers its PTX as a module beside the program's; the
+  // returned index names it to launch_lab_kernel, which launches one of its
+  // kernels by (extern "C") name. `report_name` is what the launch is called
+  // in reports and messages ("cublasSgemm (lab GEMM: gemm_07_warptile)").
+  cudaError_t compile_lab_module(const std::string& cuda_path, const std::vector<std::string>& defines,
+                                 size_t* module);
+  cudaError_t load_lab_ptx(std::string ptx, const std::string& name, size_t* module);
+  cudaError_t launch_lab_kernel(size_t module, const std::string& kernel, const std::string& report_name, dim3 grid,
+                                dim3 block, void** args, size_t shared, cudaStream_t stream);
+
   // ---- synchronisation, streams, events -----------------------------------------
   // CUDA prints device printf output at these points (CUDA C++ Programming
   // Guide, "Formatted Output": kernel launch, synchronisation, blocking
@@ -162,8 +178,11 @@ class Context {
   ModuleEntry* load_module(size_t index);       // nullptr when it cannot be loaded (error printed)
   void activate_module(size_t index);           // its __device__ variables in the memory's segment
   const KernelEntry* kernel_of(const void* host_fun, const ptx::Kernel** kernel, cudaError_t* err);
-  void report_launch(size_t number, const KernelEntry& k, const ptx::Kernel& kernel, const sim::LaunchConfig& cfg,
-                     uintptr_t stream, const sim::LaunchResult& r);
+  // The launch itself, for the program's kernels and the lab's alike; the caller holds mutex_.
+  cudaError_t launch_entry(const KernelEntry& k, const ptx::Kernel* kernel, const std::string& name, dim3 grid,
+                           dim3 block, void** args, size_t shared, cudaStream_t stream);
+  void report_launch(size_t number, const KernelEntry& k, const std::string& name, const ptx::Kernel& kernel,
+                     const sim::LaunchConfig& cfg, uintptr_t stream, const sim::LaunchResult& r);
   void advance_clock(double seconds, const char* kind = "other", std::string name = "", uint64_t bytes = 0) {
     devices_.advance(seconds, kind, std::move(name), bytes);
   }
@@ -175,6 +194,9 @@ class Context {
   std::vector<std::unique_ptr<ModuleEntry>> modules_;
   std::map<const void*, KernelEntry> kernels_;       // by host stub address
   std::map<const void*, SymbolEntry> symbols_;       // by host shadow variable address
+  // The lab's own kernels (launch_lab_kernel), by module index and name.
+  std::map<std::pair<size_t, std::string>, KernelEntry> lab_kernels_;
+  std::map<std::string, size_t> lab_modules_;        // compile_lab_module's, by file and defines
   std::set<uint64_t> live_allocations_;
   std::set<uint64_t> managed_allocations_;          // the live ones cudaMallocManaged made
   std::string host_view_error_;                      // why managed memory cannot be served, if it cannot

@@ -97,9 +97,14 @@ cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** 
   cudaError_t err = cudaSuccess;
   const KernelEntry* k = kernel_of(host_fun, &kernel, &err);
   if (!k) return result(err);
+  return launch_entry(*k, kernel, short_name(k->device_name), grid, block, args, shared, stream);
+}
+
+cudaError_t Context::launch_entry(const KernelEntry& entry, const ptx::Kernel* kernel, const std::string& name,
+                                  dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream) {
+  const KernelEntry* k = &entry;
   const size_t number = ++launches_;
   sim::LaunchConfig cfg{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, uint32_t(shared)};
-  const std::string name = short_name(k->device_name);
   auto refuse = [&](cudaError_t e, const std::string& why) {
     std::fprintf(stderr, "gpulab: launch #%zu %s<<<(%u,%u,%u), (%u,%u,%u), %zu>>> refused (%s): %s\n", number,
                  name.c_str(), grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, cudaGetErrorName(e),
@@ -154,15 +159,14 @@ cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** 
   if (r.printf_dropped)
     note(fmt::format("printf output past the {} bytes of CUDA's printf buffer was dropped, as on a GPU",
                      sim::LaunchResult::kPrintfLimitBytes));
-  report_launch(number, *k, *kernel, cfg, reinterpret_cast<uintptr_t>(stream), r);
+  report_launch(number, *k, name, *kernel, cfg, reinterpret_cast<uintptr_t>(stream), r);
   for (const sim::KernelError& e : r.errors)
     if (cudaError_t fault = cuda_error_for(e.kind); fault && !sticky_) sticky_ = fault;
   return cudaSuccess;  // a fault surfaces at the next call, as a GPU's does
 }
 
-void Context::report_launch(size_t number, const KernelEntry& k, const ptx::Kernel& kernel,
+void Context::report_launch(size_t number, const KernelEntry& k, const std::string& name, const ptx::Kernel& kernel,
                             const sim::LaunchConfig& cfg, uintptr_t stream, const sim::LaunchResult& r) {
-  const std::string name = short_name(k.device_name);
   const std::string launch = fmt::format("launch #{} {}<<<({},{},{}), ({},{},{})>>>", number, name, cfg.grid.x,
                                          cfg.grid.y, cfg.grid.z, cfg.block.x, cfg.block.y, cfg.block.z);
   nlohmann::json errors = nlohmann::json::array();
