@@ -289,7 +289,7 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("-l,--library", a->libraries,
                   "a library to link, as nvcc -l: cublas / cublasLt are the lab's cuBLAS stand-in (linked anyway when "
                   "the program calls cuBLAS); m, dl, pthread, ... pass through");
-  cmd->add_option("-X,--Xcompiler", a->host_flags, "a flag for the host compiler, as nvcc -Xcompiler (-X=-fopenmp)");
+  cmd->add_option("-X,--Xcompiler", a->host_flags, "a flag for the host compiler, as nvcc -Xcompiler (--Xcompiler=-fopenmp)");
   cmd->add_option("--gpus", a->gpus, "simulated GPUs of the --gpu model (cudaSetDevice 0 .. N-1)")
       ->check(CLI::Range(1, 64))
       ->each([a](const std::string&) { a->gpus_given = true; });

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -115,35 +116,65 @@ namespace {
 // serve show up as undefined references at the link; otherwise the first
 // screenful (later errors mostly follow from the first).
 [[noreturn]] void throw_build_error(std::string out) {
-  static const std::regex kUndefined(R"re(undefined reference to `((cuda|__cuda|cublas)[A-Za-z0-9_]*))re");
-  std::set<std::string> runtime, cublas;
+  // Every symbol the link could not find, by who would define it: the CUDA
+  // runtime and cuBLAS (the lab's stand-ins serve part of each), the CUDA
+  // driver API and NVRTC (not served: a program that loads modules itself),
+  // and anything else (a library the command line did not give).
+  static const std::regex kUndefined(R"re(undefined reference to (?:`|symbol ')([A-Za-z_][A-Za-z0-9_]*))re");
+  std::set<std::string> runtime, cublas, driver, nvrtc, other;
   for (std::sregex_iterator it(out.begin(), out.end(), kUndefined), end; it != end; ++it) {
     std::string name = (*it)[1];
-    if (name.rfind("cublas", 0) != 0) {
+    auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+    if (starts("cublas")) {
+      // cublas_v2.h maps cublasSgemm to the symbol cublasSgemm_v2: name the call as written.
+      if (name.size() > 3 && name.compare(name.size() - 3, 3, "_v2") == 0) name.resize(name.size() - 3);
+      cublas.insert(name);
+    } else if (starts("cuda") || starts("__cuda")) {
       runtime.insert(name);
-      continue;
+    } else if (starts("nvrtc")) {
+      nvrtc.insert(name);
+    } else if (name.size() > 2 && starts("cu") && std::isupper(static_cast<unsigned char>(name[2]))) {
+      driver.insert(name);
+    } else {
+      other.insert(name);
     }
-    // cublas_v2.h maps cublasSgemm to the symbol cublasSgemm_v2: name the call as written.
-    if (name.size() > 3 && name.compare(name.size() - 3, 3, "_v2") == 0) name.resize(name.size() - 3);
-    cublas.insert(name);
   }
   auto join = [](const std::set<std::string>& names) {
     std::string s;
-    for (const auto& m : names) s += (s.empty() ? "" : ", ") + m;
+    size_t n = 0;
+    for (const auto& m : names) {
+      if (++n > 12) return s + fmt::format(" and {} more", names.size() - 12);
+      s += (s.empty() ? "" : ", ") + m;
+    }
     return s;
   };
   std::string message;
+  auto add = [&](const std::string& line) { message += (message.empty() ? "" : "\n") + line; };
   if (!runtime.empty())
-    message = fmt::format(
+    add(fmt::format(
         "the program calls {} of the CUDA runtime, which the lab's runtime does not serve (docs/run.md lists the "
         "calls it serves); rewrite that part with the served calls, or run it on a GPU with --backend cuda",
-        join(runtime));
+        join(runtime)));
   if (!cublas.empty())
-    message += fmt::format(
-        "{}the program calls {}, which the lab's cuBLAS stand-in does not serve (docs/run.md, \"cuBLAS\", lists the "
+    add(fmt::format(
+        "the program calls {}, which the lab's cuBLAS stand-in does not serve (docs/run.md, \"cuBLAS\", lists the "
         "calls it serves); rewrite that part with the served calls (cublasSgemm, cublasGemmEx and their strided "
         "batched forms) or a kernel of your own, or run it on a GPU with --backend cuda",
-        message.empty() ? "" : "\n", join(cublas));
+        join(cublas)));
+  if (!driver.empty())
+    add(fmt::format(
+        "the program calls {} of the CUDA driver API (cuda.h), which the lab does not serve: the lab runs programs "
+        "written against the runtime API (cuda_runtime.h); use the runtime's calls, or run it on a GPU with "
+        "--backend cuda", join(driver)));
+  if (!nvrtc.empty())
+    add(fmt::format(
+        "the program calls {} of NVRTC to compile kernels while it runs, which `gpulab run` does not serve (it "
+        "runs the kernels nvcc compiled into the program); write the kernels in the program's .cu files",
+        join(nvrtc)));
+  if (!other.empty())
+    add(fmt::format(
+        "the link found no definition of {}: give the library that defines it with -l (for example -l gomp with "
+        "-X=-fopenmp for OpenMP, -l m for libm), or add the source file that defines it", join(other)));
   if (!message.empty()) throw BuildError(message);
   if (out.size() > 8000) out = out.substr(0, 8000) + fmt::format("\n... ({} more bytes of nvcc's output left out)", out.size() - 8000);
   throw BuildError(fmt::format("nvcc could not build the program:\n{}", out));

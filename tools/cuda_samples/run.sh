@@ -39,9 +39,11 @@ def first(pattern, text):
 if rc == 124:
     result, reason = "TIMEOUT", f"over {limit} s"
 elif j is None or "exit_code" not in j:
-    text = err + (json.dumps(j) if j else "")
+    msgs = [e.get("message", "") for e in (j or {}).get("errors", [])]
+    text = "\n".join(msgs) + "\n" + err
     result = "BUILD"
-    reason = first(r"the program calls .*?(?= of the)", text) or first(r"[^\n]*(error|fatal)[^\n]*", text) or text.strip()[:150]
+    reason = (first(r"the program calls [^\n]*?(?=(, which| of the))", text) or first(r"the link found no definition of [^:]*", text)
+              or first(r"[^\n]*(error|fatal)[^\n]*", text) or text.strip()[:150])
 else:
     out = j.get("output", "")
     code = j["exit_code"]
