@@ -299,6 +299,13 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
         else if (!take(m, "wrap")) fail("'shf' needs .wrap or .clamp");
         set_types(1, 1);
         break;
+      case Op::Bmsk:
+        // bmsk.mode.b32 d, a, b (PTX ISA, integer instructions, "bmsk"): .clamp or .wrap is required.
+        if (take(m, "clamp")) in.flags |= kFlagShiftClamp;
+        else if (!take(m, "wrap")) fail("'" + std::string(opcode) + "' needs .clamp or .wrap (bmsk.clamp.b32 / bmsk.wrap.b32)");
+        set_types(1, 1);
+        if (in.type != Type::B32) fail("'" + std::string(opcode) + "': bmsk is defined for .b32 only");
+        break;
       case Op::Prmt: {
         static const struct { std::string_view n; PrmtMode p; } kModes[] = {
             {"f4e", PrmtMode::F4e}, {"b4e", PrmtMode::B4e}, {"rc8", PrmtMode::Rc8},

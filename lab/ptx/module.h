@@ -109,7 +109,7 @@ enum : uint16_t {
   kFlagFull = 1 << 3,      // .full
   kFlagNc = 1 << 4,        // ld.global.nc: read-only path
   kFlagUni = 1 << 5,       // bra.uni: the branch is known uniform
-  kFlagShiftClamp = 1 << 6,// shf.clamp (else .wrap)
+  kFlagShiftClamp = 1 << 6,// shf.clamp / bmsk.clamp (else .wrap)
   kFlagShiftLeft = 1 << 7, // shf.l (else .r)
   kFlagTrans = 1 << 8,     // ldmatrix .trans
   kFlagVolatile = 1 << 9,  // ld/st.volatile
