@@ -243,6 +243,43 @@ TEST_CASE("redux.sync: a lane missing from its own membermask is an invalid-mask
   CHECK(out[0] == 32);
 }
 
+TEST_CASE("cg::reduce over tiled_partition<16>: redux.sync with each tile's mask gives each tile its own result") {
+  const char* src = R"(
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void tiles(const int* in, int* out) {
+  auto tile = cg::tiled_partition<16>(cg::this_thread_block());
+  int v = in[threadIdx.x];
+  out[threadIdx.x] = cg::reduce(tile, v, cg::plus<int>());
+  out[64 + threadIdx.x] = cg::reduce(tile, v, cg::greater<int>());
+  out[128 + threadIdx.x] = int(cg::reduce(tile, unsigned(v), cg::bit_xor<unsigned>()));
+}
+)";
+  Program p = Program::from_cuda(src, "tiles");
+  REQUIRE(p.kernel);
+  int redux = 0;
+  for (const auto& in : p.kernel->code) redux += in.op == lab::ptx::Op::ReduxSync;
+  CHECK(redux == 3);  // libcu++ lowers cg::reduce of 32-bit integers to redux.sync on sm_80
+  std::vector<int> in(64);
+  for (int i = 0; i < 64; ++i) in[i] = (i * 29 % 23) - 11 + (i / 16) * 100;
+  uint64_t din = p.buffer(in, "in"), dout = p.buffer(std::vector<int>(192, 0x7fff), "out");
+  p.arg(din); p.arg(dout);
+  auto r = p.run(Dim3{1}, Dim3{64});
+  for (auto& e : r.errors) MESSAGE(e.kind << ": " << e.message);
+  REQUIRE(r.ok);
+  auto out = p.read<int>(dout, 192);
+  for (int t = 0; t < 64; ++t) {
+    CAPTURE(t);
+    int sum = 0, mx = INT32_MIN;
+    unsigned x = 0;
+    for (int l = t & ~15; l < (t & ~15) + 16; ++l) { sum += in[l]; mx = std::max(mx, in[l]); x ^= unsigned(in[l]); }
+    CHECK(out[t] == sum);
+    CHECK(out[64 + t] == mx);
+    CHECK(unsigned(out[128 + t]) == x);
+  }
+}
+
 TEST_CASE("atomics on global and shared memory: add, min, max, inc, dec, cas, xor, exch, f32 add") {
   Program p = Program::from_cuda(kWarp, "atomics");
   REQUIRE(p.kernel);
