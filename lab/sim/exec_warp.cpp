@@ -202,6 +202,11 @@ void exec_warp(const ptx::Instr& in, WarpContext& c) {
     case Op::VoteSync: exec_vote(in, c); return;
     case Op::MatchSync: exec_match(in, c); return;
     case Op::ReduxSync: exec_redux(in, c); return;
+    case Op::MbarrierInit: case Op::MbarrierArrive: case Op::MbarrierExpectTx: case Op::MbarrierCompleteTx:
+    case Op::MbarrierTestWait: case Op::MbarrierTryWait: case Op::MbarrierPendingCount: case Op::MbarrierInval:
+    case Op::CpAsyncMbarrierArrive: case Op::CpAsyncBulk:
+      exec_mbarrier(in, c);
+      return;
     case Op::Activemask: {
       uint64_t* d = dst(c, in.ops[0]);
       uint32_t m = c.warp->mask;
