@@ -283,13 +283,16 @@ DONE:
 )");
 }
 
-lab::sim::LaunchResult run_pc(const std::string& text, uint32_t iters, std::vector<uint32_t>& out) {
+lab::sim::LaunchResult run_pc(const std::string& text, uint32_t iters, std::vector<uint32_t>& out,
+                              bool check = false) {
   Program p = Program::from_ptx(text, "pc");
   REQUIRE(p.kernel);
   uint64_t dout = p.buffer(std::vector<uint32_t>(32, 0xdead), "out");
   p.arg(dout);
   p.arg(iters);
-  auto r = p.run(Dim3{1}, Dim3{64});
+  lab::sim::SimOptions opt;
+  opt.check = check;
+  auto r = p.run(Dim3{1}, Dim3{64}, 0, opt);
   out = p.read<uint32_t>(dout, 32);
   return r;
 }
@@ -322,6 +325,17 @@ TEST_CASE("mbarrier waits: try_wait parks the warp, test_wait loops yield, and a
     // polls about once per quantum warp 1 runs, not once per instruction.
     REQUIRE(r.metrics.warp_insts_by_warp.size() == 2);
     CHECK(r.metrics.warp_insts_by_warp[0] < r.metrics.warp_insts_by_warp[1] / 10);
+  }
+  SUBCASE("--check: the wait orders warp 1's write before warp 0's read; without it, a race") {
+    const char* wait = "WAIT:\n  mbarrier.try_wait.parity.shared.b64 %p5, [bar], 0;\n  @!%p5 bra WAIT;";
+    auto r = run_pc(producer_consumer("sm_90", wait, 32), 100, out, true);
+    for (auto& e : r.errors) MESSAGE(e.kind << ": " << e.message);
+    CHECK(r.ok);
+    CHECK(r.errors.empty());
+    auto racy = run_pc(producer_consumer("sm_90", "", 32), 100, out, true);
+    bool race = false;
+    for (auto& e : racy.errors) race |= e.kind == "race";
+    CHECK(race);
   }
   SUBCASE("a phase waiting for more arrivals than ever come is reported, not spun on") {
     const char* wait = "WAIT:\n  mbarrier.try_wait.parity.shared.b64 %p5, [bar], 0;\n  @!%p5 bra WAIT;";
@@ -411,9 +425,12 @@ TEST_CASE("cuda::barrier with cuda::memcpy_async and cuda::pipeline (libcu++ thr
     p.arg(din);
     p.arg(dout);
     p.arg(tiles);
-    auto r = p.run(Dim3{uint32_t(blocks)}, Dim3{uint32_t(threads)});
+    lab::sim::SimOptions opt;
+    opt.check = true;  // the barrier orders the copies and the reads: no race, no uninitialised read
+    auto r = p.run(Dim3{uint32_t(blocks)}, Dim3{uint32_t(threads)}, 0, opt);
     for (auto& e : r.errors) MESSAGE(e.kind << ": " << e.message);
     REQUIRE(r.ok);
+    CHECK(r.errors.empty());
     auto out = p.read<int>(dout, threads * blocks);
     for (int b = 0; b < blocks; ++b)
       for (int x = 0; x < threads; ++x) {

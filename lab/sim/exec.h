@@ -225,8 +225,9 @@ void exec_matrix(const ptx::Instr& in, WarpContext& c);   // wmma, mma, ldmatrix
 void exec_mbarrier(const ptx::Instr& in, WarpContext& c); // mbarrier.*, cp.async.mbarrier.arrive (exec_warp dispatches)
 // A warp parked in mbarrier.try_wait (WarpStatus::AtMbarrier): if every
 // waiting lane's phase has completed, writes waitComplete = true and makes
-// the warp Ready. The block loop (launch.cpp) calls it between passes.
-bool mbarrier_try_wake(const LaunchState& L, WorkerState& W, BlockState& B, WarpState& w);
+// the warp Ready (telling `checker`, when checks are on). The block loop
+// (launch.cpp) calls it between passes.
+bool mbarrier_try_wake(const LaunchState& L, WorkerState& W, BlockState& B, WarpState& w, BlockChecker* checker);
 // "the mbarrier at shared offset 0x40 (phase 0: 3 of 4 arrivals still pending, ...)", for deadlock reports.
 std::string mbarrier_describe_wait(const LaunchState& L, const BlockState& B, const WarpState& w);
 void exec_device_call(const ptx::Instr& in, WarpContext& c);  // call vprintf / __assertfail (exec_call.cpp)

@@ -218,6 +218,7 @@ void exec_wait(const ptx::Instr& in, WarpContext& c) {
   each_lane(c.mask, [&](uint32_t i) { d[i] = (complete >> i) & 1; });
   // test_wait answered false: let the other warps run before this one polls again.
   if (complete != c.mask) w.status = WarpStatus::Yielded;
+  else if (c.checker) c.checker->on_mbarrier_wait(c.pc, w.index);
 }
 
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
@@ -254,6 +255,9 @@ void exec_bulk(const ptx::Instr& in, WarpContext& c) {
     d.addr[i] = x;
     s.addr[i] = (sreg ? sreg[i] : 0) + uint64_t(sop.imm);
     if (!resolve(c, d, 1u << i, true, 16) || !resolve(c, s, 1u << i, false, 16)) return;
+    // The kernel checks see the copy's source read and destination write
+    // (out-of-bounds, races, and the shared bytes it initialises).
+    if (!checker_veto(c, s, 1u << i, false, false) || !checker_veto(c, d, 1u << i, true, false)) continue;
     std::memmove(d.host[i], s.host[i], n);
     Mbar b = Mbar::decode(load_word(mhost[i]));
     if (!require_init(c, in, b, i, moff[i])) return;
@@ -366,7 +370,7 @@ void exec_mbarrier(const ptx::Instr& in, WarpContext& c) {
   }
 }
 
-bool mbarrier_try_wake(const LaunchState& L, WorkerState& W, BlockState& B, WarpState& w) {
+bool mbarrier_try_wake(const LaunchState& L, WorkerState& W, BlockState& B, WarpState& w, BlockChecker* checker) {
   const ptx::Instr& in = L.kernel->code[w.mbar_pc];
   WarpContext c;
   c.L = &L;
@@ -387,6 +391,7 @@ bool mbarrier_try_wake(const LaunchState& L, WorkerState& W, BlockState& B, Warp
   uint64_t* d = dst(c, in.ops[0]);
   each_lane(c.mask, [&](uint32_t i) { d[i] = 1; });
   w.status = WarpStatus::Ready;
+  if (checker) checker->on_mbarrier_wait(c.pc, w.index);
   return true;
 }
 

@@ -241,7 +241,7 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
     // had its turn yielded to the others; a try_wait wakes once its phase completed.
     for (WarpState& w : B.warps) {
       if (w.status == WarpStatus::Yielded) w.status = WarpStatus::Ready;
-      else if (w.status == WarpStatus::AtMbarrier) mbarrier_try_wake(L, W, B, w);
+      else if (w.status == WarpStatus::AtMbarrier) mbarrier_try_wake(L, W, B, w, c.checker);
       if (B.faulted) break;
     }
     if (B.faulted) break;
