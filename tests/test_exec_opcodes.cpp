@@ -72,6 +72,7 @@ TEST_CASE("decoder names round-trip: each plain row decodes to its own Op") {
     if (n == "dp2a") mods = ".lo.u32.u32";
     if (n == "dp4a") mods = ".u32.u32";
     if (n == "shf") mods = ".l.wrap.b32";
+    if (n == "bmsk") mods = ".clamp.b32";
     if (n == "testp") { mods = ".finite.f32"; ops = " %p0, %f0"; }
     if (n == "slct") mods = ".u32.s32";
     if (n == "selp") ops = " %r0, %r1, %r2, %p0";

@@ -3,6 +3,8 @@
 // whose results follow from the CUDA C++ Programming Guide's definitions.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <climits>
 #include <numeric>
 
 #include "sim_harness.h"
@@ -139,6 +141,142 @@ TEST_CASE("vote, ballot, activemask, redux, match, bar.red, special registers") 
     CHECK(out[9 * 64 + t] == 0);
     CHECK(out[10 * 64 + t] == (1u << (t & 31)) - 1);
     CHECK(out[11 * 64 + t] == unsigned(w * 100 + (t & 31) + 1000));
+  }
+}
+
+namespace {
+// redux.sync with a different membermask per lane in one instruction: `seg`
+// lanes per segment (16: lanes 0-15 pass 0x0000ffff, lanes 16-31 0xffff0000).
+// The mask is a register (selp/shl), so every lane executes the same redux.
+const char* kReduxSegments = R"(
+extern "C" __global__ void segments(const int* in, unsigned* out, unsigned seg) {
+  int t = threadIdx.x, lane = t & 31;
+  unsigned first = lane & ~(seg - 1);
+  unsigned m = (seg == 32 ? 0xffffffffu : ((1u << seg) - 1u)) << first;
+  int v = in[t];
+  unsigned u = unsigned(v);
+  out[0 * 64 + t] = __reduce_add_sync(m, u);
+  out[1 * 64 + t] = __reduce_min_sync(m, u);
+  out[2 * 64 + t] = __reduce_max_sync(m, u);
+  out[3 * 64 + t] = unsigned(__reduce_add_sync(m, v));
+  out[4 * 64 + t] = unsigned(__reduce_min_sync(m, v));
+  out[5 * 64 + t] = unsigned(__reduce_max_sync(m, v));
+  out[6 * 64 + t] = __reduce_and_sync(m, u);
+  out[7 * 64 + t] = __reduce_or_sync(m, u);
+  out[8 * 64 + t] = __reduce_xor_sync(m, u);
+}
+// Lane 5 leaves itself out of its mask: undefined (PTX ISA redux.sync).
+extern "C" __global__ void not_in_own_mask(const int* in, unsigned* out, unsigned seg) {
+  int t = threadIdx.x;
+  unsigned m = t == 5 ? 0xffffffdfu : 0xffffffffu;
+  out[t] = __reduce_add_sync(m, unsigned(in[t]));
+}
+)";
+}  // namespace
+
+TEST_CASE("redux.sync reduces over each lane's own membermask: segmented add/min/max/and/or/xor, .u32 and .s32") {
+  Program p = Program::from_cuda(kReduxSegments, "segments");
+  REQUIRE(p.kernel);
+  // One redux.sync per reduction: each executes with all 32 lanes and their different masks.
+  int redux = 0;
+  for (const auto& in : p.kernel->code) redux += in.op == lab::ptx::Op::ReduxSync;
+  CHECK(redux == 9);
+  std::vector<int> in(64);
+  // Signed and unsigned orders differ on negative values, and each segment
+  // holds values the others do not, so a whole-warp reduction shows.
+  for (int i = 0; i < 64; ++i) in[i] = (i % 3 == 0 ? -1 : 1) * (i * 37 % 101 + i) + (i >= 16 && i < 32 ? 5000 : 0);
+  in[3] = INT32_MIN;
+  in[20] = INT32_MAX;
+  in[45] = 0;
+  for (unsigned seg : {16u, 8u, 4u, 32u}) {
+    CAPTURE(seg);
+    p = Program::from_cuda(kReduxSegments, "segments");
+    uint64_t din = p.buffer(in, "in"), dout = p.buffer(std::vector<unsigned>(9 * 64, 0xdead), "out");
+    p.arg(din); p.arg(dout); p.arg(seg);
+    lab::sim::SimOptions opt;
+    opt.check = true;  // segmented masks are valid: no invalid-mask finding
+    auto r = p.run(Dim3{1}, Dim3{64}, 0, opt);
+    for (auto& e : r.errors) MESSAGE(e.kind << ": " << e.message);
+    REQUIRE(r.ok);
+    CHECK(r.errors.empty());
+    auto out = p.read<unsigned>(dout, 9 * 64);
+    for (int t = 0; t < 64; ++t) {
+      CAPTURE(t);
+      int first = t & ~int(seg - 1);
+      unsigned usum = 0, umin = UINT32_MAX, umax = 0, uand = ~0u, uor = 0, uxor = 0;
+      int smin = INT32_MAX, smax = INT32_MIN;
+      for (int l = first; l < first + int(seg); ++l) {
+        unsigned u = unsigned(in[l]);
+        usum += u; umin = std::min(umin, u); umax = std::max(umax, u);
+        smin = std::min(smin, in[l]); smax = std::max(smax, in[l]);
+        uand &= u; uor |= u; uxor ^= u;
+      }
+      CHECK(out[0 * 64 + t] == usum);
+      CHECK(out[1 * 64 + t] == umin);
+      CHECK(out[2 * 64 + t] == umax);
+      CHECK(out[3 * 64 + t] == usum);  // two's complement: the .s32 sum has the same bits
+      CHECK(int(out[4 * 64 + t]) == smin);
+      CHECK(int(out[5 * 64 + t]) == smax);
+      CHECK(out[6 * 64 + t] == uand);
+      CHECK(out[7 * 64 + t] == uor);
+      CHECK(out[8 * 64 + t] == uxor);
+    }
+  }
+}
+
+TEST_CASE("redux.sync: a lane missing from its own membermask is an invalid-mask finding") {
+  Program p = Program::from_cuda(kReduxSegments, "not_in_own_mask");
+  REQUIRE(p.kernel);
+  uint64_t din = p.buffer(std::vector<int>(32, 1), "in"), dout = p.buffer(std::vector<unsigned>(32, 0), "out");
+  p.arg(din); p.arg(dout); p.arg(0u);
+  lab::sim::SimOptions opt;
+  opt.check = true;
+  auto r = p.run(Dim3{1}, Dim3{32}, 0, opt);
+  bool found = false;
+  for (auto& e : r.errors)
+    found |= e.kind == "invalid-mask" && e.message.find("redux.sync") != std::string::npos &&
+             e.message.find("lanes 5") != std::string::npos;
+  for (auto& e : r.errors) MESSAGE(e.kind << ": " << e.message);
+  CHECK(found);
+  // The other 31 lanes' mask names all 32 executing lanes, lane 5 included.
+  auto out = p.read<unsigned>(dout, 32);
+  CHECK(out[0] == 32);
+}
+
+TEST_CASE("cg::reduce over tiled_partition<16>: redux.sync with each tile's mask gives each tile its own result") {
+  const char* src = R"(
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void tiles(const int* in, int* out) {
+  auto tile = cg::tiled_partition<16>(cg::this_thread_block());
+  int v = in[threadIdx.x];
+  out[threadIdx.x] = cg::reduce(tile, v, cg::plus<int>());
+  out[64 + threadIdx.x] = cg::reduce(tile, v, cg::greater<int>());
+  out[128 + threadIdx.x] = int(cg::reduce(tile, unsigned(v), cg::bit_xor<unsigned>()));
+}
+)";
+  Program p = Program::from_cuda(src, "tiles");
+  REQUIRE(p.kernel);
+  int redux = 0;
+  for (const auto& in : p.kernel->code) redux += in.op == lab::ptx::Op::ReduxSync;
+  CHECK(redux == 3);  // libcu++ lowers cg::reduce of 32-bit integers to redux.sync on sm_80
+  std::vector<int> in(64);
+  for (int i = 0; i < 64; ++i) in[i] = (i * 29 % 23) - 11 + (i / 16) * 100;
+  uint64_t din = p.buffer(in, "in"), dout = p.buffer(std::vector<int>(192, 0x7fff), "out");
+  p.arg(din); p.arg(dout);
+  auto r = p.run(Dim3{1}, Dim3{64});
+  for (auto& e : r.errors) MESSAGE(e.kind << ": " << e.message);
+  REQUIRE(r.ok);
+  auto out = p.read<int>(dout, 192);
+  for (int t = 0; t < 64; ++t) {
+    CAPTURE(t);
+    int sum = 0, mx = INT32_MIN;
+    unsigned x = 0;
+    for (int l = t & ~15; l < (t & ~15) + 16; ++l) { sum += in[l]; mx = std::max(mx, in[l]); x ^= unsigned(in[l]); }
+    CHECK(out[t] == sum);
+    CHECK(out[64 + t] == mx);
+    CHECK(unsigned(out[128 + t]) == x);
   }
 }
 

@@ -6,6 +6,7 @@
 // error, so a modifier that would change results is never dropped silently.
 #include "lab/ptx/decode.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -219,6 +220,16 @@ Op plain_family(std::string_view base) {
   return Op::Invalid;
 }
 
+// The one cp.async.bulk form the lab models: global -> this CTA's shared
+// memory, completing on an mbarrier (PTX ISA 9.7.9.25 "cp.async.bulk"). The
+// tensor, prefetch, shared -> global (bulk_group) and multicast forms stay
+// unsupported.
+bool is_bulk_to_shared(std::string_view opcode) {
+  return (opcode.substr(0, 30) == "cp.async.bulk.shared::cluster." || opcode.substr(0, 26) == "cp.async.bulk.shared::cta.") &&
+         opcode.find(".global.mbarrier::complete_tx::bytes") != std::string_view::npos &&
+         opcode.find("multicast") == std::string_view::npos;
+}
+
 }  // namespace
 
 const char* unsupported_family(std::string_view opcode) {
@@ -229,10 +240,10 @@ const char* unsupported_family(std::string_view opcode) {
     return "the lab's simulator does not model surfaces";
   if (base == "trap" || base == "brkpt") return "the lab's simulator does not model traps; remove __trap()";
   if (base == "brx") return "indirect branches (switch jump tables) are not modelled";
-  if (base == "mbarrier" || base == "tcgen05" || base == "wgmma" || base == "setmaxnreg" || base == "elect" ||
+  if (base == "tcgen05" || base == "wgmma" || base == "setmaxnreg" || base == "elect" ||
       base == "mapa" || base == "getctarank" || base == "multimem" || base == "tensormap" ||
-      base == "clusterlaunchcontrol" || opcode.substr(0, 13) == "cp.async.bulk" ||
-      opcode.substr(0, 18) == "cp.async.mbarrier." || opcode.substr(0, 15) == "cp.reduce.async")
+      base == "clusterlaunchcontrol" || (opcode.substr(0, 13) == "cp.async.bulk" && !is_bulk_to_shared(opcode)) ||
+      opcode.substr(0, 15) == "cp.reduce.async")
     return "Hopper/Blackwell asynchronous and cluster features are not modelled";
   if (base == "vabsdiff" || base == "vadd" || base == "vsub" || base == "vmad" || base == "vmin" ||
       base == "vmax" || base == "vset" || base == "vshl" || base == "vshr" || base == "vabsdiff2" ||
@@ -298,6 +309,13 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
         if (take(m, "clamp")) in.flags |= kFlagShiftClamp;
         else if (!take(m, "wrap")) fail("'shf' needs .wrap or .clamp");
         set_types(1, 1);
+        break;
+      case Op::Bmsk:
+        // bmsk.mode.b32 d, a, b (PTX ISA, integer instructions, "bmsk"): .clamp or .wrap is required.
+        if (take(m, "clamp")) in.flags |= kFlagShiftClamp;
+        else if (!take(m, "wrap")) fail("'" + std::string(opcode) + "' needs .clamp or .wrap (bmsk.clamp.b32 / bmsk.wrap.b32)");
+        set_types(1, 1);
+        if (in.type != Type::B32) fail("'" + std::string(opcode) + "': bmsk is defined for .b32 only");
         break;
       case Op::Prmt: {
         static const struct { std::string_view n; PrmtMode p; } kModes[] = {
@@ -567,6 +585,109 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
   }
   if (base == "pmevent") {
     in.op = Op::Nop;
+    return;
+  }
+
+  // ---- mbarrier (PTX ISA 9.7.13.15) ------------------------------------------
+  // .sem (.release/.acquire/.relaxed) and .scope (.cta/.cluster) are dropped by
+  // classify(): the interpreter runs one warp instruction at a time, so every
+  // mbarrier operation is already ordered with the accesses around it.
+  if (base == "mbarrier" || (base == "cp" && opcode.substr(0, 24) == "cp.async.mbarrier.arrive") ||
+      (base == "cp" && is_bulk_to_shared(opcode))) {
+    const std::string op_s(opcode);
+    auto need_b64 = [&] {
+      if (m.ntypes != 1 || m.types[0] != Type::B64) fail("'" + op_s + "' needs the .b64 type (the mbarrier object is 64 bits)");
+      in.type = Type::B64;
+    };
+    // The object lives in shared memory; .shared::cluster names this CTA's own
+    // shared memory when the launch has no clusters (one CTA per cluster).
+    auto take_space = [&] {
+      Space sp = one_space(m);
+      if (sp == Space::SharedCluster) sp = Space::Shared;
+      if (sp != Space::Shared && sp != Space::Generic)
+        fail("'" + op_s + "': an mbarrier object lives in shared memory (.shared or a generic address of it)");
+      in.space = sp;
+    };
+    auto addr_at = [&](int i) {
+      if (in.ops[i].kind != OperandKind::Addr) fail("'" + op_s + "': expected the mbarrier's address [...]");
+    };
+    if (base == "cp" && is_bulk_to_shared(opcode)) {
+      // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.L2::cache_hint}
+      //   [dstMem], [srcMem], size, [mbar]
+      take(m, "async");
+      take(m, "bulk");
+      take(m, "mbarrier::complete_tx::bytes");
+      in.op = Op::CpAsyncBulk;
+      in.space = Space::Shared;
+      no_rest(m, opcode);
+      check_count(raw, 4, 4, opcode);
+      copy_ops(in, raw);
+      addr_at(0);
+      addr_at(1);
+      addr_at(3);
+      return;
+    }
+    if (base == "cp") {
+      take(m, "async");
+      take(m, "mbarrier");
+      take(m, "arrive");
+      in.op = Op::CpAsyncMbarrierArrive;
+      if (take(m, "noinc")) in.mode |= kMbarNoInc;
+      need_b64();
+      take_space();
+      no_rest(m, opcode);
+      check_count(raw, 1, 1, opcode);
+      copy_ops(in, raw);
+      addr_at(0);
+      return;
+    }
+    if (take(m, "init")) {
+      in.op = Op::MbarrierInit;  // mbarrier.init.b64 [addr], count
+      check_count(raw, 2, 2, opcode);
+    } else if (take(m, "inval")) {
+      in.op = Op::MbarrierInval;  // mbarrier.inval.b64 [addr]
+      check_count(raw, 1, 1, opcode);
+    } else if (std::find(m.rest.begin(), m.rest.end(), "arrive") == m.rest.end() &&
+               std::find(m.rest.begin(), m.rest.end(), "arrive_drop") == m.rest.end() && take(m, "expect_tx")) {
+      in.op = Op::MbarrierExpectTx;  // mbarrier.expect_tx.b64 [addr], txCount (sm_90)
+      check_count(raw, 2, 2, opcode);
+    } else if (take(m, "complete_tx")) {
+      in.op = Op::MbarrierCompleteTx;  // mbarrier.complete_tx.b64 [addr], txCount (sm_90)
+      check_count(raw, 2, 2, opcode);
+    } else if (take(m, "pending_count")) {
+      in.op = Op::MbarrierPendingCount;  // mbarrier.pending_count.b64 count, state
+      check_count(raw, 2, 2, opcode);
+      need_b64();
+      no_rest(m, opcode);
+      if (m.nspaces) fail("'" + op_s + "' takes a state, not an address: no state space");
+      copy_ops(in, raw);
+      return;
+    } else if (take(m, "test_wait") || (take(m, "try_wait") && (in.op = Op::MbarrierTryWait, true))) {
+      // {test,try}_wait{.parity}.b64 waitComplete, [addr], state|phaseParity {, suspendTimeHint}
+      if (in.op != Op::MbarrierTryWait) in.op = Op::MbarrierTestWait;
+      if (take(m, "parity")) in.mode |= kMbarParity;
+      check_count(raw, 3, in.op == Op::MbarrierTryWait ? 4 : 3, opcode);
+    } else {
+      // arrive{.noComplete} / arrive.expect_tx / arrive_drop{.noComplete} / arrive_drop.expect_tx:
+      //   state, [addr] {, count | txCount}
+      const bool drop = take(m, "arrive_drop");
+      if (!drop && !take(m, "arrive"))
+        fail("unsupported instruction '" + op_s + "': the lab models mbarrier.init, arrive, arrive_drop, expect_tx, "
+             "complete_tx, test_wait, try_wait, pending_count and inval");
+      in.op = Op::MbarrierArrive;
+      if (drop) in.mode |= kMbarDrop;
+      if (take(m, "noComplete")) in.mode |= kMbarNoComplete;
+      if (take(m, "expect_tx")) in.mode |= kMbarExpectTx;
+      check_count(raw, 2, 3, opcode);
+      if ((in.mode & kMbarNoComplete) && raw.size() != 3) fail("'" + op_s + "' needs a count operand");
+      if ((in.mode & kMbarExpectTx) && raw.size() != 3) fail("'" + op_s + "' needs a txCount operand");
+    }
+    need_b64();
+    take_space();
+    no_rest(m, opcode);
+    copy_ops(in, raw);
+    const bool has_dest = in.op == Op::MbarrierArrive || in.op == Op::MbarrierTestWait || in.op == Op::MbarrierTryWait;
+    addr_at(has_dest ? 1 : 0);
     return;
   }
 

@@ -99,6 +99,14 @@ enum class VoteMode : uint8_t { None, All, Any, Uni, Ballot };
 enum class ReduxOp : uint8_t { None, Add, Min, Max, And, Or, Xor };
 // Instr::mode for the families whose variant is neither a type nor a rounding.
 enum class PrmtMode : uint8_t { None, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };  // prmt (9.7.8.7)
+// mbarrier variants (PTX ISA 9.7.13.15), bits of Instr::mode on the Mbarrier* ops.
+enum MbarrierMode : uint8_t {
+  kMbarDrop = 1 << 0,        // mbarrier.arrive_drop: also lowers the expected count
+  kMbarNoComplete = 1 << 1,  // .noComplete: the arrive must not complete the phase
+  kMbarExpectTx = 1 << 2,    // mbarrier.arrive.expect_tx: raise tx-count, then arrive
+  kMbarParity = 1 << 3,      // test_wait/try_wait .parity: operand is a phase parity, not a state
+  kMbarNoInc = 1 << 4,       // cp.async.mbarrier.arrive.noinc
+};
 enum class TestpMode : uint8_t { None, Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 
 // Flag bits on an instruction (Instr::flags)
@@ -109,7 +117,7 @@ enum : uint16_t {
   kFlagFull = 1 << 3,      // .full
   kFlagNc = 1 << 4,        // ld.global.nc: read-only path
   kFlagUni = 1 << 5,       // bra.uni: the branch is known uniform
-  kFlagShiftClamp = 1 << 6,// shf.clamp (else .wrap)
+  kFlagShiftClamp = 1 << 6,// shf.clamp / bmsk.clamp (else .wrap)
   kFlagShiftLeft = 1 << 7, // shf.l (else .r)
   kFlagTrans = 1 << 8,     // ldmatrix .trans
   kFlagVolatile = 1 << 9,  // ld/st.volatile

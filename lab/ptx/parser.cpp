@@ -120,6 +120,40 @@ class Parser {
       fail(line, "unknown .target '" + t + "' (PTX targets run from sm_10 to sm_121, the newest CUDA 13 knows; the lab's GPU models are sm_70 to sm_90)");
   }
 
+  // The .target's SM number (sm_90a -> 90), 0 when none was given.
+  int target_sm() const {
+    size_t us = mod_.target.find('_');
+    return us == std::string::npos ? 0 : std::atoi(mod_.target.c_str() + us + 1);
+  }
+
+  // Instructions that need a newer target than the module names, as ptxas
+  // would refuse them. mbarrier (PTX ISA 9.7.13.15, "Target ISA notes"):
+  // init/arrive/arrive_drop/test_wait/pending_count/inval and
+  // cp.async.mbarrier.arrive need sm_80; try_wait, expect_tx, complete_tx
+  // and arrive.expect_tx need sm_90. bmsk ("bmsk") needs sm_70.
+  void check_arch(uint32_t line, const Instr& in, std::string_view opcode) const {
+    const int sm = target_sm();
+    if (sm == 0) return;
+    int need = 0;
+    switch (in.op) {
+      case Op::Bmsk: need = 70; break;
+      case Op::MbarrierInit: case Op::MbarrierTestWait: case Op::MbarrierPendingCount: case Op::MbarrierInval:
+      case Op::CpAsyncMbarrierArrive:
+        need = 80;
+        break;
+      case Op::MbarrierArrive: need = (in.mode & kMbarExpectTx) ? 90 : 80; break;
+      case Op::MbarrierTryWait: case Op::MbarrierExpectTx: case Op::MbarrierCompleteTx: case Op::CpAsyncBulk:
+        need = 90;
+        break;
+      default: return;
+    }
+    if (sm < need)
+      fail(line,
+           "'" + std::string(opcode) + "' needs .target sm_" + std::to_string(need) + " or later (the module targets " +
+               mod_.target + "); compile for that architecture (-arch=sm_" + std::to_string(need) + ")",
+           opcode);
+  }
+
   [[noreturn]] void fail(uint32_t line, const std::string& what, std::string_view opcode = {}) const {
     std::string msg = origin_ + ":" + std::to_string(line) + ": ";
     if (in_kernel_) msg += "in kernel '" + k_.name + "': ";
@@ -1133,6 +1167,7 @@ class Parser {
     } catch (const detail::DecodeError& e) {
       fail(line, e.message, opcode);
     }
+    check_arch(line, in, opcode);
   decoded:
     // st.param/ld.param on a call argument: that variable lives in the local frame.
     if (in.space == Space::Param) {

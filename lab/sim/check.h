@@ -15,6 +15,7 @@
 //                    its destination unchanged)
 //   on_barrier       a warp arrives at bar.sync / barrier.sync / bar.red
 //   on_warp_sync     shfl/vote/match/redux.sync/bar.warp.sync with a member mask
+//   on_mbarrier_wait a warp's mbarrier.test_wait/try_wait found its phase complete
 //   on_block_end     after the last warp exited (or the block faulted)
 // Findings are reported through CheckContext::report, which deduplicates by
 // kind + source line and attaches file/line, block and thread.
@@ -66,6 +67,7 @@ class BlockChecker {
   virtual void on_barrier(uint32_t pc, uint32_t warp, uint32_t barrier_id, uint32_t arrived, uint32_t live) {}
   // `member_mask`: the instruction's membermask; `active`: lanes executing it.
   virtual void on_warp_sync(uint32_t pc, uint32_t warp, uint32_t member_mask, uint32_t active) {}
+  virtual void on_mbarrier_wait(uint32_t pc, uint32_t warp) {}
   virtual void on_block_end() {}
 };
 

@@ -504,6 +504,32 @@ void int_typed(const ptx::Instr& in, WarpContext& c) {
       });
       return;
     }
+    case Op::Bmsk: {
+      // bmsk.{clamp,wrap}.b32 d, a, b (PTX ISA, integer instructions, "bmsk", pseudocode
+      // "Semantics"): a mask of b bits starting at bit a. Both operands are
+      // taken mod 32; .clamp then zeroes the mask for a >= 32 and lets a
+      // width b >= 32 run to bit 31, and a + b >= 32 also runs to bit 31.
+      // A wrapped width of 0 gives 0.
+      const bool clamp = in.flags & ptx::kFlagShiftClamp;
+      uint64_t ta[32], tb[32];
+      const uint64_t* a = src(c, in.ops[1], ta);
+      const uint64_t* b = src(c, in.ops[2], tb);
+      uint64_t* d = dst(c, in.ops[0]);
+      each_lane(c.mask, [&](uint32_t i) {
+        const uint32_t av = uint32_t(a[i]), bv = uint32_t(b[i]);
+        const uint32_t a1 = av & 31, b1 = bv & 31, sum = a1 + b1;
+        uint32_t mask0 = ~0u << a1;
+        bool to_top = sum >= 32;  // sum-overflow: the mask runs to bit 31
+        if (clamp) {
+          if (av >= 32) { mask0 = 0; to_top = true; }  // bit-position-overflow
+          if (bv >= 32) to_top = true;                 // bit-width-overflow
+        }
+        // ~0 << sum; the ISA's `b1 == 0 -> mask1 = ~0` makes the result 0.
+        const uint32_t mask1 = to_top ? 0u : b1 == 0 ? ~0u : ~0u << sum;
+        d[i] = mask0 & ~mask1;
+      });
+      return;
+    }
     default:
       raise_fault(c, "unsupported", std::string("integer instruction '") + ptx::op_name(in.op) + "' is not supported",
                   uint32_t(std::countr_zero(c.mask)));

@@ -8,6 +8,8 @@
 // "undefined" source; the checker (SimOptions::check) flags such masks.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "lab/sim/exec.h"
 
 namespace lab::sim {
@@ -124,28 +126,52 @@ void exec_match(const ptx::Instr& in, WarpContext& c) {
   }
 }
 
+// redux.sync (PTX ISA 9.7.13.12 "redux.sync"): each executing thread reduces
+// over the threads named in *its own* membermask. Lanes may pass different
+// masks in one instruction (segmented use: lanes 0-15 pass 0x0000ffff and
+// lanes 16-31 pass 0xffff0000, as cg::reduce over a tiled_partition<16>
+// does), so the lanes are grouped by mask and each group reduces over the
+// executing lanes its mask names. The ISA leaves a thread that is not in its
+// own mask, or a mask naming a thread that does not execute the instruction,
+// undefined; the checker reports both as invalid-mask (per group, so each
+// segment is held to its own mask), and the value computed then is the
+// reduction over the group's own lanes and the executing lanes its mask names.
+uint32_t redux_combine(ptx::ReduxOp op, bool sgn, uint32_t acc, uint32_t x) {
+  switch (op) {
+    case ptx::ReduxOp::Add: return acc + x;
+    case ptx::ReduxOp::Min: return sgn ? uint32_t(std::min(int32_t(acc), int32_t(x))) : std::min(acc, x);
+    case ptx::ReduxOp::Max: return sgn ? uint32_t(std::max(int32_t(acc), int32_t(x))) : std::max(acc, x);
+    case ptx::ReduxOp::And: return acc & x;
+    case ptx::ReduxOp::Or: return acc | x;
+    case ptx::ReduxOp::Xor: return acc ^ x;
+    default: return acc;
+  }
+}
+
 void exec_redux(const ptx::Instr& in, WarpContext& c) {
   uint64_t ta[32], tm[32];
   const uint64_t* a = src(c, in.ops[1], ta);
-  if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, uint32_t(src(c, in.ops[2], tm)[std::countr_zero(c.mask)]), c.mask);
+  const uint64_t* member = src(c, in.ops[2], tm);
   const bool sgn = ptx::type_is_signed(in.type);
   const uint32_t act = c.mask;
-  uint32_t first = uint32_t(std::countr_zero(act));
-  uint32_t acc = uint32_t(a[first]);
-  each_lane(act & ~(1u << first), [&](uint32_t i) {
-    uint32_t x = uint32_t(a[i]);
-    switch (in.redux) {
-      case ptx::ReduxOp::Add: acc += x; break;
-      case ptx::ReduxOp::Min: acc = sgn ? uint32_t(std::min(int32_t(acc), int32_t(x))) : std::min(acc, x); break;
-      case ptx::ReduxOp::Max: acc = sgn ? uint32_t(std::max(int32_t(acc), int32_t(x))) : std::max(acc, x); break;
-      case ptx::ReduxOp::And: acc &= x; break;
-      case ptx::ReduxOp::Or: acc |= x; break;
-      case ptx::ReduxOp::Xor: acc ^= x; break;
-      default: break;
-    }
-  });
+  uint32_t result[32];  // written after every group has read its sources (d may be a)
+  for (uint32_t todo = act; todo;) {
+    const uint32_t mask = uint32_t(member[std::countr_zero(todo)]);
+    uint32_t group = 0;  // the executing lanes that passed this same mask
+    each_lane(todo, [&](uint32_t i) { group |= uint32_t(uint32_t(member[i]) == mask) << i; });
+    todo &= ~group;
+    // Held against the lanes that execute with this mask and the executing
+    // lanes it names: a group lane outside its mask is reported, as is a
+    // named lane that does not execute the instruction.
+    if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, mask, group | (mask & act));
+    const uint32_t over = (mask & act) | group;
+    const uint32_t first = uint32_t(std::countr_zero(over));
+    uint32_t acc = uint32_t(a[first]);
+    each_lane(over & ~(1u << first), [&](uint32_t i) { acc = redux_combine(in.redux, sgn, acc, uint32_t(a[i])); });
+    each_lane(group, [&](uint32_t i) { result[i] = acc; });
+  }
   uint64_t* d = dst(c, in.ops[0]);
-  each_lane(act, [&](uint32_t i) { d[i] = acc; });
+  each_lane(act, [&](uint32_t i) { d[i] = result[i]; });
 }
 
 }  // namespace
@@ -176,6 +202,11 @@ void exec_warp(const ptx::Instr& in, WarpContext& c) {
     case Op::VoteSync: exec_vote(in, c); return;
     case Op::MatchSync: exec_match(in, c); return;
     case Op::ReduxSync: exec_redux(in, c); return;
+    case Op::MbarrierInit: case Op::MbarrierArrive: case Op::MbarrierExpectTx: case Op::MbarrierCompleteTx:
+    case Op::MbarrierTestWait: case Op::MbarrierTryWait: case Op::MbarrierPendingCount: case Op::MbarrierInval:
+    case Op::CpAsyncMbarrierArrive: case Op::CpAsyncBulk:
+      exec_mbarrier(in, c);
+      return;
     case Op::Activemask: {
       uint64_t* d = dst(c, in.ops[0]);
       uint32_t m = c.warp->mask;

@@ -237,6 +237,14 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
     }
     if (B.faulted || all_done) break;
     release_barriers(B);
+    // mbarrier waits (exec_mbarrier.cpp): a test_wait that said "not yet"
+    // had its turn yielded to the others; a try_wait wakes once its phase completed.
+    for (WarpState& w : B.warps) {
+      if (w.status == WarpStatus::Yielded) w.status = WarpStatus::Ready;
+      else if (w.status == WarpStatus::AtMbarrier) mbarrier_try_wake(L, W, B, w, c.checker);
+      if (B.faulted) break;
+    }
+    if (B.faulted) break;
     bool any_ready = false, all_finished = true;
     for (const WarpState& w : B.warps) {
       any_ready |= w.status == WarpStatus::Ready;
@@ -248,6 +256,16 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
       uint32_t live_threads = 0;
       for (const WarpState& w : B.warps) live_threads += (lanes_in(w.live));
       for (const WarpState& w : B.warps) {
+        if (w.status == WarpStatus::AtMbarrier) {
+          record_error(L, W, B, "hang",
+                       fmt::format("warp {} waits in mbarrier.try_wait for a phase of {} that can never complete: "
+                                   "every other warp has finished or waits too. Each thread counted in the "
+                                   "barrier's init() must arrive once per phase (cuda::barrier::arrive / "
+                                   "arrive_and_wait), and expected transaction bytes must all complete",
+                                   w.index, mbarrier_describe_wait(L, B, w)),
+                       w.mbar_pc, w.index, uint32_t(std::countr_zero(w.barrier_arrived | (w.barrier_arrived ? 0 : 1))));
+          break;
+        }
         if (w.status != WarpStatus::AtBarrier) continue;
         const BarrierState& bs = B.barriers[w.barrier_id];
         uint32_t expected = bs.expected ? bs.expected : live_threads;

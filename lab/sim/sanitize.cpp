@@ -386,6 +386,20 @@ class Sanitizer final : public BlockChecker {
     ++epoch_[warp];
   }
 
+  // A completed mbarrier wait orders the warp after every arrival of the
+  // phase (PTX ISA 9.7.13.15: the wait has acquire semantics, the arrives
+  // release), which is how cuda::barrier and memcpy_async hand data between
+  // warps. The race check's unit of ordering is the warp's barrier epoch, so
+  // the waiting warp moves to a new epoch (and past its lanes' last
+  // __syncwarp): what the arrivers did before the phase no longer conflicts
+  // with what the waiter does after it. Warps whose epochs drift apart this
+  // way are not compared with each other any more: a race between them can
+  // be missed, a correct barrier is never reported as one.
+  void on_mbarrier_wait(uint32_t pc, uint32_t warp) override {
+    if (warp < epoch_.size()) ++epoch_[warp];
+    if (warp < wsync_.size()) ++wsync_[warp];
+  }
+
   void on_warp_sync(uint32_t pc, uint32_t warp, uint32_t member, uint32_t active) override {
     const BlockState& B = *ctx_.block;
     if (warp >= B.warps.size() || pc >= k_.code.size()) return;

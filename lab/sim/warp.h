@@ -29,6 +29,8 @@ struct SimtEntry {
 enum class WarpStatus : uint8_t {
   Ready,      // can issue
   AtBarrier,  // parked in bar.sync / barrier.sync until the barrier completes
+  AtMbarrier, // parked in mbarrier.try_wait until the awaited phase completes (exec_mbarrier.cpp)
+  Yielded,    // mbarrier.test_wait said "not yet": ready again after the other warps had a turn
   Done,       // every lane exited
   Faulted,    // a fault stopped the block
 };
@@ -47,7 +49,8 @@ struct WarpState {
   uint32_t carry = 0;        // CC.CF per lane for add.cc/addc chains (PTX ISA 9.7.2)
   // Barrier bookkeeping while AtBarrier.
   uint8_t barrier_id = 0;
-  uint32_t barrier_arrived = 0;  // lanes that arrived (the active mask at bar)
+  uint32_t barrier_arrived = 0;  // lanes that arrived (the active mask at bar, or at mbarrier.try_wait)
+  uint32_t mbar_pc = 0;          // the mbarrier.try_wait an AtMbarrier warp waits in
   // bar.red: destination slot and which reduction, written on release.
   uint32_t red_dst = ptx::kNoReg;
   uint8_t red_kind = 0;          // 0 none, 1 popc, 2 and, 3 or

@@ -71,6 +71,14 @@ assert lines==want, (lines, want)
 run tests/run/cg_reduce.cu
 check "cooperative groups compile and run" "[ $rc = 0 ] && has out PASSED"
 
+# cuda::barrier + cuda::memcpy_async and cuda::pipeline: mbarrier objects and
+# the asynchronous copies that arrive on them, on sm_90 (H100, cp.async.bulk)
+# and sm_80 (A100, cp.async.mbarrier.arrive).
+run tests/run/barrier_pipeline.cu
+check "cuda::barrier and cuda::pipeline on H100" "[ $rc = 0 ] && has out 'barrier and pipeline: PASSED'"
+run tests/run/barrier_pipeline.cu --gpu A100 --check
+check "cuda::barrier and cuda::pipeline on A100, clean under --check" "[ $rc = 0 ] && has out 'barrier and pipeline: PASSED'"
+
 run tests/run/two_files_main.cu tests/run/two_files_kernels.cu
 check "a program in two files, each with kernels and __device__ variables" "[ $rc = 0 ] && has out 'x[0] = 1010: PASSED'"
 

@@ -22,6 +22,8 @@ int destinations(const ptx::Instr& in) {
     case Op::Call: case Op::Membar: case Op::Fence: case Op::Nop: case Op::Prefetch: case Op::CpAsync:
     case Op::CpAsyncCommitGroup: case Op::CpAsyncWaitGroup: case Op::CpAsyncWaitAll: case Op::Stmatrix:
     case Op::WmmaStoreD: case Op::BarWarpSync: case Op::Nanosleep:
+    case Op::MbarrierInit: case Op::MbarrierExpectTx: case Op::MbarrierCompleteTx: case Op::MbarrierInval:
+    case Op::CpAsyncMbarrierArrive: case Op::CpAsyncBulk:
       return 0;
     case Op::Setp: case Op::ShflSync:
       return 2;
@@ -41,6 +43,17 @@ void operand_slots(const ptx::Kernel& k, const ptx::Operand& o, std::vector<uint
         if (o.reg + i < k.vec_slots.size() && k.vec_slots[o.reg + i] < ptx::kSinkReg) out.push_back(k.vec_slots[o.reg + i]);
       break;
     default: break;
+  }
+}
+
+bool is_mbarrier(Op op) {
+  switch (op) {
+    case Op::MbarrierInit: case Op::MbarrierArrive: case Op::MbarrierExpectTx: case Op::MbarrierCompleteTx:
+    case Op::MbarrierTestWait: case Op::MbarrierTryWait: case Op::MbarrierInval: case Op::CpAsyncMbarrierArrive:
+    case Op::CpAsyncBulk:  // issued to the copy engine through the MIO; the copy itself is not timed
+      return true;
+    default:
+      return false;  // mbarrier.pending_count only reads a register: an integer op's latency
   }
 }
 
@@ -102,7 +115,13 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
         if (in.op == Op::BarSync || in.op == Op::BarRed) d.unit = Unit::Barrier;
         if (in.op == Op::CpAsyncWaitGroup || in.op == Op::CpAsyncWaitAll) d.unit = Unit::AsyncWait;
         // shfl/vote/redux go through the MIO like shared memory (Nsight: short scoreboard).
-        if (in.op == Op::ShflSync || in.op == Op::ReduxSync || in.op == Op::MatchSync) {
+        // So do the mbarrier operations: each is an atomic read-modify-write
+        // (or read) of a 64-bit object in shared memory (PTX ISA 9.7.13.15),
+        // which the SM's shared-memory unit performs, so they take the
+        // shared-memory latency and the short scoreboard like the other
+        // MIO operations here. A try_wait's wait for other warps is the
+        // interpreter's (it parks the warp), not timed beyond one issue.
+        if (in.op == Op::ShflSync || in.op == Op::ReduxSync || in.op == Op::MatchSync || is_mbarrier(in.op)) {
           d.dep = Stall::ShortScoreboard;
           d.latency = p.lat_shared;
         }
