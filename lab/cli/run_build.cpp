@@ -174,7 +174,7 @@ namespace {
   if (!other.empty())
     add(fmt::format(
         "the link found no definition of {}: give the library that defines it with -l (for example -l gomp with "
-        "-X=-fopenmp for OpenMP, -l m for libm), or add the source file that defines it", join(other)));
+        "--Xcompiler=-fopenmp for OpenMP, -l m for libm), or add the source file that defines it", join(other)));
   if (!message.empty()) throw BuildError(message);
   if (out.size() > 8000) out = out.substr(0, 8000) + fmt::format("\n... ({} more bytes of nvcc's output left out)", out.size() - 8000);
   throw BuildError(fmt::format("nvcc could not build the program:\n{}", out));
