@@ -23,6 +23,7 @@
 #include "lab/cuda/backend.h"
 #include "lab/ptx/parser.h"
 #include "lab/sim/device.h"
+#include "lab/sim/launch_progress.h"
 #include "lab/sim/run.h"
 
 namespace lab::cli {
@@ -84,42 +85,6 @@ extern "C" void on_sigint(int) {
   g_interrupted.store(true);
   std::signal(SIGINT, SIG_DFL);
 }
-
-// Size, an estimate and progress for launches big enough to take a while:
-// a line on stderr up front, then (on a terminal) a progress line redrawn at
-// most twice a second with the time left extrapolated from the blocks done.
-struct LaunchProgress {
-  uint64_t threads = 0;
-  bool tty = false, shown = false, estimated = false;
-  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now(), last{};
-  void operator()(uint64_t done, uint64_t total) {
-    auto now = std::chrono::steady_clock::now();
-    double s = std::chrono::duration<double>(now - t0).count();
-    if (done == 0 || s < 1.0 || done >= total) {
-      if (done >= total && shown && tty) std::fprintf(stderr, "\r%-78s\r", "");
-      return;
-    }
-    double left = s * double(total - done) / double(done);
-    if (!tty) {
-      if (!estimated && left > 5)
-        std::fprintf(stderr, "gpulab sim: about %s left at this machine's speed (%llu of %llu blocks after %.0f s)\n",
-                     human_seconds(left).c_str(), (unsigned long long)done, (unsigned long long)total, s);
-      estimated = true;
-      return;
-    }
-    if (now - last < std::chrono::milliseconds(500)) return;
-    last = now;
-    shown = true;
-    std::fprintf(stderr, "\r  %llu / %llu blocks (%.1f%%), about %s left; Ctrl-C stops   ", (unsigned long long)done,
-                 (unsigned long long)total, 100.0 * double(done) / double(total), human_seconds(left).c_str());
-  }
-  static std::string human_seconds(double s) {
-    if (s < 90) return fmt::format("{:.0f} s", s);
-    if (s < 5400) return fmt::format("{:.0f} min", s / 60);
-    if (s < 172800) return fmt::format("{:.1f} h", s / 3600);
-    return fmt::format("{:.1f} days", s / 86400);
-  }
-};
 
 sim::Dim3 parse_dim(const std::string& text, const char* what) {
   sim::Dim3 d;
@@ -255,8 +220,9 @@ int run_sim(const SimArgs& a) {
     // A launch the GPU refuses is refused by the run below; no warning first.
     const bool launchable = req.launch.grid.x <= g.max_grid_dim[0] && req.launch.grid.y <= g.max_grid_dim[1] &&
                             req.launch.grid.z <= g.max_grid_dim[2] && per_block <= g.max_threads_per_block;
-    LaunchProgress progress;
+    sim::LaunchProgress progress;
     progress.tty = isatty(STDERR_FILENO) && !a.json;
+    progress.who = "gpulab sim";
     if (launchable && blocks * per_block >= double(uint64_t(1) << 24)) {
       std::fprintf(stderr,
                    "gpulab sim: a big launch: %.0f blocks x %.0f threads = %.0f threads (%.0f warps); the simulator runs "

@@ -4,6 +4,7 @@
 #include "lab/runtime/context.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,6 +34,7 @@ Context& Context::get() {
     std::atexit([] {
       Context::get().flush_printf();  // context destruction flushes printf
       Context::get().write_device_summary();
+      Context::get().note_host_time();
     });
     return c;
   }();
@@ -58,6 +60,23 @@ Context::Context() {
   // only the pages of managed allocations open to the host (arena.h).
   if (!memory_.share_with_host(&host_view_error_) && host_view_error_.empty()) host_view_error_ = "unknown";
   if (!options_.report_path.empty()) report_ = std::fopen(options_.report_path.c_str(), "a");
+}
+
+void Context::note_host_time() {
+  std::lock_guard lock(mutex_);
+  if (launches_ == 0) return;
+  // A program that times itself with host clocks (clock_gettime,
+  // std::chrono, cuda-samples' sdkTimer, llm.c's "ms" and "tok/s") measures
+  // the simulator here, thousands of times slower than the GPU it models:
+  // said once, with the figure that stands for the GPU's time.
+  const double host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  double predicted_s = 0;
+  for (int d = 0; d < devices_.count(); ++d) predicted_s = std::max(predicted_s, devices_.state(d).clock);
+  std::fprintf(stderr,
+               "gpulab: the run took %.1f s of host time to simulate %zu launch%s; the %s's PREDICTED timeline "
+               "(kernels and copies) is %.4f ms: times the program takes with host clocks measure the simulator, "
+               "not a GPU (events and --report give the predictions)\n",
+               host_s, launches_, launches_ == 1 ? "" : "es", std::string(gpu_->name).c_str(), predicted_s * 1e3);
 }
 
 Context::~Context() {

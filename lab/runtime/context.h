@@ -12,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -169,6 +170,7 @@ class Context {
   cudaError_t memcpy_peer(void* dst, int dst_device, const void* src, int src_device, size_t bytes, uintptr_t site,
                           bool async = false);
   void write_device_summary();      // one JSON line in the report file, at exit
+  void note_host_time();            // at exit: the host time the run took beside the predicted GPU time
 
  private:
   Context();
@@ -216,6 +218,7 @@ class Context {
   uint64_t order_race_count_ = 0;
   void ordered_operation(int device, const std::vector<StreamOrder::Span>& spans, const std::string& what);
   size_t launches_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::string pending_printf_;
   cudaError_t last_error_ = cudaSuccess;
   cudaError_t sticky_ = cudaSuccess;

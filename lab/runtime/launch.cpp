@@ -5,14 +5,18 @@
 // on the model clock that cudaEventElapsedTime reads.
 #include <cxxabi.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "lab/runtime/context.h"
+#include "lab/sim/launch_progress.h"
 #include "lab/sim/occupancy.h"
 #include "lab/sim/report.h"
 
@@ -142,6 +146,12 @@ cudaError_t Context::launch_entry(const KernelEntry& entry, const ptx::Kernel* k
   opts.record_global_ranges = options_.check;  // for the stream-order check below
   if (devices_.count() > 1) opts.foreign_global = devices_.allocations_not_on(devices_.current());
   opts.max_steps = options_.max_steps;
+  // A launch that takes the simulator a while says how long it has left
+  // (the program's own output does not move meanwhile).
+  sim::LaunchProgress progress;
+  progress.who = fmt::format("gpulab: launch #{} {}", number, name);
+  progress.tty = isatty(STDERR_FILENO);
+  opts.progress = std::ref(progress);
   sim::LaunchResult r;
   try {
     r = sim::launch(*k->compiled, cfg, params, memory_, opts);  // the GPU's limits first (limits.h)

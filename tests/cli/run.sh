@@ -17,6 +17,7 @@ run examples/vector_add.cu
 check "vector_add exits 0" "[ $rc = 0 ]"
 check "vector_add verifies" "has out PASSED"
 check "event time is labelled a prediction" "has err PREDICTED"
+check "host time noted once beside the predicted timeline" "[ \$(grep -c 'of host time to simulate 1 launch;' $tmp/err) = 1 ]"
 run examples/vector_add.cu -- 1000
 check "program arguments after --" "has out 'n = 1000,' && [ $rc = 0 ]"
 run examples/reduction.cu
