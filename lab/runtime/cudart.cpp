@@ -126,6 +126,40 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 grid, dim3 block, 
   return launch_or_capture(func, grid, block, args, shared, stream);
 }
 
+// cudaLaunchKernelEx (the C++ template in cuda_runtime.h calls this): a
+// launch with attributes. Those that change nothing in a run that finishes
+// each launch before the next (priority, programmatic serialisation, memory
+// sync domains, cache hints the model does not have) are accepted; those
+// whose meaning the lab cannot give (clusters, cooperative grids, launch
+// completion events) are refused by name.
+cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  if (!config) return ctx().result(cudaErrorInvalidValue);
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const cudaLaunchAttribute& a = config->attrs[i];
+    switch (a.id) {
+      case cudaLaunchAttributeIgnore:
+      case cudaLaunchAttributePriority:
+      case cudaLaunchAttributeProgrammaticStreamSerialization:
+      case cudaLaunchAttributeMemSyncDomain:
+      case cudaLaunchAttributeMemSyncDomainMap:
+      case cudaLaunchAttributeAccessPolicyWindow:       // L2 persistence is not modelled (attributes.cpp)
+      case cudaLaunchAttributePreferredSharedMemoryCarveout:
+        break;
+      case cudaLaunchAttributeClusterDimension:
+      case cudaLaunchAttributePreferredClusterDimension:
+        if (a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z <= 1) break;
+        [[fallthrough]];
+      default:
+        if (a.id == cudaLaunchAttributeCooperative && !a.val.cooperative) break;
+        std::fprintf(stderr, "gpulab: cudaLaunchKernelEx with launch attribute %d (driver_types.h, enum "
+                     "cudaLaunchAttributeID): thread-block clusters, cooperative grids and launch events are not "
+                     "served; launch without it\n", int(a.id));
+        return ctx().result(cudaErrorNotSupported);
+    }
+  }
+  return launch_or_capture(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
+}
+
 // ---- device management ----------------------------------------------------------------
 cudaError_t CUDARTAPI cudaGetDeviceCount(int* count) {
   *count = ctx().devices().count();

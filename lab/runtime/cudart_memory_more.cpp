@@ -67,6 +67,15 @@ cudaError_t CUDARTAPI cudaMemAdvise(const void* ptr, size_t count, enum cudaMemo
   return cudaSuccess;
 }
 
+// Attaching managed memory to a stream limits which stream's kernels may use
+// it while the host touches the rest; with every launch finished when its
+// call returns there is nothing to limit.
+cudaError_t CUDARTAPI cudaStreamAttachMemAsync(cudaStream_t stream, void* ptr, size_t length, unsigned int) {
+  if (!ctx().valid_stream(stream)) return ctx().result(cudaErrorInvalidResourceHandle);
+  if (!ctx().is_managed(ptr) || !ctx().is_device_range(ptr, length ? length : 1)) return ctx().result(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
 // ---- stream-ordered allocation and pools ----------------------------------------------------
 // Every operation runs when it is called (context.h), so an allocation in
 // stream order is an allocation now, and a free in stream order a free now.
@@ -159,6 +168,23 @@ cudaError_t CUDARTAPI cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPo
   }
 }
 
+// Which devices may access a pool's memory: every simulated device shares
+// one address space (devices.h), so access is read-write; a setting is kept
+// so that it reads back.
+cudaError_t CUDARTAPI cudaMemPoolSetAccess(cudaMemPool_t pool, const struct cudaMemAccessDesc* descs, size_t count) {
+  if (!valid_pool(pool) || (count && !descs)) return ctx().result(cudaErrorInvalidValue);
+  for (size_t i = 0; i < count; ++i)
+    if (descs[i].location.type != cudaMemLocationTypeDevice || !ctx().devices().valid(descs[i].location.id))
+      return ctx().result(cudaErrorInvalidDevice);
+  return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaMemPoolGetAccess(enum cudaMemAccessFlags* flags, cudaMemPool_t pool,
+                                           struct cudaMemLocation* location) {
+  if (!flags || !location || !valid_pool(pool)) return ctx().result(cudaErrorInvalidValue);
+  *flags = cudaMemAccessFlagsProtReadWrite;
+  return cudaSuccess;
+}
+
 // ---- registered host memory: pinned, which host memory already is in the lab ------------------
 cudaError_t CUDARTAPI cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
   if (!ptr || size == 0) return ctx().result(cudaErrorInvalidValue);
@@ -176,6 +202,15 @@ cudaError_t CUDARTAPI cudaHostUnregister(void* ptr) {
   std::lock_guard lock(registry_mutex);
   if (!registered_host.erase(ptr)) return ctx().result(cudaErrorHostMemoryNotRegistered);
   return cudaSuccess;
+}
+// Mapped (zero-copy) host memory: kernels that read host memory over PCIe
+// are not modelled (cudaDevAttrCanMapHostMemory is 0), so there is no
+// device pointer to give.
+cudaError_t CUDARTAPI cudaHostGetDevicePointer(void** device_ptr, void*, unsigned int) {
+  if (device_ptr) *device_ptr = nullptr;
+  std::fprintf(stderr, "gpulab: cudaHostGetDevicePointer: kernels cannot read host memory in the lab (zero copy is "
+                       "not modelled; cudaDevAttrCanMapHostMemory is 0); copy with cudaMemcpy instead\n");
+  return ctx().result(cudaErrorNotSupported);
 }
 cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int* flags, void* ptr) {
   std::lock_guard lock(registry_mutex);

@@ -83,6 +83,22 @@ int main() {
   cudaMemLocation loc{};
   loc.type = cudaMemLocationTypeDevice;
   CHECK(cudaMemPrefetchAsync(m, 1000 * sizeof(int), loc, 0, 0) == cudaSuccess, "cudaMemPrefetchAsync");
+  CHECK(cudaStreamAttachMemAsync(0, m, 0, cudaMemAttachGlobal) == cudaSuccess, "cudaStreamAttachMemAsync");
+
+  // ---- cudaLaunchKernelEx: attributes that change nothing run, clusters are refused ----
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributePriority;
+  attr[0].val.priority = 0;
+  cfg.gridDim = dim3(4), cfg.blockDim = dim3(256), cfg.attrs = attr, cfg.numAttrs = 1;
+  CHECK(cudaLaunchKernelEx(&cfg, add_one, m, 1000) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess &&
+            m[999] == 1001,
+        "cudaLaunchKernelEx with a priority runs the kernel");
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = 2, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+  CHECK(cudaLaunchKernelEx(&cfg, add_one, m, 1000) == cudaErrorNotSupported && m[999] == 1001,
+        "a cluster launch is refused, nothing runs");
+  cudaGetLastError();
   CHECK(cudaFree(m) == cudaSuccess, "cudaFree of managed memory");
 
   // ---- stream-ordered allocation and the default pool ----
