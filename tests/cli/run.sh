@@ -87,6 +87,22 @@ check "a program in two files, each with kernels and __device__ variables" "[ $r
 run tests/run/unserved.cu
 check "unserved call: exit 2, named" "[ $rc = 2 ] && has err cudaIpcGetMemHandle && has err 'does not serve'"
 
+# 7a. The build scan names every missing symbol by who would define it (issue 30).
+cat > "$tmp/driver_api.cu" <<'CU'
+#include <cuda.h>
+int main() { return cuInit(0) == CUDA_SUCCESS ? 0 : 1; }
+CU
+run "$tmp/driver_api.cu"
+check "a driver API call: exit 2, named as the driver API" "[ $rc = 2 ] && has err cuInit && has err 'CUDA driver API'"
+cat > "$tmp/missing_lib.cu" <<'CU'
+extern "C" int omp_get_num_procs();
+int main() { return omp_get_num_procs() > 0 ? 0 : 1; }
+CU
+run "$tmp/missing_lib.cu"
+check "a symbol of a library not given: exit 2, named, with -l" "[ $rc = 2 ] && has err omp_get_num_procs && has err 'with -l'"
+run "$tmp/missing_lib.cu" -l gomp
+check "-l gomp links it" "[ $rc = 0 ]"
+
 # 7b. The runtime beyond the basics (issue 30): attributes, managed memory,
 # pools, registered memory, flags, limits, priorities, host functions, 2D
 # memory, pointer attributes; graphs by capture and by nodes.
