@@ -138,3 +138,12 @@ TEST_CASE("family and timing class follow the PTX ISA") {
   CHECK((ptx::op_info(Op::Exit).flags & ptx::kOpExit));
   CHECK((ptx::op_info(Op::Ret).flags & ptx::kOpExit));
 }
+
+TEST_CASE("griddepcontrol (programmatic dependent launch, CUB/thrust on sm_90) decodes to nothing to do") {
+  // Every lab launch ends before the next begins: the wait is met and there is
+  // nothing to start early (lab/ptx/decode.cpp says why).
+  CHECK(decode("", "griddepcontrol.wait;").op == Op::Nop);
+  CHECK(decode("", "griddepcontrol.launch_dependents;").op == Op::Nop);
+  CHECK_THROWS_WITH_AS(decode("", "griddepcontrol.sometimes;"), doctest::Contains("takes .wait or .launch_dependents"),
+                       std::exception);
+}

@@ -587,6 +587,18 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
     in.op = Op::Nop;
     return;
   }
+  // griddepcontrol.wait / .launch_dependents (PTX ISA, "griddepcontrol",
+  // sm_90: programmatic dependent launch, which CUB and thrust emit): wait
+  // holds the grid until the grids it depends on have completed and their
+  // writes are visible; launch_dependents lets dependent grids start early.
+  // Every lab launch ends before the next begins, so the wait is already met
+  // and there is nothing to start early: both do nothing here.
+  if (base == "griddepcontrol") {
+    if (opcode != "griddepcontrol.wait" && opcode != "griddepcontrol.launch_dependents")
+      fail("'" + std::string(opcode) + "': griddepcontrol takes .wait or .launch_dependents");
+    in.op = Op::Nop;
+    return;
+  }
 
   // ---- mbarrier (PTX ISA 9.7.13.15) ------------------------------------------
   // .sem (.release/.acquire/.relaxed) and .scope (.cta/.cluster) are dropped by
