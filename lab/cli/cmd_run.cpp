@@ -133,11 +133,11 @@ std::string device_table(const nlohmann::json& s) {
   for (const auto& d : s["devices"])
     t += fmt::format("  {:>6} {:>11.4f} ms {:>11.4f} ms {:>11.4f} ms {:>14} {:>14} {:>9}\n", d.value("device", 0),
                      d.value("predicted_seconds", 0.0) * 1e3, d.value("copy_seconds", 0.0) * 1e3,
-                     d.value("wait_seconds", 0.0) * 1e3, d.value("live_bytes", 0), d.value("peak_bytes", 0),
+                     d.value("wait_seconds", 0.0) * 1e3, d.value("live_bytes", uint64_t{0}), d.value("peak_bytes", uint64_t{0}),
                      d.value("launches", 0));
   for (const auto& l : s["links"])
     t += fmt::format("  link {} -> {}: {} bytes in {} copies\n", l.value("src", 0), l.value("dst", 0),
-                     l.value("bytes", 0), l.value("copies", 0));
+                     l.value("bytes", uint64_t{0}), l.value("copies", uint64_t{0}));
   return t;
 }
 
@@ -167,7 +167,7 @@ std::string launch_table(const std::vector<nlohmann::json>& launches, const std:
     if (name.size() > width) name = name.substr(0, width - 3) + "...";
     t += fmt::format("  {:>3}  {:<{}} {:>12} {:>11} {:>12} {:<8} {:>10.2f} {:>9}  {}\n", l.value("launch", 0), name,
                      width, dims(l["grid"]), dims(l["block"]), time, p.value("bound", "-"),
-                     l.value("sectors_per_request", 0.0), l.value("bank_conflicts", 0), status);
+                     l.value("sectors_per_request", 0.0), l.value("bank_conflicts", uint64_t{0}), status);
   }
   // The runtime's count of cudaMalloc bytes (lab/runtime/context.h), as of the last launch.
   if (!launches.empty() && !launches.back().is_discarded() && launches.back().contains("device_peak_bytes"))
