@@ -70,8 +70,17 @@ void LaunchLimitScope::set_process_default(const LaunchLimits& limits) {
 namespace {
 
 // A warp switches to its block's other warps after this many instructions
-// even without a barrier, so warps that spin on each other make progress.
-constexpr uint64_t kQuantum = 1 << 16;
+// even without a barrier: warps that spin on each other make progress, and
+// the block's warps advance nearly together, as a hardware SM interleaves
+// them cycle by cycle. A long quantum (each warp running to its next
+// barrier alone) is a legal schedule too, but it turns a latent race that
+// hardware never shows into wrong results every time: llm.c's
+// softmax_autoregressive_backward_kernel reads a shared partial sum after
+// block.sync() while a warp that ran ahead overwrites it for its next row
+// (no barrier between; --check reports it). 32 instructions keeps a warp's
+// read just after a barrier ahead of another warp's next loop iteration, for
+// a few percent of simulation time (tests/run/warp_interleave.cu).
+constexpr uint64_t kQuantum = 32;
 // Stop handing out blocks after this many faults: the errors are deduplicated
 // anyway and a faulting grid of a million blocks should end quickly.
 constexpr uint64_t kMaxFaults = 256;

@@ -103,5 +103,22 @@ check "vector_add: built, and libgpulab_cublas.so not needed" "[ $rc = 0 ] && [ 
 cu_exe=$(newest cublas_gemm)
 check "cublas_gemm: libgpulab_cublas.so needed" "[ -n \"$cu_exe\" ] && readelf -d \"$cu_exe\" | grep -q libgpulab_cublas"
 
+# tools/llmc/make_tiny_gpt2.py: the checkpoint train_gpt2_fp32.cu can reproduce
+# train_gpt2.c on: C a multiple of 128 (matmul_forward_kernel4 has no bounds
+# checks) and wte's padding rows zero (fused_classifier_kernel3 leaves the
+# padding logits as their gradients); 5 batches of B=4, T=64 in each token file.
+python3 tools/llmc/make_tiny_gpt2.py "$tmp/tiny" >/dev/null
+check "make_tiny_gpt2: C % 128 == 0, zero wte padding, 5 batches per token file" "python3 -c '
+import sys; from array import array
+d=sys.argv[1]; h=array(\"i\"); h.frombytes(open(d+\"/gpt2_124M.bin\",\"rb\").read(1024))
+assert h[0]==20240326 and h[1]==3, h[:2]
+T,V,L,NH,C,Vp=h[2],h[3],h[4],h[5],h[6],h[7]
+assert C%128==0 and C%NH==0, (C,NH)
+w=array(\"f\"); f=open(d+\"/gpt2_124M.bin\",\"rb\"); f.seek(1024); w.frombytes(f.read(4*Vp*C))
+assert any(w[:V*C]) and not any(w[V*C:]), \"wte padding rows must be zero\"
+for n in (\"train\",\"val\"):
+    t=array(\"i\"); t.frombytes(open(d+\"/\"+n+\".bin\",\"rb\").read(1024)); assert t[2]>=5*4*64+1, (n,t[2])
+' $tmp/tiny"
+
 echo "cublas.sh: $passes passed, $fails failed"
 [ $fails = 0 ]

@@ -80,6 +80,15 @@ check "cuda::barrier and cuda::pipeline on H100" "[ $rc = 0 ] && has out 'barrie
 run tests/run/barrier_pipeline.cu --gpu A100 --check
 check "cuda::barrier and cuda::pipeline on A100, clean under --check" "[ $rc = 0 ] && has out 'barrier and pipeline: PASSED'"
 
+# 6b. A block's warps advance together, as on hardware: a shared slot read right
+# after a barrier and rewritten by a warp's next row without one (the shape of
+# llm.c's softmax_autoregressive_backward_kernel) reads the right values, and
+# --check still names the race (lab/sim/launch.cpp, kQuantum).
+run tests/run/warp_interleave.cu
+check "warps interleave: a slot read after a barrier is not overwritten first" "[ $rc = 0 ] && has out PASSED"
+run tests/run/warp_interleave.cu --check
+check "--check reports that race" "has err 'race: shared-memory' && has err slot"
+
 run tests/run/two_files_main.cu tests/run/two_files_kernels.cu
 check "a program in two files, each with kernels and __device__ variables" "[ $rc = 0 ] && has out 'x[0] = 1010: PASSED'"
 
