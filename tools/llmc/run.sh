@@ -45,5 +45,17 @@ for k in sorted(gpu):
     print(f"| {k} | {c if c is not None else '-'} | {gpu[k]} | {d:.6f} |")
 falling = all(gpu[k + 1] < gpu[k] for k in sorted(gpu)[:-1])
 print(f"\nlargest difference {worst:.6f}; the lab's loss {'falls every step' if falling else 'does NOT fall every step'}")
+
+# The predicted GPU time of the whole run (validation, training steps,
+# sampling), by kernel, from the --report table.
+by = {}
+for m in re.finditer(r"^\s+\d+\s+(.+?)\s+\d+x\d+x\d+\s+\d+x\d+x\d+\s+([\d.]+) ms", open(sys.argv[2]).read(), re.M):
+    name = re.sub(r"\s*\(.*", "", m[1]) if m[1].startswith("cublas") else m[1]
+    by[name] = by.get(name, 0.0) + float(m[2])
+total = sum(by.values())
+print(f"\npredicted kernel time of the whole run: {total:.3f} ms over {len(gpu)} training steps (+ validation, sampling)")
+print("| kernel | predicted ms | share |\n|---|---|---|")
+for k, v in sorted(by.items(), key=lambda kv: -kv[1])[:12]:
+    print(f"| {k} | {v:.3f} | {100 * v / total:.1f}% |")
 PY
 grep -E "^ +total|predicted|PREDICTED" gpu.err | tail -2 || true
