@@ -284,11 +284,20 @@ cublasStatus_t set_types(Gemm& g, cudaDataType a, cudaDataType b, cudaDataType c
 using lab::cublas::Gemm;
 
 namespace {
-// The handle's state a GEMM reads.
-void from_handle(Gemm& g, cublasHandle_t h) {
+// What every GEMM entry point describes the same way: the call's name, the
+// handle's state (stream, pointer and math modes) and the column-major
+// operands. The caller adds strides, batch and types.
+Gemm describe(const char* call, cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+              int k, const void* alpha, const void* A, int lda, const void* B, int ldb, const void* beta, void* C,
+              int ldc) {
+  Gemm g;
+  g.call = call;
   g.stream = h->stream;
   g.pointer_mode = h->pointer_mode;
   g.math_mode = h->math_mode;
+  g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
+  g.alpha = alpha, g.beta = beta, g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
+  return g;
 }
 }  // namespace
 
@@ -297,12 +306,8 @@ extern "C" {
 cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
                                            int m, int n, int k, const float* alpha, const float* A, int lda,
                                            const float* B, int ldb, const float* beta, float* C, int ldc) {
-  Gemm g;
-  g.call = "cublasSgemm";
   if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
-  from_handle(g, handle);
-  g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
-  g.alpha = alpha, g.beta = beta, g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
+  Gemm g = describe("cublasSgemm", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   return lab::cublas::run_gemm(g);
 }
 
@@ -311,12 +316,8 @@ cublasStatus_t CUBLASWINAPI cublasSgemmStridedBatched(cublasHandle_t handle, cub
                                                       const float* alpha, const float* A, int lda, long long strideA,
                                                       const float* B, int ldb, long long strideB, const float* beta,
                                                       float* C, int ldc, long long strideC, int batchCount) {
-  Gemm g;
-  g.call = "cublasSgemmStridedBatched";
   if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
-  from_handle(g, handle);
-  g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
-  g.alpha = alpha, g.beta = beta, g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
+  Gemm g = describe("cublasSgemmStridedBatched", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   g.stride_a = strideA, g.stride_b = strideB, g.stride_c = strideC, g.batch = batchCount;
   return lab::cublas::run_gemm(g);
 }
@@ -326,12 +327,8 @@ cublasStatus_t CUBLASWINAPI cublasGemmEx(cublasHandle_t handle, cublasOperation_
                                          int lda, const void* B, cudaDataType Btype, int ldb, const void* beta,
                                          void* C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                                          cublasGemmAlgo_t algo) {
-  Gemm g;
-  g.call = "cublasGemmEx";
   if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
-  from_handle(g, handle);
-  g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
-  g.alpha = alpha, g.beta = beta, g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
+  Gemm g = describe("cublasGemmEx", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   // algo only chooses among cuBLAS's own implementations: the lab has one per shape.
   if (cublasStatus_t s = lab::cublas::set_types(g, Atype, Btype, Ctype, computeType)) return s;
   return lab::cublas::run_gemm(g);
@@ -344,12 +341,8 @@ cublasStatus_t CUBLASWINAPI cublasGemmStridedBatchedEx(cublasHandle_t handle, cu
                                                        long long strideB, const void* beta, void* C,
                                                        cudaDataType Ctype, int ldc, long long strideC, int batchCount,
                                                        cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  Gemm g;
-  g.call = "cublasGemmStridedBatchedEx";
   if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
-  from_handle(g, handle);
-  g.transa = transa, g.transb = transb, g.m = m, g.n = n, g.k = k;
-  g.alpha = alpha, g.beta = beta, g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
+  Gemm g = describe("cublasGemmStridedBatchedEx", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   g.stride_a = strideA, g.stride_b = strideB, g.stride_c = strideC, g.batch = batchCount;
   if (cublasStatus_t s = lab::cublas::set_types(g, Atype, Btype, Ctype, computeType)) return s;
   return lab::cublas::run_gemm(g);
