@@ -444,6 +444,12 @@ TEST_CASE("wrong values on the size checked without the kernel checks: the check
   CHECK_FALSE(r.passed);
   CHECK(r.stage == "correctness");
   CHECK(r.message.find("race") != std::string::npos);
-  CHECK(r.message.find("and so:") != std::string::npos);
-  CHECK(r.message.find("race") < r.message.find("elements of 'C' are wrong"));
+  // Whether the race also corrupts C depends on how far apart the warps run
+  // (issue 30: the interpreter now interleaves a block's warps closely, as
+  // an SM does, and the symptom may not show); when it does, the race is
+  // named first and the wrong values follow it.
+  if (r.message.find("elements of 'C' are wrong") != std::string::npos) {
+    CHECK(r.message.find("and so:") != std::string::npos);
+    CHECK(r.message.find("race") < r.message.find("elements of 'C' are wrong"));
+  }
 }

@@ -21,14 +21,20 @@ cp val.bin dev/data/tinyshakespeare/tiny_shakespeare_val.bin
 
 echo "== CPU: llm.c train_gpt2.c (gcc -O2)"
 gcc -O2 -I"$LLMC" "$LLMC/train_gpt2.c" -lm -o train_cpu 2>/dev/null
+# train_gpt2.c always runs 40 steps and samples 64 tokens twice; the lab's
+# run trains on 5 batches, so the CPU stops once its step 4 is printed.
 start=$(date +%s.%N)
-./train_cpu >cpu.log 2>&1 || true
-echo "   $(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')") s"
+./train_cpu >cpu.log 2>&1 &
+cpu=$!
+while kill -0 $cpu 2>/dev/null && ! grep -q "^step 4:" cpu.log; do sleep 0.5; done
+kill $cpu 2>/dev/null || true
+wait $cpu 2>/dev/null || true
+echo "   $(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')") s to step 4"
 
 echo "== the lab: llm.c train_gpt2_fp32.cu under gpulab run"
 start=$(date +%s.%N)
 "$GPULAB" run "$LLMC/train_gpt2_fp32.cu" -I "$LLMC" --report -- \
-  -i train.bin -j val.bin -b 4 -t 64 -l 1e-4 -v 100 -m 2 -s 100 -g 2 >gpu.log 2>gpu.err
+  -i train.bin -j val.bin -b 4 -t 64 -l 1e-4 -v 100 -m 5 -s 100 -g 2 >gpu.log 2>gpu.err
 echo "   $(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')") s (log: $WORK/gpu.log)"
 
 python3 - cpu.log gpu.log <<'PY'
