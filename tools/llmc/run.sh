@@ -39,8 +39,8 @@ echo "   $(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')") s (log: $WORK/g
 
 python3 - cpu.log gpu.log <<'PY'
 import re, sys
-cpu = {int(m[1]): float(m[2]) for m in re.findall(r"^step (\d+): train loss ([\d.]+)", open(sys.argv[1]).read(), re.M)}
-gpu = {int(m[1]) - 1: float(m[2]) for m in re.findall(r"^step +(\d+)/\d+: train loss ([\d.]+)", open(sys.argv[2]).read(), re.M)}
+cpu = {int(k): float(v) for k, v in re.findall(r"^step (\d+): train loss ([\d.]+)", open(sys.argv[1]).read(), re.M)}
+gpu = {int(k) - 1: float(v) for k, v in re.findall(r"^step +(\d+)/\d+: train loss ([\d.]+)", open(sys.argv[2]).read(), re.M)}
 print("| step | CPU (train_gpt2.c) | lab (train_gpt2_fp32.cu) | difference |")
 print("|---|---|---|---|")
 worst = 0.0
@@ -52,16 +52,22 @@ for k in sorted(gpu):
 falling = all(gpu[k + 1] < gpu[k] for k in sorted(gpu)[:-1])
 print(f"\nlargest difference {worst:.6f}; the lab's loss {'falls every step' if falling else 'does NOT fall every step'}")
 
-# The predicted GPU time of the whole run (validation, training steps,
-# sampling), by kernel, from the --report table.
-by = {}
+# One training step's predicted GPU time, by kernel, from the --report
+# table: the launches after one AdamW update up to and including the next
+# (forward, backward, update; the first step also follows validation).
+rows = []
 for m in re.finditer(r"^\s+\d+\s+(.+?)\s+\d+x\d+x\d+\s+\d+x\d+x\d+\s+([\d.]+) ms", open(sys.argv[2]).read(), re.M):
-    name = re.sub(r"\s*\(.*", "", m[1]) if m[1].startswith("cublas") else m[1]
-    by[name] = by.get(name, 0.0) + float(m[2])
-total = sum(by.values())
-print(f"\npredicted kernel time of the whole run: {total:.3f} ms over {len(gpu)} training steps (+ validation, sampling)")
-print("| kernel | predicted ms | share |\n|---|---|---|")
-for k, v in sorted(by.items(), key=lambda kv: -kv[1])[:12]:
-    print(f"| {k} | {v:.3f} | {100 * v / total:.1f}% |")
+    rows.append((re.sub(r"\s*\(.*", "", m[1]) if m[1].startswith("cublas") else m[1], float(m[2])))
+updates = [i for i, (k, _) in enumerate(rows) if k.startswith("adamw")]
+if len(updates) >= 2:
+    step = rows[updates[-2] + 1 : updates[-1] + 1]
+    total = sum(t for _, t in step)
+    by = {}
+    for k, t in step:
+        by[k] = by.get(k, 0.0) + t
+    print(f"\none training step: {len(step)} launches, PREDICTED {total:.3f} ms on the model")
+    print("| kernel | predicted ms | share |\n|---|---|---|")
+    for k, v in sorted(by.items(), key=lambda kv: -kv[1])[:10]:
+        print(f"| {k} | {v:.3f} | {100 * v / total:.1f}% |")
 PY
 grep -E "^ +total|predicted|PREDICTED" gpu.err | tail -2 || true
