@@ -247,7 +247,10 @@ cudaError_t Context::free_device(void* ptr) {
   if (!ptr) return cudaSuccess;
   // The arena does not reuse memory; freeing only ends the allocation's life.
   devices_.on_free(addr_of(ptr));
-  managed_allocations_.erase(addr_of(ptr));
+  // A freed managed allocation is no longer the host's to touch: its pages
+  // close, so a host use after cudaFree crashes as it does on a GPU.
+  if (managed_allocations_.erase(addr_of(ptr)))
+    if (const sim::Buffer* b = memory_.find(addr_of(ptr))) memory_.hide_from_host(b->address, std::max<uint64_t>(b->bytes, 1));
   if (!live_allocations_.erase(addr_of(ptr))) {
     std::fprintf(stderr, "gpulab: cudaFree(%p): not a pointer cudaMalloc returned, or freed twice\n", ptr);
     return result(cudaErrorInvalidValue);

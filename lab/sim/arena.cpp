@@ -105,4 +105,10 @@ bool Arena::expose_to_host(uint64_t offset, uint64_t bytes) {
   return mprotect(host_view_ + offset, len, PROT_READ | PROT_WRITE) == 0;
 }
 
+bool Arena::hide_from_host(uint64_t offset, uint64_t bytes) {
+  if (!shared_ || offset % kHostPage || offset + bytes > size_) return false;
+  uint64_t len = (bytes + kHostPage - 1) / kHostPage * kHostPage;
+  return mprotect(host_view_ + offset, len, PROT_NONE) == 0;
+}
+
 }  // namespace lab::sim

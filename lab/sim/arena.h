@@ -42,6 +42,9 @@ class Arena {
   // Opens [offset, offset + bytes) (whole pages: offsets the caller aligned
   // to kHostPage) to the host's reads and writes.
   bool expose_to_host(uint64_t offset, uint64_t bytes);
+  // Closes them again (a freed managed allocation: a host access after
+  // cudaFree faults, as on a GPU).
+  bool hide_from_host(uint64_t offset, uint64_t bytes);
   static constexpr uint64_t kHostPage = 4096;
 
  private:

@@ -36,6 +36,10 @@ class GlobalMemory {
   // A zeroed buffer the host can also read and write at its device address
   // (cudaMallocManaged), on pages of its own; 0 when the arena is not shared.
   uint64_t allocate_host_visible(uint64_t bytes, std::string name);
+  // The host's view of such a buffer closes again (cudaFree of managed memory).
+  void hide_from_host(uint64_t address, uint64_t bytes) {
+    if (address >= arena_base()) arena_.hide_from_host(address - arena_base(), bytes);
+  }
   void write(uint64_t address, const void* src, uint64_t bytes);
   void read(uint64_t address, void* dst, uint64_t bytes) const;
   // Host pointer to device memory, or nullptr when [address, address+bytes) is

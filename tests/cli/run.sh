@@ -121,6 +121,8 @@ run tests/run/graphs.cu --report
 check "graphs: capture and nodes replay right" "[ $rc = 0 ] && has out PASSED && ! has out FAIL"
 check "graphs: each replayed kernel is a launch in the report (3 replays x 3 + 1)" "[ \$(grep -cE '^ +[0-9]+ +(scale|add) ' $tmp/out) = 10 ]"
 # Managed memory is the host's to touch; cudaMalloc memory still is not.
+run tests/run/managed_after_free.cu
+check "managed memory: the host's until cudaFree, a crash after" "[ $rc = 1 ] && has out 'before cudaFree: 42' && ! has out 'the lab let the host'"
 run tests/run/host_deref.cu
 check "host dereference of device memory crashes, with the likely cause" "[ $rc = 1 ] && has out 'reading device memory' && ! has out 'the lab let the host' && has err cudaMallocManaged"
 
