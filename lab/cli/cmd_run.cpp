@@ -95,8 +95,9 @@ int run_program(const std::string& exe, const std::vector<std::string>& args, co
     // device memory, which crashes on a GPU too (only managed memory is the
     // host's to touch).
     if (WTERMSIG(status) == SIGSEGV)
-      how_it_ended += "; if the host dereferenced a cudaMalloc pointer (or managed memory after cudaFree), copy with cudaMemcpy first or allocate with "
-                      "cudaMallocManaged (device memory is not the host's, on a GPU as in the lab)";
+      how_it_ended += "; if the host dereferenced a cudaMalloc pointer (or managed memory after cudaFree), copy "
+                      "with cudaMemcpy first or allocate with cudaMallocManaged (device memory is not the host's, on "
+                      "a GPU as in the lab)";
     return 128 + WTERMSIG(status);
   }
   int rc = WEXITSTATUS(status);
