@@ -27,11 +27,12 @@
 #include <nlohmann/json.hpp>
 
 #include "lab/cli/command.h"
-#include "lab/cli/run_build.h"
+#include "lab/program/build.h"
 #include "lab/cli/signal_scope.h"
 #include "lab/sim/device.h"
 
 namespace lab::cli {
+using namespace lab::program;  // building a program (lab/program/build.h)
 namespace {
 namespace fs = std::filesystem;
 

@@ -14,7 +14,7 @@
 // fall; the command fails (exit 1) when they do not. Then: where each step's
 // time goes, part by part, the speedup against the peak-FLOP/s ratio, and
 // (--sweep) how both change with batch and width. The device memory the
-// step holds, counted by the runtime, against the formula (train_fit.cpp);
+// step holds, counted by the runtime, against the formula (lab/train/fit.cpp);
 // with --checkpoint or --accumulate, the same step run plainly beside it.
 #include <sys/wait.h>
 
@@ -30,9 +30,9 @@
 
 #include "lab/cli/command.h"
 #include "lab/cli/gpu_option.h"
-#include "lab/cli/run_build.h"
-#include "lab/cli/train_fit.h"
-#include "lab/cli/train_schedule.h"
+#include "lab/program/build.h"
+#include "lab/train/fit.h"
+#include "lab/train/schedule.h"
 #include "lab/cpu/gemm.h"
 #include "lab/cpu/mlp_step.h"
 #include "lab/cpu/timer.h"
@@ -41,6 +41,8 @@
 #include "lab/sim/device.h"
 
 namespace lab::cli {
+using namespace lab::program;  // building a program (lab/program/build.h)
+using namespace lab::train;  // the step's schedule and memory formula (lab/train)
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -68,7 +70,7 @@ struct CpuRun {
 
 struct GpuRun {
   std::vector<double> losses;
-  std::vector<StepLaunch> roles;     // one step's launches, in order (train_schedule.cpp)
+  std::vector<StepLaunch> roles;     // one step's launches, in order (lab/train/schedule.cpp)
   std::vector<double> kernel_ms;     // per role, kernel time without the launch overhead, mean per step
   std::vector<std::string> launched; // per role, the kernel's name (matmul, matmul_bf16, ...)
   bool out_of_memory = false;        // the runtime refused one of the program's cudaMallocs
@@ -171,7 +173,7 @@ GpuRun run_gpu(const std::string& train_cu, const mlp::Shape& shape, const mlp::
   const size_t per_step = r.roles.size();
   if (launches.size() != per_step * size_t(steps) || r.losses.size() != size_t(steps)) {
     error = fmt::format("{} made {} launches and printed {} losses for {} steps; expected {} launches a step "
-                        "(was train.cu changed? `gpulab train` reads it launch by launch, lab/cli/train_schedule.cpp)",
+                        "(was train.cu changed? `gpulab train` reads it launch by launch, lab/train/schedule.cpp)",
                         train_cu, launches.size(), r.losses.size(), steps, per_step);
     return r;
   }

@@ -12,11 +12,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "lab/cli/run_build.h"
+#include "lab/program/build.h"
 #include "lab/cli/signal_scope.h"
 #include "lab/lesson/check.h"
 
 namespace lab::cli {
+using namespace lab::program;  // building a program (lab/program/build.h)
 namespace {
 
 // One shell word: '...' with any ' inside closed, escaped and reopened.

@@ -1,6 +1,6 @@
-// lab/cli/train_fit.h: "Will it fit?", the memory half of lesson 10 for
+// lab/train/fit.h: "Will it fit?", the memory half of lesson 10 for
 // `gpulab train`: the device bytes a run counted, group by group, against
-// train_schedule's formula and the GPU model's capacity; a checkpointed or
+// schedule.h's formula and the GPU model's capacity; a checkpointed or
 // accumulated run beside its plain baseline; the same per-parameter and
 // per-layer formula for a 7B-parameter model on every GPU model; and what to
 // do when a step does not fit.
@@ -16,7 +16,7 @@
 #include "lab/cpu/mlp_task.h"
 #include "lab/sim/device.h"
 
-namespace lab::cli {
+namespace lab::train {
 
 using MemoryGroups = std::vector<std::pair<std::string, uint64_t>>;
 
@@ -53,4 +53,4 @@ std::string step_fit_text(const nlohmann::json& step);
 // What to say when the runtime refused one of train.cu's allocations anyway.
 std::string refusal_text(const mlp::Shape& shape, const mlp::Plan& plan, const sim::GpuModel& gpu);
 
-}  // namespace lab::cli
+}  // namespace lab::train

@@ -1,4 +1,4 @@
-#include "lab/cli/run_build.h"
+#include "lab/program/build.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,7 +21,7 @@
 #define GPULAB_NVCC "/usr/local/cuda/bin/nvcc"
 #endif
 
-namespace lab::cli {
+namespace lab::program {
 namespace fs = std::filesystem;
 
 namespace {
@@ -322,4 +322,4 @@ std::string build_program(const ProgramBuild& b) {
   return exe.string();
 }
 
-}  // namespace lab::cli
+}  // namespace lab::program

@@ -1,10 +1,10 @@
-// lab/cli/train_schedule.cpp: train.cu's step as `gpulab train` expects it
-// (see train_schedule.h). The loops here are train.cu's main loop, launch for
+// lab/train/schedule.cpp: train.cu's step as `gpulab train` expects it
+// (see schedule.h). The loops here are train.cu's main loop, launch for
 // launch; a change to one that is not made to the other fails `gpulab train`
 // with the first launch that differs.
-#include "lab/cli/train_schedule.h"
+#include "lab/train/schedule.h"
 
-namespace lab::cli {
+namespace lab::train {
 
 std::vector<StepLaunch> step_launches(const mlp::Shape& s, const mlp::Plan& plan) {
   std::vector<StepLaunch> out;
@@ -64,4 +64,4 @@ StepBytes step_bytes(const mlp::Shape& s, const mlp::Plan& plan) {
   return b;
 }
 
-}  // namespace lab::cli
+}  // namespace lab::train

@@ -1,5 +1,5 @@
-// lab/cli/train_fit.cpp: "Will it fit?" for `gpulab train` (see train_fit.h).
-#include "lab/cli/train_fit.h"
+// lab/train/fit.cpp: "Will it fit?" for `gpulab train` (see fit.h).
+#include "lab/train/fit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "lab/cli/train_schedule.h"
+#include "lab/train/schedule.h"
 
-namespace lab::cli {
+namespace lab::train {
 namespace {
 using nlohmann::json;
 
@@ -34,7 +34,7 @@ std::string memory_text(const MemoryGroups& counted, uint64_t peak, const mlp::S
   uint64_t total = 0;
   for (auto& [k, v] : counted) total += v;
   std::string t = "\nMemory on the GPU (bytes the lab's runtime counted, cudaMemGetInfo around each group; "
-                  "the formula is lab/cli/train_schedule.cpp's):\n";
+                  "the formula is lab/train/schedule.cpp's):\n";
   t += fmt::format("  {:<12} {:>14} {:>7} {:>14}\n", "group", "counted", "", "formula");
   bool same = counted.size() == want.size();
   for (auto& [k, v] : counted) {
@@ -45,7 +45,7 @@ std::string memory_text(const MemoryGroups& counted, uint64_t peak, const mlp::S
   t += fmt::format("  peak of live bytes, as the runtime tracked it: {} ({:.4f}% of the {}'s {:.0f} GB){}\n", peak,
                    100.0 * double(peak) / double(gpu.dram_bytes), gpu.name, double(gpu.dram_bytes) / kGB,
                    peak == total ? "; every buffer lives the whole run, so it is the groups' sum" : "");
-  if (!same) t += "  THE COUNTED BYTES DIFFER FROM THE FORMULA: train.cu and lab/cli/train_schedule.cpp disagree\n";
+  if (!same) t += "  THE COUNTED BYTES DIFFER FROM THE FORMULA: train.cu and lab/train/schedule.cpp disagree\n";
   ok = same && peak >= total;
   std::map<std::string, uint64_t> m(counted.begin(), counted.end());
   const double per_param = double(m["weights"] + m["gradients"] + m["optimizer"]) / double(shape.params());
@@ -251,7 +251,7 @@ json step_fit(const mlp::Shape& shape, const mlp::Plan& plan, const sim::GpuMode
 
 std::string step_fit_text(const json& j) {
   std::string t = fmt::format("Lesson 10's step at batch {}, hidden {} x {} layer{}{}{}, by the formula the runtime's "
-                              "counts confirm (lab/cli/train_schedule.cpp):\n",
+                              "counts confirm (lab/train/schedule.cpp):\n",
                               j["batch"].get<int>(), j["hidden"].get<int>(), j["layers"].get<int>(),
                               j["layers"].get<int>() > 1 ? "s" : "",
                               j["accumulate"].get<int>() > 1
@@ -299,4 +299,4 @@ std::string refusal_text(const mlp::Shape& shape, const mlp::Plan& plan, const s
          needs_text(step_bytes(shape, plan)) + kToFit;
 }
 
-}  // namespace lab::cli
+}  // namespace lab::train

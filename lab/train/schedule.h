@@ -1,4 +1,4 @@
-// lab/cli/train_schedule.h: what `gpulab train` expects of one step of
+// lab/train/schedule.h: what `gpulab train` expects of one step of
 // lessons/10-training-step/train.cu, from the shape and the plan alone
 // (lab/cpu/mlp_task.h): the launches in their order, each with the part of
 // the step it belongs to, and the device bytes each group of cudaMallocs
@@ -13,7 +13,7 @@
 
 #include "lab/cpu/mlp_task.h"
 
-namespace lab::cli {
+namespace lab::train {
 
 struct StepLaunch {
   std::string kernel;  // the name's prefix (matmul also matches matmul_bf16, matmul_fp16)
@@ -37,4 +37,4 @@ struct StepBytes {
 };
 StepBytes step_bytes(const mlp::Shape& shape, const mlp::Plan& plan);
 
-}  // namespace lab::cli
+}  // namespace lab::train

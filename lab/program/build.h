@@ -1,4 +1,4 @@
-// lab/cli/run_build.h: builds an ordinary CUDA program for `gpulab run`.
+// lab/program/build.h: builds an ordinary CUDA program for `gpulab run`.
 //
 // nvcc compiles the host code and embeds each kernel's PTX (uncompressed,
 // for the GPU model's virtual architecture) in the fat binary; the program
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace lab::cli {
+namespace lab::program {
 
 struct ProgramBuild {
   std::vector<std::string> sources;   // .cu / .cpp files
@@ -21,7 +21,7 @@ struct ProgramBuild {
   bool for_real_gpu = false;          // --backend cuda: NVIDIA's runtime, no lab library
   std::vector<std::string> defines;   // -D
   std::vector<std::string> include_dirs;  // -I, searched for "..." headers too (cache keys)
-  std::vector<std::string> libraries; // -l: cublas / cublasLt map to the lab's cuBLAS stand-in (run_build.cpp)
+  std::vector<std::string> libraries; // -l: cublas / cublasLt map to the lab's cuBLAS stand-in (build.cpp)
   std::vector<std::string> host_flags;    // -Xcompiler, nvcc passes them to the host compiler
 };
 
@@ -38,4 +38,4 @@ std::string build_program(const ProgramBuild& build);
 // The directory of the running gpulab binary (libgpulab_cudart.so is there).
 std::string gpulab_dir();
 
-}  // namespace lab::cli
+}  // namespace lab::program
