@@ -52,10 +52,7 @@ cudaError_t not_device(int device) {
 namespace lab::runtime {
 bool is_pinned_host(const void* p) {
   std::lock_guard lock(host_mutex);
-  auto it = host_allocations.upper_bound(const_cast<void*>(p));
-  if (it == host_allocations.begin()) return false;
-  --it;
-  return *it == p;  // the start of a cudaMallocHost block (its size is not kept)
+  return host_allocations.count(const_cast<void*>(p));  // the start of a block (its size is not kept)
 }
 }  // namespace lab::runtime
 

@@ -99,16 +99,16 @@ bool Arena::share_with_host(uint64_t host_address, std::string* error) {
   return true;
 }
 
-bool Arena::expose_to_host(uint64_t offset, uint64_t bytes) {
+bool Arena::protect_host_pages(uint64_t offset, uint64_t bytes, int prot) {
   if (!shared_ || offset % kHostPage || offset + bytes > size_) return false;
   uint64_t len = (bytes + kHostPage - 1) / kHostPage * kHostPage;
-  return mprotect(host_view_ + offset, len, PROT_READ | PROT_WRITE) == 0;
+  return mprotect(host_view_ + offset, len, prot) == 0;
 }
 
-bool Arena::hide_from_host(uint64_t offset, uint64_t bytes) {
-  if (!shared_ || offset % kHostPage || offset + bytes > size_) return false;
-  uint64_t len = (bytes + kHostPage - 1) / kHostPage * kHostPage;
-  return mprotect(host_view_ + offset, len, PROT_NONE) == 0;
+bool Arena::expose_to_host(uint64_t offset, uint64_t bytes) {
+  return protect_host_pages(offset, bytes, PROT_READ | PROT_WRITE);
 }
+
+bool Arena::hide_from_host(uint64_t offset, uint64_t bytes) { return protect_host_pages(offset, bytes, PROT_NONE); }
 
 }  // namespace lab::sim

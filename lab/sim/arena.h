@@ -49,6 +49,7 @@ class Arena {
 
  private:
   void swap(Arena& o) noexcept;
+  bool protect_host_pages(uint64_t offset, uint64_t bytes, int prot);  // whole pages of the host view
   std::vector<uint8_t> bytes_;
   bool shared_ = false;
   int fd_ = -1;                  // memfd holding the bytes when shared

@@ -28,6 +28,10 @@ uint64_t GlobalMemory::allocate(uint64_t bytes, std::string name, bool initializ
   uint64_t end = round_up(offset + std::max<uint64_t>(bytes, 1) + kGuard, kAlign);
   arena_.resize(end);
   if (!initialized) std::memset(arena_.data() + offset, 0xff, bytes);
+  return add_buffer(offset, bytes, std::move(name), initialized);
+}
+
+uint64_t GlobalMemory::add_buffer(uint64_t offset, uint64_t bytes, std::string name, bool initialized) {
   Buffer b;
   b.address = arena_base() + offset;
   b.bytes = bytes;
@@ -47,12 +51,7 @@ uint64_t GlobalMemory::allocate_host_visible(uint64_t bytes, std::string name) {
   uint64_t end = round_up(offset + std::max<uint64_t>(bytes, 1), page) + page;  // a guard page after
   arena_.resize(end);
   if (!arena_.expose_to_host(offset, round_up(std::max<uint64_t>(bytes, 1), page))) return 0;
-  Buffer b;
-  b.address = arena_base() + offset;
-  b.bytes = bytes;
-  b.name = std::move(name);
-  buffers_.push_back(std::move(b));
-  return arena_base() + offset;
+  return add_buffer(offset, bytes, std::move(name), true);
 }
 
 void GlobalMemory::reserve(uint64_t bytes) {

@@ -67,6 +67,8 @@ class GlobalMemory {
 
  private:
   Arena arena_;
+  // Records a buffer at arena offset `offset` (already placed) and returns its address.
+  uint64_t add_buffer(uint64_t offset, uint64_t bytes, std::string name, bool initialized);
   std::vector<Buffer> buffers_;  // sorted by address
   std::vector<uint8_t> module_segment_;  // module .global/.const variables at kGlobalBase
   uint64_t module_bytes_ = 0;
