@@ -42,6 +42,10 @@ struct MemoryAccess {
   uint32_t bytes = 0;             // bytes per lane (vector width included)
   bool is_write = false;
   bool is_atomic = false;
+  // A cp.async's shared destination at issue: the bytes are written later,
+  // when the copy completes (a second on_access, is_async false, at the
+  // wait). Reading them in between reads a copy still in flight.
+  bool is_async = false;
   // [32]: the values scalar stores write (checks: lanes storing different
   // values to one address); nullptr for loads, atomics and vector stores.
   const uint64_t* lane_value = nullptr;

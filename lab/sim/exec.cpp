@@ -11,6 +11,8 @@
 // its rpc is popped; lanes that exit are removed from every entry.
 #include "lab/sim/exec.h"
 #include "lab/sim/sanitize.h"
+#include "lab/sim/exec_memory.h"
+#include "lab/sim/simt.h"
 
 #include <chrono>
 #include <fmt/format.h>
@@ -174,13 +176,6 @@ ExecFn resolve_exec(const ptx::Instr& in) {
   }
 }
 
-// Removes lanes `m` from the warp for good (exit / ret from the kernel).
-static void retire_lanes(WarpState& w, uint32_t m) {
-  w.live &= ~m;
-  w.mask &= ~m;
-  for (SimtEntry& e : w.stack) e.mask &= ~m;
-}
-
 void run_warp(WarpContext& c, uint64_t quantum) {
   WarpState& w = *c.warp;
   const LaunchState& L = *c.L;
@@ -195,7 +190,15 @@ void run_warp(WarpContext& c, uint64_t quantum) {
   while (quantum--) {
     // Reconverge: pop finished paths.
     while (w.pc == w.rpc || w.mask == 0) {
+      w.spin = 0;
       if (w.stack.empty()) {
+        if (w.parked) {  // the rest of the warp exited: the parked lanes go on from their barrier
+          w.pc = w.parked_pc;
+          w.mask = w.parked;
+          w.rpc = kNoPc;
+          w.parked = 0;
+          break;
+        }
         w.status = WarpStatus::Done;
         return;
       }
@@ -207,6 +210,7 @@ void run_warp(WarpContext& c, uint64_t quantum) {
     }
     const uint32_t pc = w.pc;
     if (pc >= code_size) {  // ran off the end of the kernel: an implicit exit
+      if (!w.async.empty()) cp_async_complete(c, w.mask, UINT32_MAX);
       retire_lanes(w, w.mask);
       continue;
     }
@@ -265,6 +269,25 @@ void run_warp(WarpContext& c, uint64_t quantum) {
           uint32_t taken = m, fall = w.mask & ~m;
           uint32_t target = uint32_t(in.target);
           if (c.ev) { c.ev->seq = c.W->event_seq++; L.events->on_event(*c.ev); }
+          if (target <= pc && !w.stack.empty() && taken) [[unlikely]] {
+            // A diverged path looping back: after kSpinYield turns with no
+            // reconvergence, let the warp's other lanes run (a lane spinning
+            // on a lock another lane of its warp holds; simt.h).
+            if (++w.spin >= kSpinYield) {
+              w.spin = 0;
+              uint32_t here = w.mask;
+              w.mask = taken;
+              w.pc = target;
+              if (fall) w.stack.push_back({pc + 1, fall, w.rpc});
+              if (!yield_path(w)) {
+                if (fall) w.stack.pop_back();
+                w.mask = here;
+                w.pc = pc;
+              } else {
+                continue;
+              }
+            }
+          }
           if (fall == 0) { w.pc = target; continue; }
           if (taken == 0) { w.pc = pc + 1; continue; }
           ++pm.divergent;
@@ -293,6 +316,7 @@ void run_warp(WarpContext& c, uint64_t quantum) {
           // Kernels run without a call stack (device functions are inlined),
           // so ret retires the lanes like exit.
           if (c.ev) { c.ev->seq = c.W->event_seq++; L.events->on_event(*c.ev); }
+          if (!w.async.empty()) cp_async_complete(c, m, UINT32_MAX);  // copies in flight land before the thread goes
           retire_lanes(w, m);
           if (w.mask) w.pc = pc + 1;
           continue;
@@ -319,6 +343,10 @@ void run_warp(WarpContext& c, uint64_t quantum) {
         return;
       default:  // the one indirect call: the handler resolved at launch (resolve_exec)
         if (m) prep[pc].exec(in, c);
+        if (w.status == WarpStatus::PathSwitched) [[unlikely]] {  // lanes parked at a barrier (simt.h)
+          w.status = WarpStatus::Ready;
+          continue;
+        }
         break;
     }
     if (c.ev) [[unlikely]] {

@@ -354,8 +354,11 @@ void exec_mbarrier(const ptx::Instr& in, WarpContext& c) {
       case Op::CpAsyncMbarrierArrive:
         // "cp.async.mbarrier.arrive" (9.7.9.25): without .noinc the pending count is raised by one
         // before the asynchronous arrive, a net change of zero; with .noinc
-        // the arrive counts against the pending count set by init.
+        // the arrive counts against the pending count set by init. The arrive
+        // happens when the thread's earlier cp.async copies complete: here
+        // they complete now, one of the orders the ISA allows.
         if (!require_init(c, in, b, i, off[i])) return;
+        if (!c.warp->async.empty()) cp_async_complete(c, 1u << i, UINT32_MAX);
         if ((in.mode & ptx::kMbarNoInc) && !arrive(c, in, b, i, off[i], 1, false)) return;
         break;
       default:

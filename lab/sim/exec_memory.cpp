@@ -410,8 +410,35 @@ void for_each_space(WarpContext& c, const ptx::Instr& in, const ptx::Operand& ad
 
 }  // namespace
 
+// Completes the in-flight cp.async copies of `lanes` in groups before
+// `before` (UINT32_MAX: every copy, committed or not): each lands in shared
+// memory now, told to the checker as the write it is.
+void cp_async_complete(WarpContext& c, uint32_t lanes, uint32_t before) {
+  WarpState& w = *c.warp;
+  uint8_t* shared = c.B->shared.data();
+  for (AsyncCopy& a : w.async) {
+    if (before != UINT32_MAX && a.group >= before) break;  // oldest first: the rest are younger
+    uint32_t m = a.mask & lanes;
+    if (!m) continue;
+    if (c.checker) {
+      MemoryAccess ma;
+      ma.space = Space::Shared;
+      ma.pc = a.pc;
+      ma.warp = w.index;
+      ma.mask = m;
+      ma.lane_addr = a.dst;
+      ma.bytes = a.bytes;
+      ma.is_write = true;
+      c.checker->on_access(ma);
+    }
+    each_lane(m, [&](uint32_t i) { std::memcpy(shared + a.dst[i], a.data[i], a.bytes); });
+    a.mask &= ~m;
+  }
+  std::erase_if(w.async, [](const AsyncCopy& a) { return a.mask == 0; });
+}
+
 uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_write, bool is_atomic,
-                      const uint64_t* values) {
+                      const uint64_t* values, bool is_async) {
   if (!c.checker) return mask;
   MemoryAccess m;
   m.space = a.where == Space::Shared ? Space::Shared
@@ -426,6 +453,7 @@ uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_wr
   m.is_write = is_write;
   m.is_atomic = is_atomic;
   m.lane_value = values;  // checks: same-address stores of different values
+  m.is_async = is_async;
   return c.checker->on_access(m) & mask;
 }
 
@@ -785,8 +813,12 @@ void exec_atomic(const ptx::Instr& in, WarpContext& c) {
 }
 
 // ---- cp.async --------------------------------------------------------------------------
-// Performed synchronously at issue: the copy is complete before any
-// cp.async.wait_group, which is one of the orders the hardware allows.
+// The source is read at issue and the shared destination written when the
+// copy's group is waited on: cp.async.wait_group N completes every group but
+// the N most recent committed, wait_all every copy (PTX ISA 9.7.9.25.3).
+// Until then the destination holds what it held, so a kernel that reads it
+// without waiting reads stale data here as it may on a GPU, and the checker,
+// told of the copy at issue (MemoryAccess::is_async), reports the read.
 void exec_cp_async(const ptx::Instr& in, WarpContext& c) {
   const uint32_t cp_size = uint32_t(in.ops[2].imm);
   uint64_t ts[32];
@@ -808,13 +840,31 @@ void exec_cp_async(const ptx::Instr& in, WarpContext& c) {
   uint32_t reading = c.mask;
   if (src_size) each_lane(c.mask, [&](uint32_t i) { if (uint32_t(src_size[i]) == 0) reading &= ~(1u << i); });
   if (reading && !resolve(c, s, reading, false, std::min<uint32_t>(cp_size, 4))) return;
-  uint32_t mask = checker_veto(c, d, c.mask, true, false);
+  uint32_t mask = checker_veto(c, d, c.mask, true, false, nullptr, true);
   if (reading) count_request(c, s.where, s.addr, s.bytes, reading & mask, false);
+  if (!mask) return;
+  WarpState& w = *c.warp;
+  AsyncCopy& a = w.async.emplace_back();
+  a.pc = c.pc;
+  a.mask = mask;
+  a.bytes = std::min<uint32_t>(cp_size, sizeof a.data[0]);
+  a.group = w.async_groups;
   each_lane(mask, [&](uint32_t i) {
-    uint32_t n = src_size ? std::min<uint32_t>(uint32_t(src_size[i]), cp_size) : cp_size;
-    if (n) std::memcpy(d.host[i], s.host[i], n);
-    if (n < cp_size) std::memset(d.host[i] + n, 0, cp_size - n);
+    uint32_t n = src_size ? std::min<uint32_t>(uint32_t(src_size[i]), a.bytes) : a.bytes;
+    if (n) std::memcpy(a.data[i], s.host[i], n);
+    if (n < a.bytes) std::memset(a.data[i] + n, 0, a.bytes - n);
+    a.dst[i] = d.addr[i];
   });
+}
+
+void exec_cp_async_wait(const ptx::Instr& in, WarpContext& c) {
+  WarpState& w = *c.warp;
+  if (in.op == Op::CpAsyncWaitAll) {
+    cp_async_complete(c, c.mask, UINT32_MAX);
+    return;
+  }
+  const uint32_t keep = uint32_t(in.ops[0].imm);
+  cp_async_complete(c, c.mask, w.async_groups > keep ? w.async_groups - keep : 0);
 }
 
 }  // namespace
@@ -853,8 +903,9 @@ void exec_memory(const ptx::Instr& in, WarpContext& c) {
       return;
     }
     case Op::CpAsync: exec_cp_async(in, c); return;
-    case Op::Prefetch: case Op::CpAsyncCommitGroup: case Op::CpAsyncWaitGroup: case Op::CpAsyncWaitAll:
-      return;
+    case Op::CpAsyncCommitGroup: ++c.warp->async_groups; return;
+    case Op::CpAsyncWaitGroup: case Op::CpAsyncWaitAll: exec_cp_async_wait(in, c); return;
+    case Op::Prefetch: return;
     default:
       raise_fault(c, "unsupported", std::string("'") + ptx::op_name(in.op) + "' is not supported",
                   uint32_t(std::countr_zero(c.mask)));

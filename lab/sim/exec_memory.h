@@ -27,8 +27,14 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
 
 // The lanes of `mask` the kernel checker lets through (all of them when
 // checks are off). `values`: what a store writes, for same-address races.
+// `is_async`: a cp.async's destination, written later (cp_async_complete).
 uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_write, bool is_atomic,
-                      const uint64_t* values = nullptr);
+                      const uint64_t* values = nullptr, bool is_async = false);
+
+// Lands the cp.async copies of `lanes` whose group is older than `before`
+// (UINT32_MAX: all of them) in shared memory: at cp.async.wait_group /
+// wait_all, and when the threads exit.
+void cp_async_complete(WarpContext& c, uint32_t lanes, uint32_t before);
 
 // Counts one request in Nsight Compute's units (sectors + L2 for global and
 // local, wavefronts for shared) on the current pc, and fills the event.

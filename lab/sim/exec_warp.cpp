@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "lab/sim/exec.h"
+#include "lab/sim/simt.h"
 
 namespace lab::sim {
 
@@ -36,6 +37,33 @@ void barrier_arrive(const ptx::Instr& in, WarpContext& c, bool wait, const ptx::
     return;
   }
   WarpState& w = *c.warp;
+  if (wait && count_op.kind == ptx::OperandKind::None && c.mask == w.mask) {
+    // Independent thread scheduling (sm_70+): the lanes of a warp reach a
+    // block-wide barrier on their own. Lanes here while others of the warp
+    // still run elsewhere park (simt.h) and the others go on: to this
+    // barrier, where all arrive together, or to exit, which releases them
+    // (PTX ISA, bar/barrier: the barrier waits only for non-exited threads).
+    // Lanes parked at another barrier leave this arrival partial, and the
+    // checker reports the split.
+    const uint32_t parked_here = w.parked_pc == c.pc ? w.parked : 0;
+    const uint32_t here = c.mask | parked_here;
+    if (here != w.live && (!w.parked || parked_here)) {
+      // Not an issue yet: the path runs again from here when it resumes.
+      --c.pcm->warp_insts;
+      c.pcm->active_lanes -= lanes_in(w.mask);
+      c.pcm->thread_insts -= lanes_in(c.mask);
+      --w.steps;
+      if (c.trace) c.trace->insts.pop_back();
+      park_lanes(w, c.mask, c.pc);
+      w.status = WarpStatus::PathSwitched;
+      return;
+    }
+    if (parked_here) {
+      rejoin_lanes(w, parked_here);
+      w.parked = 0;
+      c.mask = here;
+    }
+  }
   BarrierState& bs = c.B->barriers[id];
   if (count_op.kind != ptx::OperandKind::None) bs.expected = first_value(c, count_op);
   if (c.checker) c.checker->on_barrier(c.pc, w.index, id, c.mask, w.live);
@@ -181,9 +209,10 @@ void exec_warp(const ptx::Instr& in, WarpContext& c) {
     case Op::BarSync: barrier_arrive(in, c, true, in.ops[0], in.ops[1]); return;
     case Op::BarArrive: barrier_arrive(in, c, false, in.ops[0], in.ops[1]); return;
     case Op::BarRed: {
-      const uint32_t pred = pred_mask(c, in.ops[3]) & c.mask;
       barrier_arrive(in, c, true, in.ops[1], in.ops[2]);
       if (c.warp->status != WarpStatus::AtBarrier) return;
+      // After the arrival: lanes that were parked here arrive with this path.
+      const uint32_t pred = pred_mask(c, in.ops[3]) & c.mask;
       BarrierState& bs = c.B->barriers[c.warp->barrier_id];
       bs.red_popc += (lanes_in(pred));
       bs.red_and = bs.red_and && pred == c.mask;

@@ -196,6 +196,11 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
     w.regs = B.regs.data() + wi * slots;
     w.steps = 0;
     w.carry = 0;
+    w.parked = 0;
+    w.parked_pc = 0;
+    w.spin = 0;
+    w.async.clear();
+    w.async_groups = 0;
     w.red_kind = 0;
     w.red_dst = ptx::kNoReg;
   }

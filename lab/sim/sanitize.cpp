@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -176,6 +177,9 @@ struct LaunchShadow {
   size_t page_count = 0;
   std::unique_ptr<std::atomic<RaceSlot*>[]> pages;
   std::vector<int32_t> shared_var;  // per pc: index into Kernel::shared_vars, or -1
+  // Per block-wide barrier pc: the pcs after it that its successor reaches
+  // without passing through it again (after_barrier below).
+  std::unordered_map<uint32_t, std::vector<bool>> after_barrier;
 
   ~LaunchShadow() {
     for (size_t i = 0; i < page_count; ++i) delete[] pages[i].load();
@@ -262,6 +266,44 @@ std::vector<int32_t> shared_provenance(const ptx::Kernel& k) {
   return at;
 }
 
+// A block-wide barrier: bar.sync / barrier.sync / bar.red with no thread count.
+bool block_wide_barrier(const ptx::Instr& in) {
+  return (in.op == ptx::Op::BarSync && (in.num_ops < 2 || in.ops[1].kind == ptx::OperandKind::None)) ||
+         (in.op == ptx::Op::BarRed && (in.num_ops < 3 || in.ops[2].kind == ptx::OperandKind::None));
+}
+
+// The code a thread can run after leaving the barrier at `bar` (its
+// successor onward along the control flow, the barrier itself excluded), and
+// later in the PTX than the barrier: "past the barrier". A thread that runs
+// there without having arrived skipped it. The "later in the PTX" half keeps
+// a loop's body before its barrier out (a thread that returns from there
+// returned before the barrier), and cold blocks the compiler moved to the
+// end out (not reached from the barrier).
+std::vector<bool> after_barrier(const ptx::Kernel& k, uint32_t bar) {
+  std::vector<bool> seen(k.code.size(), false);
+  std::vector<uint32_t> work;
+  auto push = [&](uint32_t pc) {
+    if (pc < k.code.size() && pc != bar && !seen[pc]) seen[pc] = true, work.push_back(pc);
+  };
+  push(bar + 1);
+  while (!work.empty()) {
+    const uint32_t pc = work.back();
+    work.pop_back();
+    const ptx::Instr& in = k.code[pc];
+    const bool guarded = in.guard != ptx::kNoReg;
+    if (in.op == ptx::Op::Bra) {
+      if (in.target >= 0) push(uint32_t(in.target));
+      if (guarded) push(pc + 1);
+    } else if (in.op == ptx::Op::Ret || in.op == ptx::Op::Exit) {
+      if (guarded) push(pc + 1);
+    } else {
+      push(pc + 1);
+    }
+  }
+  for (uint32_t pc = 0; pc <= bar && pc < seen.size(); ++pc) seen[pc] = false;
+  return seen;
+}
+
 std::shared_ptr<LaunchShadow> launch_shadow_for(const CheckContext& ctx) {
   static std::mutex mutex;
   static std::vector<std::shared_ptr<LaunchShadow>> cache;  // the few most recent launches
@@ -280,6 +322,8 @@ std::shared_ptr<LaunchShadow> launch_shadow_for(const CheckContext& ctx) {
     for (size_t i = 0; i < s->page_count; ++i) s->pages[i].store(nullptr);
   }
   s->shared_var = shared_provenance(*ctx.kernel);
+  for (uint32_t pc = 0; pc < ctx.kernel->code.size(); ++pc)
+    if (block_wide_barrier(ctx.kernel->code[pc])) s->after_barrier.emplace(pc, after_barrier(*ctx.kernel, pc));
   if (cache.size() >= 4) cache.erase(cache.begin());
   cache.push_back(s);
   return s;
@@ -299,7 +343,7 @@ struct Cell {
   uint16_t r_tid = 0;
   uint8_t flags = 0;
 };
-enum : uint8_t { kWritten = 1, kAtomicWrite = 2, kManyReaders = 4 };
+enum : uint8_t { kWritten = 1, kAtomicWrite = 2, kManyReaders = 4, kAsyncPending = 8 };
 
 // A read of shared bytes nothing had written. Reported at block end unless
 // another warp writes those bytes in the same epoch: then the read raced
@@ -323,6 +367,8 @@ class Sanitizer final : public BlockChecker {
     cells_ = &cells;
     epoch_.assign(B.warps.size(), 0);
     wsync_.assign(B.warps.size(), 0);
+    wait_pc_.assign(B.warps.size(), 0);
+    skipped_.assign(B.warps.size(), Skip{});
     launch_ = launch_shadow_for(ctx_);
     for (auto& t : barriers_) {
       t.arrivals.assign(B.warps.size(), 0);
@@ -338,6 +384,7 @@ class Sanitizer final : public BlockChecker {
   }
 
   uint32_t on_access(const MemoryAccess& a) override {
+    if (races_ && launch_ && !launch_->after_barrier.empty()) skipped_barrier(a);
     if (a.space == ptx::Space::Shared) {
       shared_array_bounds(a);
       shared_access(a);
@@ -353,6 +400,11 @@ class Sanitizer final : public BlockChecker {
 
   void on_barrier(uint32_t pc, uint32_t warp, uint32_t id, uint32_t arrived, uint32_t live) override {
     const ptx::Instr& in = k_.code[pc];
+    if (warp < skipped_.size()) {
+      // Lanes that ran on ahead of waiting threads and now arrive were late, not skipping.
+      wait_pc_[warp] = pc;
+      skipped_[warp].lanes &= ~arrived;
+    }
     if ((arrived & live) != live) {
       // bar.sync is .aligned: every non-exited thread of a warp executes the
       // same barrier instruction (PTX ISA 9.7.13.4).
@@ -432,6 +484,18 @@ class Sanitizer final : public BlockChecker {
   }
 
   void on_block_end() override {
+    for (uint32_t w = 0; w < skipped_.size(); ++w) {
+      const Skip& sk = skipped_[w];
+      if (!sk.lanes) continue;
+      const std::string waiters = sk.waiting == 0xffffffffu ? fmt::format("warp {}", sk.waiter)
+                                                            : fmt::format("lanes {} of warp {}", lane_list(sk.waiting), sk.waiter);
+      ctx_.report("barrier-divergence",
+                  fmt::format("{} waited at the __syncthreads() at {} while lanes {} of warp {}, which never reached it, "
+                              "ran on past it (to {}): a __syncthreads() in conditional code must be reached by every "
+                              "thread of the block (CUDA Programming Guide), so the condition must be the same for all",
+                              waiters, where(k_, sk.barrier_pc), lane_list(sk.lanes), w, where(k_, sk.pc)),
+                  sk.barrier_pc, w, uint32_t(std::countr_zero(sk.lanes)));
+    }
     for (const PendingRead& p : pending_) {
       if (p.cancelled) continue;
       ctx_.report("uninitialized-read",
@@ -450,6 +514,41 @@ class Sanitizer final : public BlockChecker {
   }
 
  private:
+  // Lanes of a warp that accessed memory past a barrier other threads were
+  // waiting at, without having arrived there (yet).
+  struct Skip {
+    uint32_t lanes = 0;
+    uint32_t pc = 0;          // the first such access
+    uint32_t barrier_pc = 0;  // the barrier they passed by
+    uint32_t waiter = 0;      // a warp waiting there
+    uint32_t waiting = 0;     // its lanes that wait
+  };
+
+  // Independent thread scheduling lets threads that skipped a barrier run on
+  // while others wait at it, until they exit and so release it (simt.h): a
+  // kernel that finishes, silently ordered wrong. An access past a barrier
+  // (after_barrier) by lanes that have not arrived while other lanes wait
+  // there is noted; arriving at a barrier later clears it (those lanes were
+  // only behind); what is left at block end skipped the barrier.
+  void skipped_barrier(const MemoryAccess& a) {
+    const BlockState& B = *ctx_.block;
+    if (a.warp >= B.warps.size()) return;
+    auto past = [&](uint32_t bar) {
+      auto it = launch_->after_barrier.find(bar);
+      return it != launch_->after_barrier.end() && a.pc < it->second.size() && it->second[a.pc];
+    };
+    auto note = [&](uint32_t bar, uint32_t waiter, uint32_t waiting) {
+      Skip& sk = skipped_[a.warp];
+      if (!sk.lanes) sk = Skip{0, a.pc, bar, waiter, waiting};
+      sk.lanes |= a.mask;
+    };
+    const WarpState& self = B.warps[a.warp];
+    if (self.parked && past(self.parked_pc)) return note(self.parked_pc, a.warp, self.parked);
+    for (const WarpState& w : B.warps)
+      if (w.status == WarpStatus::AtBarrier && w.index != a.warp && past(wait_pc_[w.index]))
+        return note(wait_pc_[w.index], w.index, w.barrier_arrived);
+  }
+
   struct BarrierTrack {
     std::vector<uint32_t> arrivals;  // per warp: arrivals at this barrier id
     std::vector<uint32_t> gen_pc;    // per barrier instance: pc of its first arrival
@@ -582,6 +681,16 @@ class Sanitizer final : public BlockChecker {
     }
   }
 
+  // The same for shared memory: warps that all set a shared flag to 1.
+  bool same_value_in_shared(const MemoryAccess& a, uint32_t lane, uint64_t off) const {
+    const BlockState& B = *ctx_.block;
+    if (!a.lane_value || a.bytes > 8 || off + a.bytes > B.shared.size()) return false;
+    uint64_t now = 0;
+    std::memcpy(&now, B.shared.data() + off, a.bytes);
+    const uint64_t mask = a.bytes >= 8 ? ~0ull : (1ull << (8 * a.bytes)) - 1;
+    return ((now ^ a.lane_value[lane]) & mask) == 0;
+  }
+
   // Storing the value already there (many threads setting one flag to 1) is
   // a race by the letter of the memory model but harmless: not reported.
   bool same_value_stored(const MemoryAccess& a, uint32_t lane, uint64_t addr) const {
@@ -594,6 +703,7 @@ class Sanitizer final : public BlockChecker {
 
   void shared_access(const MemoryAccess& a) {
     std::vector<Cell>& cells = *cells_;
+    if (a.is_async) return async_issued(a);
     const uint32_t e = epoch_[a.warp] + 1;
     const bool reads = !a.is_write || a.is_atomic;
     const bool writes = a.is_write;
@@ -604,15 +714,22 @@ class Sanitizer final : public BlockChecker {
       if (off >= cells.size()) continue;
       const uint64_t end = std::min<uint64_t>(off + a.bytes, cells.size());
       bool reported = false, uninit = false;
+      const bool same = writes && !a.is_atomic && same_value_in_shared(a, lane, off);
       for (uint64_t b = off; b < end; ++b) {
         Cell& c = cells[b];
+        if ((c.flags & kAsyncPending) && async_touched(a, lane, b)) {
+          reported = true;
+          continue;
+        }
         if (reads && !(c.flags & kWritten)) uninit = true;
         if (races_ && !reported && !a.is_atomic) {
           // Lanes of one warp: since Volta they are not in lockstep
           // (independent thread scheduling), so a value one lane wrote is
           // visible to another lane of its warp only after __syncwarp() (or a
           // barrier). The interpreter runs them in step, which would hide it.
-          bool lane_write = (c.flags & kWritten) && !(c.flags & kAtomicWrite) && c.w_epoch == e &&
+          // An atomic write counts: atomicity orders the atomics among
+          // themselves, not a plain read of another lane after them.
+          bool lane_write = (c.flags & kWritten) && c.w_epoch == e &&
                                   warp_of(c.w_tid) == a.warp && c.w_tid != tid && c.w_wsync == wsync_[a.warp];
           bool lane_read = writes && c.r_epoch == e && !(c.flags & kManyReaders) && warp_of(c.r_tid) == a.warp &&
                                  c.r_tid != tid && c.r_wsync == wsync_[a.warp];
@@ -622,7 +739,8 @@ class Sanitizer final : public BlockChecker {
             if (warp_collective(a.pc) || warp_collective(other_pc)) lane_write = lane_read = false;
           }
           if (!writes && lane_write) {
-            lane_race("read-after-write", a, lane, b, c.w_tid, c.w_pc, "writes");
+            lane_race("read-after-write", a, lane, b, c.w_tid, c.w_pc,
+                      c.flags & kAtomicWrite ? "atomically updates" : "writes");
             reported = true;
           } else if (lane_read) {
             lane_race("write-after-read", a, lane, b, c.r_tid, c.r_pc, "reads");
@@ -640,6 +758,8 @@ class Sanitizer final : public BlockChecker {
               race("read-then-atomic", a, lane, b, c.r_tid, c.r_pc, "reads");
               reported = true;
             }
+          } else if (writes && same) {
+            // the bytes keep their value: no reader can tell the order (same_value_stored)
           } else if (writes) {
             if (other_write) {
               race("write-after-write", a, lane, b, c.w_tid, c.w_pc,
@@ -684,6 +804,46 @@ class Sanitizer final : public BlockChecker {
         for (uint64_t b = off; b < end; ++b) pending_at_[uint32_t(b)] = uint32_t(pending_.size() - 1);
       }
     }
+  }
+
+  // A cp.async issued: its destination bytes are in flight until the copy
+  // completes (the interpreter reports that write at the wait).
+  void async_issued(const MemoryAccess& a) {
+    std::vector<Cell>& cells = *cells_;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      const uint32_t lane = uint32_t(std::countr_zero(m));
+      const uint64_t off = a.lane_addr[lane];
+      for (uint64_t b = off; b < std::min<uint64_t>(off + a.bytes, cells.size()); ++b) {
+        cells[b].flags |= kAsyncPending;
+        in_flight_[uint32_t(b)] = InFlight{a.pc, uint16_t(a.warp * kWarpSize + lane)};
+      }
+    }
+  }
+
+  // An access to a byte a cp.async is still copying into. Its own
+  // completion ends the flight (returns false: the write is checked as any
+  // write); any other access is a race with the copy (returns true).
+  bool async_touched(const MemoryAccess& a, uint32_t lane, uint64_t byte) {
+    Cell& c = (*cells_)[byte];
+    const uint16_t tid = uint16_t(a.warp * kWarpSize + lane);
+    auto it = in_flight_.find(uint32_t(byte));
+    const InFlight f = it != in_flight_.end() ? it->second : InFlight{};
+    if (a.is_write && f.pc == a.pc && f.tid == tid) {
+      c.flags &= uint8_t(~kAsyncPending);
+      in_flight_.erase(it);
+      return false;
+    }
+    const bool same_thread = f.tid == tid;
+    ctx_.report("race",
+                fmt::format("thread {} (warp {}) {} {} at {} while the cp.async at {} ({}) is still copying into it: "
+                            "the copy completes only at cp.async.wait_group / wait_all (__pipeline_wait_prior, "
+                            "cuda::pipeline's consumer_wait){}",
+                            tid, a.warp, a.is_write ? "writes" : "reads", shared_name(k_, byte), where(k_, a.pc),
+                            where(k_, f.pc), same_thread ? "its own" : fmt::format("thread {}", f.tid),
+                            same_thread ? "; wait before using the data"
+                                        : "; wait, then __syncthreads() so other threads see the data"),
+                a.pc, a.warp, lane);
+    return true;
   }
 
   void cancel_pending(uint64_t byte, uint32_t warp, uint32_t epoch) {
@@ -755,7 +915,14 @@ class Sanitizer final : public BlockChecker {
   std::vector<uint16_t> wsync_;  // per warp: __syncwarp() calls so far
   std::shared_ptr<LaunchShadow> launch_;
   std::array<BarrierTrack, kMaxBarriers> barriers_;
+  std::vector<uint32_t> wait_pc_;  // per warp: the barrier it last arrived at
+  std::vector<Skip> skipped_;      // per warp
   bool races_ = true;
+  struct InFlight {
+    uint32_t pc = 0;
+    uint16_t tid = 0;
+  };
+  std::unordered_map<uint32_t, InFlight> in_flight_;  // shared byte -> the cp.async copying into it
   std::vector<PendingRead> pending_;
   std::unordered_map<uint32_t, uint32_t> pending_at_;  // shared byte -> its latest pending read
 };

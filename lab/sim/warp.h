@@ -31,8 +31,21 @@ enum class WarpStatus : uint8_t {
   AtBarrier,  // parked in bar.sync / barrier.sync until the barrier completes
   AtMbarrier, // parked in mbarrier.try_wait until the awaited phase completes (exec_mbarrier.cpp)
   Yielded,    // mbarrier.test_wait said "not yet": ready again after the other warps had a turn
+  PathSwitched, // a handler parked the current path (exec_warp.cpp): run_warp picks the next one
   Done,       // every lane exited
   Faulted,    // a fault stopped the block
+};
+
+// A cp.async in flight (exec_memory.cpp): the source was read at issue, the
+// shared destination is written when its group is waited on (or the thread
+// exits), as the PTX ISA lets it land any time before the wait.
+struct AsyncCopy {
+  uint32_t pc = 0;         // the cp.async
+  uint32_t mask = 0;       // lanes whose copy has not completed
+  uint32_t bytes = 0;      // per lane: 4, 8 or 16
+  uint32_t group = 0;      // the warp's commit count at issue: the group it joins
+  uint64_t dst[32];        // shared offsets
+  uint8_t data[32][16];
 };
 
 struct WarpState {
@@ -47,6 +60,14 @@ struct WarpState {
   uint64_t* regs = nullptr;  // num_slots * 32 values
   uint64_t steps = 0;        // warp instructions issued: %clock, hang budget
   uint32_t carry = 0;        // CC.CF per lane for add.cc/addc chains (PTX ISA 9.7.2)
+  // Independent thread scheduling (sm_70+; exec.cpp, exec_warp.cpp): lanes
+  // that reached a block-wide barrier while others of their warp still run
+  // elsewhere wait here, off the SIMT stack, until the rest arrive or exit.
+  uint32_t parked = 0;
+  uint32_t parked_pc = 0;
+  uint32_t spin = 0;         // backward branches of a diverged path since it last reconverged
+  std::vector<AsyncCopy> async;  // cp.async copies in flight, oldest first
+  uint32_t async_groups = 0;     // cp.async.commit_group count (per warp: lanes commit together in practice)
   // Barrier bookkeeping while AtBarrier.
   uint8_t barrier_id = 0;
   uint32_t barrier_arrived = 0;  // lanes that arrived (the active mask at bar, or at mbarrier.try_wait)
