@@ -45,25 +45,31 @@ struct SimArgs {
 // "Kernel checks", beside compute-sanitizer's tools.
 constexpr const char* kDetectors = R"(Kernel checks (--check), beside compute-sanitizer's tools:
   out-of-bounds       (memcheck) global accesses outside every buffer and into the gaps between them (exact
-                      bounds), shared accesses outside the block's window, local accesses outside the frame;
-                      also an index into one __shared__ array that lands in another (memcheck cannot see
+                      bounds), or into a buffer cudaFree gave back (gpulab run --check); shared accesses
+                      outside the block's window, local accesses outside the frame; also an index into one
+                      __shared__ array or __device__ variable that lands in another (memcheck cannot see
                       this). Not: a pointer into one buffer that runs into the next one without a gap
                       (buffers are 256-byte aligned with guard gaps, so only gaps are caught).
   misaligned          (memcheck) an address not a multiple of the access size. Always on.
-  race                (racecheck) shared memory: accesses of different warps with no __syncthreads()
-                      between them (read-after-write, write-after-read, write-after-write); lanes of one warp
-                      that read what another lane wrote, or overwrite what it read, with no __syncwarp()
-                      (Volta's independent thread scheduling); lanes storing different values to one address
-                      in one instruction. Global memory (racecheck has no such check): plain loads and stores
-                      of different blocks, or of different warps of a block in one barrier interval, to the
-                      same word; the report names both threads and lines. Not checked: atomics (never race
-                      with each other), storing the value already there, kernels with named barriers that
-                      carry a thread count or bar.arrive (shared) or with __threadfence() (across blocks),
-                      and global accesses between lanes of one warp.
-  barrier-divergence  (synccheck) a __syncthreads() that some live lanes of a warp skip; warps of a block
-                      waiting at different __syncthreads() calls; a barrier that can never complete. Not a
-                      finding: whole warps that exit before a barrier (PTX ISA: bar.sync waits only for
-                      threads that have not exited).
+  race                (racecheck) accesses of different warps that nothing orders (read-after-write,
+                      write-after-read, write-after-write). What orders them: a barrier both pass
+                      (__syncthreads(); a named barrier with a thread count orders only its threads), an
+                      mbarrier handoff, a lock's release and acquire (a fence then an atomic, an atomic then
+                      a fence, .release/.acquire). Lanes of one warp that read what another lane wrote
+                      (atomically or not), or overwrite what it read, with no __syncwarp() (Volta's
+                      independent thread scheduling); a cp.async destination used before its wait_group;
+                      lanes storing different values to one address in one instruction. Global memory
+                      (racecheck has no such check): plain loads and stores of different blocks, or of
+                      unordered warps of a block, to the same word; the report names both threads and
+                      lines. Not checked: atomics (never race with each other), a strong access beside an
+                      atomic/.acquire/.release one (flag spins, cooperative-groups tile barriers), storing
+                      the value already there, kernels with __threadfence() (across blocks), and global
+                      accesses between lanes of one warp.
+  barrier-divergence  (synccheck) threads that skip a __syncthreads() and run on past it while others wait
+                      there (both lines named); warps of a block waiting at different __syncthreads() calls;
+                      lanes of one warp at different barriers; a barrier that can never complete. Not a
+                      finding: threads that exit before a barrier, whole warps or some lanes of one (PTX
+                      ISA: bar.sync waits only for threads that have not exited).
   invalid-mask        (synccheck) shfl/vote/match/redux/__syncwarp whose member mask names exited or absent
                       lanes, or does not match the lanes executing it.
   uninitialized-read  (initcheck) shared memory nothing in the block wrote; bytes of a buffer created with

@@ -21,7 +21,7 @@ struct Mods {
   Space spaces[2] = {};
   int nspaces = 0;
   Round round = Round::None;
-  uint16_t flags = 0;
+  uint32_t flags = 0;
   uint8_t vec = 1;
   bool cache_hint_operand = false;  // .L2::cache_hint adds a trailing operand
   std::vector<std::string_view> rest;  // family-specific words, in order
@@ -51,9 +51,9 @@ Mods classify(std::string_view opcode, std::string_view* base) {
     for (const auto& r : kRound)
       if (w == r.name) { m.round = r.r; done = true; }
     if (done) continue;
-    static const struct { std::string_view name; uint16_t f; } kFlags[] = {
+    static const struct { std::string_view name; uint32_t f; } kFlags[] = {
         {"ftz", kFlagFtz},       {"sat", kFlagSat},   {"approx", kFlagApprox}, {"full", kFlagFull},
-        {"nc", kFlagNc},         {"uni", kFlagUni},   {"volatile", kFlagVolatile},
+        {"nc", kFlagNc},         {"uni", kFlagUni},   {"volatile", kFlagVolatile | kFlagStrong},
         {"aligned", kFlagAligned}, {"relu", kFlagRelu}, {"cc", kFlagCarryOut}, {"NaN", kFlagNaN},
     };
     for (const auto& f : kFlags)
@@ -78,6 +78,11 @@ Mods classify(std::string_view opcode, std::string_view* base) {
     // Cache operators, eviction hints, memory-order semantics and scopes do
     // not change the values an instruction computes in a simulator that runs
     // one warp instruction at a time (PTX ISA 8.x sections 9.7.9.1, 8).
+    // The memory-order words are kept as flags for the checks (kFlagStrong).
+    if (w == "relaxed") m.flags |= kFlagStrong;
+    if (w == "acquire") m.flags |= kFlagStrong | kFlagAcquire;
+    if (w == "release") m.flags |= kFlagStrong | kFlagRelease;
+    if (w == "acq_rel" || w == "sc") m.flags |= kFlagStrong | kFlagAcquire | kFlagRelease;
     if (w == "ca" || w == "cg" || w == "cs" || w == "lu" || w == "cv" || w == "wb" || w == "wt" ||
         starts_with(w, "L1::") || starts_with(w, "L2::") || starts_with(w, "level::") ||
         w == "relaxed" || w == "acquire" || w == "release" || w == "acq_rel" || w == "sc" ||

@@ -110,7 +110,7 @@ enum MbarrierMode : uint8_t {
 enum class TestpMode : uint8_t { None, Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 
 // Flag bits on an instruction (Instr::flags)
-enum : uint16_t {
+enum : uint32_t {
   kFlagFtz = 1 << 0,       // .ftz
   kFlagSat = 1 << 1,       // .sat
   kFlagApprox = 1 << 2,    // .approx
@@ -126,6 +126,14 @@ enum : uint16_t {
   kFlagCarryOut = 1 << 12, // .cc
   kFlagNoFtzOnly = 1 << 13,
   kFlagNaN = 1 << 14,      // min/max .NaN: a NaN input gives NaN
+  // Memory-order semantics of ld/st/atom/red (PTX ISA 8.4 "Memory
+  // operations"): a strong operation (.volatile, .relaxed, .acquire,
+  // .release, .acq_rel, .sc; atomics are strong too) is morally strong with
+  // another strong one and does not race with it; .acquire / .release (and
+  // .acq_rel, .sc) order the thread's other accesses (the checks, sanitize.cpp).
+  kFlagStrong = 1 << 15,
+  kFlagAcquire = 1 << 16,
+  kFlagRelease = 1 << 17,
 };
 
 // Special registers (PTX ISA 10): read-only per-lane values.
@@ -205,7 +213,7 @@ struct Instr {
   uint8_t vec = 1;              // .v2/.v4 on ld/st, ldmatrix .x1/.x2/.x4 count
   uint8_t mode = 0;             // PrmtMode for prmt, TestpMode for testp
   uint8_t num_ops = 0;
-  uint16_t flags = 0;           // kFlag* bits
+  uint32_t flags = 0;           // kFlag* bits
   uint32_t guard = kNoReg;      // predicate slot of `@%p`, or kNoReg
   bool guard_negated = false;   // `@!%p`
   // Shape for mma/wmma: m, n, k (e.g. 16, 8, 16); layouts 0=row 1=col for A and B.

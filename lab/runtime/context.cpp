@@ -255,6 +255,7 @@ cudaError_t Context::free_device(void* ptr) {
     std::fprintf(stderr, "gpulab: cudaFree(%p): not a pointer cudaMalloc returned, or freed twice\n", ptr);
     return result(cudaErrorInvalidValue);
   }
+  memory_.mark_freed(addr_of(ptr));  // a kernel's later access is a use after free (with --check)
   return cudaSuccess;
 }
 

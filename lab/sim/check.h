@@ -16,6 +16,9 @@
 //   on_barrier       a warp arrives at bar.sync / barrier.sync / bar.red
 //   on_warp_sync     shfl/vote/match/redux.sync/bar.warp.sync with a member mask
 //   on_mbarrier_wait a warp's mbarrier.test_wait/try_wait found its phase complete
+//   on_mbarrier_arrive a warp arrived on an mbarrier (or its bulk copy completed bytes on one)
+//   on_barrier_complete a bar.sync / barrier.sync / bar.red completed and released its waiters
+//   on_fence         membar / fence (__threadfence*)
 //   on_block_end     after the last warp exited (or the block faulted)
 // Findings are reported through CheckContext::report, which deduplicates by
 // kind + source line and attaches file/line, block and thread.
@@ -46,6 +49,11 @@ struct MemoryAccess {
   // when the copy completes (a second on_access, is_async false, at the
   // wait). Reading them in between reads a copy still in flight.
   bool is_async = false;
+  // Memory-order semantics (ptx::kFlagStrong...): strong (atomics, .volatile,
+  // .relaxed, .acquire, .release) and whether it acquires or releases.
+  bool is_strong = false;
+  bool is_acquire = false;
+  bool is_release = false;
   // [32]: the values scalar stores write (checks: lanes storing different
   // values to one address); nullptr for loads, atomics and vector stores.
   const uint64_t* lane_value = nullptr;
@@ -72,6 +80,9 @@ class BlockChecker {
   // `member_mask`: the instruction's membermask; `active`: lanes executing it.
   virtual void on_warp_sync(uint32_t pc, uint32_t warp, uint32_t member_mask, uint32_t active) {}
   virtual void on_mbarrier_wait(uint32_t pc, uint32_t warp) {}
+  virtual void on_mbarrier_arrive(uint32_t pc, uint32_t warp) {}
+  virtual void on_barrier_complete(uint32_t barrier_id) {}
+  virtual void on_fence(uint32_t pc, uint32_t warp) {}
   virtual void on_block_end() {}
 };
 

@@ -334,7 +334,9 @@ void run_warp(WarpContext& c, uint64_t quantum) {
                     uint32_t(std::countr_zero(w.mask)));
         return;
       }
-      case Family::Nop: break;
+      case Family::Nop:
+        if (c.checker && m && (in.op == Op::Membar || in.op == Op::Fence)) c.checker->on_fence(pc, w.index);
+        break;
       case Family::Unsupported:
         raise_fault(c, "unsupported",
                     fmt::format("instruction '{}' (PTX line {}) is not supported by the simulator",

@@ -265,6 +265,8 @@ void exec_bulk(const ptx::Instr& in, WarpContext& c) {
     if (b.done()) b.complete();
     store_word(mhost[i], b.encode());
   }
+  // complete_tx publishes the copied bytes to the phase's waiters, as an arrival does.
+  if (c.checker) c.checker->on_mbarrier_arrive(c.pc, c.warp->index);
 }
 
 }  // namespace
@@ -293,6 +295,9 @@ void exec_mbarrier(const ptx::Instr& in, WarpContext& c) {
   const bool has_value = in.num_ops > value_op && in.ops[value_op].kind != ptx::OperandKind::None;
   const uint64_t* value = has_value ? src(c, in.ops[value_op], tv) : nullptr;
   uint64_t tokens[32];
+  // An arrival publishes the arriving warp's accesses to the phase's waiters (the checks).
+  if (c.checker && (in.op == Op::MbarrierArrive || in.op == Op::CpAsyncMbarrierArrive))
+    c.checker->on_mbarrier_arrive(c.pc, c.warp->index);
   // Lanes operate one after another in lane order, each on the object as
   // the previous lane left it (lanes may share one object, the usual case).
   for (uint32_t m = c.mask; m; m &= m - 1) {

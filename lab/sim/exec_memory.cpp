@@ -68,6 +68,10 @@ std::string describe_global_miss(const GlobalMemory& mem, uint64_t addr, uint32_
     else if (!above) above = &b;
   }
   if (addr < ptx::kGlobalBase / 2 && addr < 0x100000) return fmt::format("address 0x{:x} is a null or near-null pointer", addr);
+  if (const Buffer* b = mem.find(addr); b && b->freed)
+    return fmt::format("address 0x{:x} is byte {} of buffer '{}', which cudaFree released before this launch: a use "
+                       "after free (free a buffer only after the last kernel and copy that use it)",
+                       addr, addr - b->address, b->name);
   if (below && addr >= below->address + below->bytes && addr - (below->address + below->bytes) < 1 << 20)
     return fmt::format("address 0x{:x} is {} bytes past the end of buffer '{}' [0x{:x}, 0x{:x}) of {} bytes",
                        addr, addr - (below->address + below->bytes), below->name, below->address,
@@ -126,8 +130,10 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
         uint64_t off = x - L.arena_lo;
         if (off < L.arena_bytes && bytes <= L.arena_bytes - off) {
           a.host[i] = L.arena + off;
-          if (check_gaps && !L.memory->find(x)) bad |= 1u << i;
-          else if (check_gaps && x + bytes > L.memory->find(x)->address + L.memory->find(x)->bytes) bad |= 1u << i;
+          if (check_gaps) {  // a guard gap, or a buffer cudaFree released
+            const Buffer* b = L.memory->find(x);
+            if (!b || b->freed || x + bytes > b->address + b->bytes) bad |= 1u << i;
+          }
         } else if ((off = x - L.module_lo) < L.module_bytes && bytes <= L.module_bytes - off) {
           a.host[i] = L.module_seg + off;
         } else {
@@ -454,6 +460,10 @@ uint32_t checker_veto(WarpContext& c, const Access& a, uint32_t mask, bool is_wr
   m.is_atomic = is_atomic;
   m.lane_value = values;  // checks: same-address stores of different values
   m.is_async = is_async;
+  const uint32_t flags = c.L->kernel->code[c.pc].flags;
+  m.is_strong = is_atomic || (flags & ptx::kFlagStrong);
+  m.is_acquire = flags & ptx::kFlagAcquire;
+  m.is_release = flags & ptx::kFlagRelease;
   return c.checker->on_access(m) & mask;
 }
 

@@ -19,6 +19,22 @@ using ptx::Op;
 
 namespace {
 
+// Tells the checker which member mask each executing lane passed, one call
+// per distinct mask: each half of a warp may pass its own (a
+// cooperative-groups tile of 16), and a mask is valid for its own lanes.
+void check_member_masks(WarpContext& c, const ptx::Operand& mask_op) {
+  if (!c.checker || !c.mask) return;
+  uint64_t tm[32];
+  const uint64_t* mv = src(c, mask_op, tm);
+  for (uint32_t left = c.mask; left;) {
+    const uint32_t mask = uint32_t(mv[std::countr_zero(left)]);
+    uint32_t group = 0;
+    each_lane(left, [&](uint32_t i) { group |= uint32_t(uint32_t(mv[i]) == mask) << i; });
+    c.checker->on_warp_sync(c.pc, c.warp->index, mask, group);
+    left &= ~group;
+  }
+}
+
 uint32_t first_value(WarpContext& c, const ptx::Operand& o) {
   uint64_t t[32];
   const uint64_t* v = src(c, o, t);
@@ -77,11 +93,11 @@ void barrier_arrive(const ptx::Instr& in, WarpContext& c, bool wait, const ptx::
 }
 
 void exec_shfl(const ptx::Instr& in, WarpContext& c) {
-  uint64_t ta[32], tb[32], tc[32], tm[32];
+  uint64_t ta[32], tb[32], tc[32];
   const uint64_t* a = src(c, in.ops[2], ta);
   const uint64_t* b = src(c, in.ops[3], tb);
   const uint64_t* cv = src(c, in.ops[4], tc);
-  if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, uint32_t(src(c, in.ops[5], tm)[std::countr_zero(c.mask)]), c.mask);
+  check_member_masks(c, in.ops[5]);
   uint64_t val[32];
   uint32_t pmask = 0;
   // PTX ISA 9.7.8.6 (shfl.sync), pseudocode "Semantics".
@@ -112,8 +128,7 @@ void exec_shfl(const ptx::Instr& in, WarpContext& c) {
 }
 
 void exec_vote(const ptx::Instr& in, WarpContext& c) {
-  uint64_t tm[32];
-  if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, uint32_t(src(c, in.ops[2], tm)[std::countr_zero(c.mask)]), c.mask);
+  check_member_masks(c, in.ops[2]);
   const uint32_t act = c.mask;
   const uint32_t pred = pred_mask(c, in.ops[1]) & act;
   uint64_t* d = dst(c, in.ops[0]);
@@ -128,9 +143,9 @@ void exec_vote(const ptx::Instr& in, WarpContext& c) {
 }
 
 void exec_match(const ptx::Instr& in, WarpContext& c) {
-  uint64_t ta[32], tm[32];
+  uint64_t ta[32];
   const uint64_t* a = src(c, in.ops[2], ta);
-  if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, uint32_t(src(c, in.ops[3], tm)[std::countr_zero(c.mask)]), c.mask);
+  check_member_masks(c, in.ops[3]);
   const bool wide = ptx::type_bytes(in.type) == 8;
   const uint32_t act = c.mask;
   auto key = [&](uint32_t i) { return wide ? a[i] : uint64_t(uint32_t(a[i])); };
@@ -223,8 +238,7 @@ void exec_warp(const ptx::Instr& in, WarpContext& c) {
     }
     case Op::BarWarpSync: {
       // __syncwarp: lanes of one SIMT path are already in step; only the checker cares.
-      uint64_t tm[32];
-      if (c.checker) c.checker->on_warp_sync(c.pc, c.warp->index, uint32_t(src(c, in.ops[0], tm)[std::countr_zero(c.mask)]), c.mask);
+      check_member_masks(c, in.ops[0]);
       return;
     }
     case Op::ShflSync: exec_shfl(in, c); return;

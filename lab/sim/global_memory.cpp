@@ -93,6 +93,11 @@ const Buffer* GlobalMemory::find(uint64_t address) const {
   return nullptr;
 }
 
+void GlobalMemory::mark_freed(uint64_t address) {
+  for (Buffer& b : buffers_)
+    if (b.address == address) b.freed = true;
+}
+
 void GlobalMemory::ensure_module_globals(const ptx::Module& m) {
   if (module_loaded_ && module_bytes_ == m.global_segment_bytes) return;
   // VarDecl::offset is relative to kGlobalBase; accept an absolute address too.

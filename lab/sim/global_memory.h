@@ -21,6 +21,7 @@ struct Buffer {
   uint64_t bytes = 0;       // exact requested size (bounds checks use this)
   std::string name;         // "arg2", "A", ... for messages
   bool initialized = true;  // false: reads before a write are `uninitialized-read`
+  bool freed = false;       // cudaFree released it (the arena never reuses it): with checks on, a use after free
 };
 
 class GlobalMemory {
@@ -46,6 +47,7 @@ class GlobalMemory {
   // outside the arena. The hot path of the interpreter uses this.
   uint8_t* host(uint64_t address, uint64_t bytes);
   const Buffer* find(uint64_t address) const;  // the buffer containing address, or nullptr
+  void mark_freed(uint64_t address);           // cudaFree of the buffer starting at address
   const std::vector<Buffer>& buffers() const { return buffers_; }
   uint64_t arena_bytes() const { return arena_.size(); }
   // Reserve the module's .global segment at kGlobalBase (done by launch()).

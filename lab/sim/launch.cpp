@@ -95,7 +95,7 @@ void emit_block_event(const LaunchState& L, WorkerState& W, const BlockState& B,
 }
 
 // Releases every barrier whose arrivals are complete. Returns true if any warp was released.
-bool release_barriers(BlockState& B) {
+bool release_barriers(BlockState& B, BlockChecker* checker) {
   uint32_t live_threads = 0;
   for (const WarpState& w : B.warps) live_threads += (lanes_in(w.live));
   bool released = false;
@@ -119,6 +119,7 @@ bool release_barriers(BlockState& B) {
     }
     bs = BarrierState{};
     released = true;
+    if (checker) checker->on_barrier_complete(id);
   }
   return released;
 }
@@ -250,7 +251,7 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
       all_done &= w.status == WarpStatus::Done;
     }
     if (B.faulted || all_done) break;
-    release_barriers(B);
+    release_barriers(B, c.checker);
     // mbarrier waits (exec_mbarrier.cpp): a test_wait that said "not yet"
     // had its turn yielded to the others; a try_wait wakes once its phase completed.
     for (WarpState& w : B.warps) {

@@ -7,17 +7,15 @@
 //   [CHECKER]  the BlockChecker: accesses, barriers, warp syncs, block end
 //   [LOOPS]    describe_loop for hang reports
 //
-// Happens-before model. A warp's epoch is the number of block-wide barriers
-// (bar.sync/barrier.sync/bar.red without a thread count) it has passed.
-// Barrier k completes only when every warp arrived at it, so an access made
-// by warp A in epoch e happens before every access another warp makes in an
-// epoch > e; two accesses by different warps in the same epoch are
-// unordered. Lanes of one warp execute in step in this interpreter, so
-// accesses of one warp in different instructions are ordered (as they would
-// be on hardware only with __syncwarp; the checker stays silent there rather
-// than guess). Kernels with named barriers that carry a thread count or with
-// bar.arrive (producer/consumer) get no race check: the epoch model does not
-// describe them, and no report beats a wrong one.
+// Happens-before model. Accesses of different warps are ordered by the
+// vector clocks of happens_before.h: barriers (block-wide, or named with a
+// thread count and scoped to the warps that use them), mbarrier handoffs,
+// and release/acquire through fences and atomics (locks, flags). Two
+// accesses of different warps that no chain of these orders race, unless
+// both are strong (atomics, volatile, .relaxed/.acquire/.release: morally
+// strong in the PTX memory model, which no data race involves). Lanes of one
+// warp are ordered by __syncwarp() (and by the barriers); the intra-warp
+// check compares lanes between those.
 #include "lab/sim/sanitize.h"
 
 #include <algorithm>
@@ -30,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "lab/sim/happens_before.h"
 #include "lab/sim/warp.h"
 
 namespace lab::sim {
@@ -156,11 +155,13 @@ std::shared_ptr<GlobalShadow> global_shadow_for(const GlobalMemory& mem) {
 //
 // Global races. Per 4-byte word of the buffer arena, the last plain writer and
 // the last plain reader, each packed in one 64-bit atomic:
-//   bits 0-15 pc, 16-20 lane, 21-25 warp, 26-41 barrier epoch, 42-63 block+1.
+//   bits 0-14 pc, 15 strong, 16-20 lane, 21-25 warp, 26-41 warp time
+//   (happens_before.h, saturating), 42 synchronising, 43-63 block+1.
 // Two accesses conflict when they come from different blocks (nothing orders
 // the blocks of one launch but atomics and fences), or from different warps of
-// one block in the same barrier epoch. Atomics are neither checked nor
-// recorded (they never race with each other, and are how blocks communicate).
+// one block that nothing orders, and are not a strong pair (sync_pair). Atomics are neither
+// checked nor recorded (they never race with each other, and are how blocks
+// communicate).
 // Kernels with a fence (__threadfence: membar/fence) get no cross-block check:
 // fence + atomic flag protocols (the "last block" reduction) order blocks in
 // ways this model does not follow, and no report beats a wrong one. A block
@@ -177,6 +178,7 @@ struct LaunchShadow {
   size_t page_count = 0;
   std::unique_ptr<std::atomic<RaceSlot*>[]> pages;
   std::vector<int32_t> shared_var;  // per pc: index into Kernel::shared_vars, or -1
+  std::vector<int32_t> global_var;  // per pc: index into Module::globals, or -1
   // Per block-wide barrier pc: the pcs after it that its successor reaches
   // without passing through it again (after_barrier below).
   std::unordered_map<uint32_t, std::vector<bool>> after_barrier;
@@ -199,36 +201,58 @@ struct LaunchShadow {
   }
 };
 
-uint64_t pack_access(uint32_t block, uint32_t warp, uint32_t lane, uint32_t epoch, uint32_t pc) {
-  return uint64_t(std::min<uint32_t>(pc, 0xffff)) | uint64_t(lane & 31) << 16 | uint64_t(warp & 31) << 21 |
-         uint64_t(epoch & 0xffff) << 26 | uint64_t((block % 0x3fffffu) + 1) << 42;
+uint64_t pack_access(uint32_t block, uint32_t warp, uint32_t lane, uint32_t time, uint32_t pc, bool strong = false,
+                     bool sync = false) {
+  // A saturated time reads as later than it was: ordered sooner, so it can
+  // hide a race, never invent one.
+  return uint64_t(std::min<uint32_t>(pc, 0x7fff)) | uint64_t(strong) << 15 | uint64_t(lane & 31) << 16 |
+         uint64_t(warp & 31) << 21 | uint64_t(std::min<uint32_t>(time, 0xffff)) << 26 | uint64_t(sync) << 42 |
+         uint64_t((block % 0x1fffffu) + 1) << 43;
 }
-uint32_t packed_pc(uint64_t v) { return uint32_t(v & 0xffff); }
+uint32_t packed_pc(uint64_t v) { return uint32_t(v & 0x7fff); }
+bool packed_strong(uint64_t v) { return (v >> 15) & 1; }
+bool packed_sync(uint64_t v) { return (v >> 42) & 1; }
 uint32_t packed_lane(uint64_t v) { return uint32_t(v >> 16) & 31; }
 uint32_t packed_warp(uint64_t v) { return uint32_t(v >> 21) & 31; }
-uint32_t packed_epoch(uint64_t v) { return uint32_t(v >> 26) & 0xffff; }
-uint32_t packed_block(uint64_t v) { return uint32_t(v >> 42); }  // block + 1 (modulo)
+uint32_t packed_time(uint64_t v) { return uint32_t(v >> 26) & 0xffff; }
+uint32_t packed_block(uint64_t v) { return uint32_t(v >> 43); }  // block + 1 (modulo)
 
-// Which shared array each shared-memory instruction indexes, found once per
-// launch from the PTX: a register's value "derives from" array A when it is
-// A's address (mov r, A) or computed from it by mov/cvt/cvta/add/sub/mad
-// (the pointer as the added term). Flow-insensitive and conservative: a
-// register defined any other way, or from two arrays, derives from none, and
-// its accesses are not checked. An address folded from a symbol ([A+8]) is
-// the compiler's own and is not checked either.
-std::vector<int32_t> shared_provenance(const ptx::Kernel& k) {
+// Two strong accesses are morally strong and form no data race (PTX ISA 8.x
+// memory consistency model), but two volatile ones still leave their order
+// open: the pre-Volta warp-synchronous reduction is volatile throughout and
+// wrong since Volta. So a strong pair is exempt from the race checks only
+// where one side synchronises (an atomic, an .acquire or a .release): a spin
+// on a flag that an atomic or a release sets, a lock word, a cuda::atomic_ref.
+bool sync_pair(bool strong, bool sync, bool other_strong, bool other_sync) {
+  return strong && other_strong && (sync || other_sync);
+}
+
+// Which array each memory instruction indexes, found once per launch from
+// the PTX: a register's value "derives from" array A when it is A's address
+// (mov r, A) or computed from it by mov/cvt/cvta/add/sub/mad (the pointer as
+// the added term). Flow-insensitive and conservative: a register defined any
+// other way, or from two arrays, derives from none, and its accesses are not
+// checked. An address folded from a symbol ([A+8]) is the compiler's own and
+// is not checked either. `space` Shared: the kernel's __shared__ arrays
+// (index into Kernel::shared_vars); Global: the module's __device__
+// variables (index into Module::globals).
+std::vector<int32_t> array_provenance(const ptx::Module& mod, const ptx::Kernel& k, ptx::Space space) {
   constexpr int32_t kNone = -1, kMany = -2;
   std::vector<int32_t> origin(k.num_slots, kNone);
+  const std::vector<ptx::VarDecl>& vars = space == ptx::Space::Shared ? k.shared_vars : mod.globals;
+  const uint64_t base = space == ptx::Space::Shared ? 0 : ptx::kGlobalBase;
   auto var_at = [&](int64_t off) -> int32_t {
-    for (size_t i = 0; i < k.shared_vars.size(); ++i) {
-      const ptx::VarDecl& v = k.shared_vars[i];
-      if (!v.is_extern && v.size && uint64_t(off) >= v.offset && uint64_t(off) < v.offset + v.size) return int32_t(i);
+    for (size_t i = 0; i < vars.size(); ++i) {
+      const ptx::VarDecl& v = vars[i];
+      if (space == ptx::Space::Global && v.space != ptx::Space::Global) continue;
+      if (!v.is_extern && v.size && uint64_t(off) >= base + v.offset && uint64_t(off) < base + v.offset + v.size)
+        return int32_t(i);
     }
     return kMany;
   };
   auto from = [&](const ptx::Operand& o) -> int32_t {
     if (o.kind == ptx::OperandKind::Reg && o.reg < origin.size()) return origin[o.reg];
-    if (o.kind == ptx::OperandKind::Symbol && o.space == ptx::Space::Shared) return var_at(o.imm);
+    if (o.kind == ptx::OperandKind::Symbol && o.space == space) return var_at(o.imm);
     return kNone;
   };
   auto join = [](int32_t a, int32_t b) { return a == kNone ? b : b == kNone || a == b ? a : kMany; };
@@ -258,7 +282,7 @@ std::vector<int32_t> shared_provenance(const ptx::Kernel& k) {
                : in.op == ptx::Op::St || in.op == ptx::Op::Red                      ? 0
                                                                                      : -1;
     if (slot < 0 || in.num_ops <= slot) continue;
-    if (in.space != ptx::Space::Shared && in.space != ptx::Space::Generic) continue;
+    if (in.space != space && in.space != ptx::Space::Generic) continue;
     const ptx::Operand& a = in.ops[slot];
     if (a.kind != ptx::OperandKind::Addr || a.reg == ptx::kNoReg || a.reg >= origin.size()) continue;
     at[pc] = origin[a.reg] >= 0 ? origin[a.reg] : -1;
@@ -321,7 +345,8 @@ std::shared_ptr<LaunchShadow> launch_shadow_for(const CheckContext& ctx) {
     s->pages = std::make_unique<std::atomic<RaceSlot*>[]>(s->page_count);
     for (size_t i = 0; i < s->page_count; ++i) s->pages[i].store(nullptr);
   }
-  s->shared_var = shared_provenance(*ctx.kernel);
+  s->shared_var = array_provenance(*ctx.module, *ctx.kernel, ptx::Space::Shared);
+  s->global_var = array_provenance(*ctx.module, *ctx.kernel, ptx::Space::Global);
   for (uint32_t pc = 0; pc < ctx.kernel->code.size(); ++pc)
     if (block_wide_barrier(ctx.kernel->code[pc])) s->after_barrier.emplace(pc, after_barrier(*ctx.kernel, pc));
   if (cache.size() >= 4) cache.erase(cache.begin());
@@ -330,26 +355,34 @@ std::shared_ptr<LaunchShadow> launch_shadow_for(const CheckContext& ctx) {
 }
 
 // [SHADOW] ------------------------------------------------------------------------
-// Per shared byte: the last write and the reads since, each tagged with the
-// epoch (+1; 0 = none) and the thread (warp * 32 + lane) that made it.
+// Per shared byte: the last write, the latest read and the latest read by a
+// warp other than that reader's, each tagged with its warp's time
+// (happens_before.h; 0 = none) and the thread (warp * 32 + lane) that made it.
 struct Cell {
-  uint32_t w_epoch = 0;
-  uint32_t r_epoch = 0;
+  uint32_t w_time = 0;
+  uint32_t r_time = 0;
+  uint32_t r2_time = 0;
   uint16_t w_wsync = 0;  // the writer's warp's __syncwarp count at the write (intra-warp order)
   uint16_t r_wsync = 0;
   uint32_t w_pc = 0;
   uint32_t r_pc = 0;
+  uint32_t r2_pc = 0;
   uint16_t w_tid = 0;
   uint16_t r_tid = 0;
-  uint8_t flags = 0;
+  uint16_t r2_tid = 0;
+  uint16_t flags = 0;
 };
-enum : uint8_t { kWritten = 1, kAtomicWrite = 2, kManyReaders = 4, kAsyncPending = 8 };
+enum : uint16_t {
+  kWritten = 1, kAtomicWrite = 2, kAsyncPending = 8,
+  kStrongWrite = 16, kStrongRead = 32, kStrongRead2 = 64,  // that access was strong (atomic, volatile, ...)
+  kSyncWrite = 128, kSyncRead = 256, kSyncRead2 = 512,     // ... and synchronising (sync_pair)
+};
 
 // A read of shared bytes nothing had written. Reported at block end unless
-// another warp writes those bytes in the same epoch: then the read raced
+// another warp, unordered with it, writes those bytes: then the read raced
 // ahead of the write, and the race report says so instead.
 struct PendingRead {
-  uint32_t pc, warp, lane, epoch;
+  uint32_t pc, warp, lane, time;
   uint64_t offset;
   bool cancelled = false;
 };
@@ -365,7 +398,7 @@ class Sanitizer final : public BlockChecker {
     thread_local std::vector<Cell> cells;  // reused: one block at a time per worker
     cells.assign(B.shared_bytes, Cell{});
     cells_ = &cells;
-    epoch_.assign(B.warps.size(), 0);
+    hb_.reset(uint32_t(B.warps.size()));
     wsync_.assign(B.warps.size(), 0);
     wait_pc_.assign(B.warps.size(), 0);
     skipped_.assign(B.warps.size(), Skip{});
@@ -375,28 +408,52 @@ class Sanitizer final : public BlockChecker {
       t.gen_pc.clear();
       t.counted = false;
     }
-    races_ = true;
+    named_barriers_ = false;
+    sync_ops_ = false;
     for (const ptx::Instr& in : k_.code) {
-      if (in.op == ptx::Op::BarArrive) races_ = false;
-      if (in.op == ptx::Op::BarSync && in.num_ops > 1 && in.ops[1].kind != ptx::OperandKind::None) races_ = false;
-      if (in.op == ptx::Op::BarRed && in.num_ops > 2 && in.ops[2].kind != ptx::OperandKind::None) races_ = false;
+      if (in.op == ptx::Op::BarArrive) named_barriers_ = true;
+      if (in.op == ptx::Op::BarSync && in.num_ops > 1 && in.ops[1].kind != ptx::OperandKind::None) named_barriers_ = true;
+      if (in.op == ptx::Op::BarRed && in.num_ops > 2 && in.ops[2].kind != ptx::OperandKind::None) named_barriers_ = true;
+      if (in.op == ptx::Op::Membar || in.op == ptx::Op::Fence || (in.flags & (ptx::kFlagAcquire | ptx::kFlagRelease)))
+        sync_ops_ = true;
     }
   }
 
   uint32_t on_access(const MemoryAccess& a) override {
-    if (races_ && launch_ && !launch_->after_barrier.empty()) skipped_barrier(a);
+    // Producer/consumer kernels (named barriers with counts, bar.arrive) wait
+    // at barriers others pass by on purpose: no skipped-barrier check there.
+    if (!named_barriers_ && launch_ && !launch_->after_barrier.empty()) skipped_barrier(a);
     if (a.space == ptx::Space::Shared) {
       shared_array_bounds(a);
       shared_access(a);
     } else if (a.space == ptx::Space::Global) {
+      device_variable_bounds(a);
       if (global_) global_access(a);
       if (!a.is_atomic && launch_ && launch_->page_count) global_race(a);
     }
     if (a.is_write && !a.is_atomic && a.lane_value &&
         (a.space == ptx::Space::Shared || a.space == ptx::Space::Global))
       same_instruction_writes(a);
+    if (sync_ops_ && a.is_strong && !a.is_async && (a.space == ptx::Space::Shared || a.space == ptx::Space::Global))
+      lock_order(a);
     return a.mask;
   }
+
+  // Releases and acquires through this strong access (happens_before.h).
+  void lock_order(const MemoryAccess& a) {
+    uint64_t keys[32];
+    uint32_t n = 0;
+    const uint64_t tag = a.space == ptx::Space::Shared ? 1ull << 63 : 0;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      const uint64_t k = a.lane_addr[std::countr_zero(m)] | tag;
+      if (std::find(keys, keys + n, k) == keys + n) keys[n++] = k;
+    }
+    hb_.strong_access(a.warp, keys, n, !a.is_write || a.is_atomic, a.is_write, a.is_acquire, a.is_release);
+  }
+
+  void on_barrier_complete(uint32_t id) override { hb_.barrier_complete(id); }
+  void on_mbarrier_arrive(uint32_t pc, uint32_t warp) override { hb_.publish(warp); }
+  void on_fence(uint32_t pc, uint32_t warp) override { hb_.fence(warp); }
 
   void on_barrier(uint32_t pc, uint32_t warp, uint32_t id, uint32_t arrived, uint32_t live) override {
     const ptx::Instr& in = k_.code[pc];
@@ -417,7 +474,8 @@ class Sanitizer final : public BlockChecker {
     const bool has_count = in.op == ptx::Op::BarArrive ||
                            (in.op == ptx::Op::BarSync && in.ops[1].kind != ptx::OperandKind::None) ||
                            (in.op == ptx::Op::BarRed && in.ops[2].kind != ptx::OperandKind::None);
-    if (id >= barriers_.size() || warp >= epoch_.size()) return;
+    if (id >= barriers_.size() || warp >= wsync_.size()) return;
+    hb_.barrier_arrive(id, warp, in.op != ptx::Op::BarArrive);
     BarrierTrack& t = barriers_[id];
     if (has_count) {
       t.counted = true;
@@ -435,20 +493,14 @@ class Sanitizer final : public BlockChecker {
     } else {
       t.gen_pc.push_back(pc);
     }
-    ++epoch_[warp];
   }
 
-  // A completed mbarrier wait orders the warp after every arrival of the
-  // phase (PTX ISA 9.7.13.15: the wait has acquire semantics, the arrives
-  // release), which is how cuda::barrier and memcpy_async hand data between
-  // warps. The race check's unit of ordering is the warp's barrier epoch, so
-  // the waiting warp moves to a new epoch (and past its lanes' last
-  // __syncwarp): what the arrivers did before the phase no longer conflicts
-  // with what the waiter does after it. Warps whose epochs drift apart this
-  // way are not compared with each other any more: a race between them can
-  // be missed, a correct barrier is never reported as one.
+  // A completed mbarrier wait orders the warp after the arrivals (PTX ISA
+  // 9.7.13.15: the wait has acquire semantics, the arrives release), which
+  // is how cuda::barrier and memcpy_async hand data between warps; its lanes
+  // pass their last __syncwarp too.
   void on_mbarrier_wait(uint32_t pc, uint32_t warp) override {
-    if (warp < epoch_.size()) ++epoch_[warp];
+    hb_.acquire_published(warp);
     if (warp < wsync_.size()) ++wsync_[warp];
   }
 
@@ -585,7 +637,7 @@ class Sanitizer final : public BlockChecker {
   // array (or the padding between): in bounds of the shared window, so a GPU
   // (and compute-sanitizer's memcheck) says nothing and the kernel quietly
   // reads or corrupts its neighbour. Which array was indexed comes from the
-  // PTX (shared_provenance above).
+  // PTX (array_provenance above).
   void shared_array_bounds(const MemoryAccess& a) {
     if (!launch_ || a.pc >= launch_->shared_var.size()) return;
     const int32_t vi = launch_->shared_var[a.pc];
@@ -612,6 +664,35 @@ class Sanitizer final : public BlockChecker {
     }
   }
 
+  // The same for a module's __device__ variables, which lie side by side in
+  // its global segment: an index that runs out of one lands in the next.
+  void device_variable_bounds(const MemoryAccess& a) {
+    if (!launch_ || a.pc >= launch_->global_var.size() || !ctx_.module) return;
+    const int32_t vi = launch_->global_var[a.pc];
+    if (vi < 0 || size_t(vi) >= ctx_.module->globals.size()) return;
+    const ptx::VarDecl& v = ctx_.module->globals[size_t(vi)];
+    const uint64_t lo = ptx::kGlobalBase + v.offset, hi = lo + v.size;
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      const uint32_t lane = uint32_t(std::countr_zero(m));
+      const uint64_t x = a.lane_addr[lane];
+      if (x >= lo && x + a.bytes <= hi) continue;
+      const bool past = x >= hi;
+      const uint64_t by = past ? x + a.bytes - hi : lo - x;
+      std::string into = "the padding between variables";
+      for (const ptx::VarDecl& o : ctx_.module->globals)
+        if (o.size && x >= ptx::kGlobalBase + o.offset && x < ptx::kGlobalBase + o.offset + o.size)
+          into = fmt::format("'{}' (byte {})", o.name, x - (ptx::kGlobalBase + o.offset));
+      ctx_.report("out-of-bounds",
+                  fmt::format("thread {} (warp {}) {} through an index into the __device__ variable '{}' ({} bytes): "
+                              "the index runs {} bytes {} '{}' into {}; the module's variables lie side by side in "
+                              "global memory, so a GPU would silently use the neighbouring data (check the index's range)",
+                              a.warp * kWarpSize + lane, a.warp, a.is_atomic ? "updates" : a.is_write ? "writes" : "reads",
+                              v.name, v.size, by, past ? "past the end of" : "before the start of", v.name, into),
+                  a.pc, a.warp, lane);
+      return;
+    }
+  }
+
   bool warp_collective(uint32_t pc) const {
     if (pc >= k_.code.size()) return false;
     switch (k_.code[pc].op) {
@@ -622,9 +703,9 @@ class Sanitizer final : public BlockChecker {
   }
 
   bool conflicts(uint64_t old, uint64_t me) const {
-    if (!old) return false;
+    if (!old || sync_pair(packed_strong(me), packed_sync(me), packed_strong(old), packed_sync(old))) return false;
     if (packed_block(old) != packed_block(me)) return launch_->cross_block;
-    return packed_warp(old) != packed_warp(me) && packed_epoch(old) == packed_epoch(me);
+    return !hb_.ordered(packed_warp(old), packed_time(old), packed_warp(me));
   }
 
   void global_race_report(const char* hazard, const MemoryAccess& a, uint32_t lane, uint64_t addr, uint64_t other,
@@ -641,19 +722,19 @@ class Sanitizer final : public BlockChecker {
                             hazard, what, packed_warp(other) * kWarpSize + packed_lane(other), ob, other_did,
                             where(k_, packed_pc(other)), a.warp * kWarpSize + lane, mb,
                             a.is_write ? "writes" : "reads", where(k_, a.pc),
-                            same_block ? "different warps of a block are ordered only by __syncthreads()"
+                            same_block ? "different warps of a block are ordered only by a barrier they share, an mbarrier wait, or a lock's release and acquire"
                                        : "the blocks of one launch run in any order, even at once"),
                 a.pc, a.warp, lane);
   }
 
   void global_race(const MemoryAccess& a) {
     const uint32_t block = ctx_.block->linear;
-    const uint32_t e = a.warp < epoch_.size() ? epoch_[a.warp] : 0;
+    const uint32_t now = hb_.time(a.warp);
     bool reported = false;
     for (uint32_t m = a.mask; m; m &= m - 1) {
       const uint32_t lane = uint32_t(std::countr_zero(m));
       const uint64_t addr = a.lane_addr[lane];
-      const uint64_t me = pack_access(block, a.warp, lane, e, a.pc);
+      const uint64_t me = pack_access(block, a.warp, lane, now, a.pc, a.is_strong, a.is_acquire || a.is_release);
       for (uint64_t w = addr & ~uint64_t(3); w < addr + a.bytes; w += 4) {
         RaceSlot* slot = launch_->slot(w);
         if (!slot) break;
@@ -704,9 +785,15 @@ class Sanitizer final : public BlockChecker {
   void shared_access(const MemoryAccess& a) {
     std::vector<Cell>& cells = *cells_;
     if (a.is_async) return async_issued(a);
-    const uint32_t e = epoch_[a.warp] + 1;
+    const uint32_t now = hb_.time(a.warp);
+    const uint16_t ws = wsync_[a.warp];
     const bool reads = !a.is_write || a.is_atomic;
     const bool writes = a.is_write;
+    const bool strong = a.is_strong;
+    const bool sync = a.is_atomic || a.is_acquire || a.is_release;
+    auto exempt = [&](const Cell& c, uint16_t strong_bit, uint16_t sync_bit) {
+      return sync_pair(strong, sync, c.flags & strong_bit, c.flags & sync_bit);
+    };
     for (uint32_t m = a.mask; m; m &= m - 1) {
       const uint32_t lane = uint32_t(std::countr_zero(m));
       const uint16_t tid = uint16_t(a.warp * kWarpSize + lane);
@@ -722,17 +809,17 @@ class Sanitizer final : public BlockChecker {
           continue;
         }
         if (reads && !(c.flags & kWritten)) uninit = true;
-        if (races_ && !reported && !a.is_atomic) {
+        if (!reported && !a.is_atomic) {
           // Lanes of one warp: since Volta they are not in lockstep
           // (independent thread scheduling), so a value one lane wrote is
           // visible to another lane of its warp only after __syncwarp() (or a
           // barrier). The interpreter runs them in step, which would hide it.
           // An atomic write counts: atomicity orders the atomics among
           // themselves, not a plain read of another lane after them.
-          bool lane_write = (c.flags & kWritten) && c.w_epoch == e &&
-                                  warp_of(c.w_tid) == a.warp && c.w_tid != tid && c.w_wsync == wsync_[a.warp];
-          bool lane_read = writes && c.r_epoch == e && !(c.flags & kManyReaders) && warp_of(c.r_tid) == a.warp &&
-                                 c.r_tid != tid && c.r_wsync == wsync_[a.warp];
+          bool lane_write = (c.flags & kWritten) && c.w_time == now && warp_of(c.w_tid) == a.warp &&
+                            c.w_tid != tid && c.w_wsync == ws && !exempt(c, kStrongWrite, kSyncWrite);
+          bool lane_read = writes && c.r_time == now && warp_of(c.r_tid) == a.warp && c.r_tid != tid &&
+                           c.r_wsync == ws && !exempt(c, kStrongRead, kSyncRead);
           if (lane_write || lane_read) {
             // wmma/ldmatrix/stmatrix are .sync: the whole warp executes them together.
             const uint32_t other_pc = lane_write && !writes ? c.w_pc : c.r_pc;
@@ -747,60 +834,68 @@ class Sanitizer final : public BlockChecker {
             reported = true;
           }
         }
-        if (races_ && !reported) {
-          const bool other_write = c.w_epoch == e && warp_of(c.w_tid) != a.warp;
-          const bool other_read = c.r_epoch == e && (warp_of(c.r_tid) != a.warp || (c.flags & kManyReaders));
+        if (!reported) {
+          // Another warp's access that nothing orders before this one, unless both are strong.
+          auto unordered = [&](uint16_t other, uint32_t time, bool exempted) {
+            return time && warp_of(other) != a.warp && !hb_.ordered(warp_of(other), time, a.warp) && !exempted;
+          };
+          const bool other_write = unordered(c.w_tid, c.w_time, exempt(c, kStrongWrite, kSyncWrite));
+          const bool read1 = unordered(c.r_tid, c.r_time, exempt(c, kStrongRead, kSyncRead));
+          const bool read2 = !read1 && unordered(c.r2_tid, c.r2_time, exempt(c, kStrongRead2, kSyncRead2));
+          const uint16_t r_tid = read1 ? c.r_tid : c.r2_tid;
+          const uint32_t r_pc = read1 ? c.r_pc : c.r2_pc;
+          const char* w_did = c.flags & kAtomicWrite ? "atomically updates" : "writes";
           if (a.is_atomic) {
-            if (other_write && !(c.flags & kAtomicWrite)) {
-              race("write-then-atomic", a, lane, b, c.w_tid, c.w_pc, "writes");
+            if (other_write) {
+              race("write-then-atomic", a, lane, b, c.w_tid, c.w_pc, w_did);
               reported = true;
-            } else if (other_read) {
-              race("read-then-atomic", a, lane, b, c.r_tid, c.r_pc, "reads");
+            } else if (read1 || read2) {
+              race("read-then-atomic", a, lane, b, r_tid, r_pc, "reads");
               reported = true;
             }
           } else if (writes && same) {
             // the bytes keep their value: no reader can tell the order (same_value_stored)
           } else if (writes) {
             if (other_write) {
-              race("write-after-write", a, lane, b, c.w_tid, c.w_pc,
-                   c.flags & kAtomicWrite ? "atomically updates" : "writes");
+              race("write-after-write", a, lane, b, c.w_tid, c.w_pc, w_did);
               reported = true;
-            } else if (other_read) {
-              race("write-after-read", a, lane, b, c.r_tid, c.r_pc, "reads");
+            } else if (read1 || read2) {
+              race("write-after-read", a, lane, b, r_tid, r_pc, "reads");
               reported = true;
             }
           } else if (other_write) {
-            race("read-after-write", a, lane, b, c.w_tid, c.w_pc,
-                 c.flags & kAtomicWrite ? "atomically updates" : "writes");
+            race("read-after-write", a, lane, b, c.w_tid, c.w_pc, w_did);
             reported = true;
           }
         }
         if (writes) {
-          if (!pending_at_.empty()) cancel_pending(b, a.warp, e);
-          c.w_epoch = e;
+          if (!pending_at_.empty()) cancel_pending(b, a.warp);
+          c.w_time = now;
           c.w_tid = tid;
           c.w_pc = a.pc;
-          c.w_wsync = wsync_[a.warp];
-          c.flags = uint8_t((c.flags & kManyReaders) | kWritten | (a.is_atomic ? kAtomicWrite : 0));
-        } else {
-          if (c.r_epoch != e) {
-            c.r_epoch = e;
-            c.r_tid = tid;
-            c.r_pc = a.pc;
-            c.r_wsync = wsync_[a.warp];
-            c.flags &= uint8_t(~kManyReaders);
-          } else if (warp_of(c.r_tid) != a.warp) {
-            c.flags |= kManyReaders;
-          } else {
-            c.r_tid = tid;  // the latest reader of this warp (for the intra-warp check)
-            c.r_pc = a.pc;
-            c.r_wsync = wsync_[a.warp];
+          c.w_wsync = ws;
+          c.flags = uint16_t((c.flags & (kStrongRead | kStrongRead2 | kSyncRead | kSyncRead2 | kAsyncPending)) |
+                             kWritten | (a.is_atomic ? kAtomicWrite : 0) | (strong ? kStrongWrite : 0) |
+                             (sync ? kSyncWrite : 0));
+        }
+        else {  // a plain read (an atomic's read is its write's)
+          if (c.r_time && warp_of(c.r_tid) != a.warp) {  // keep the other warp's read
+            c.r2_time = c.r_time;
+            c.r2_tid = c.r_tid;
+            c.r2_pc = c.r_pc;
+            c.flags = uint16_t((c.flags & ~(kStrongRead2 | kSyncRead2)) | ((c.flags & kStrongRead) ? kStrongRead2 : 0) |
+                               ((c.flags & kSyncRead) ? kSyncRead2 : 0));
           }
+          c.r_time = now;
+          c.r_tid = tid;
+          c.r_pc = a.pc;
+          c.r_wsync = ws;
+          c.flags = uint16_t((c.flags & ~(kStrongRead | kSyncRead)) | (strong ? kStrongRead : 0) | (sync ? kSyncRead : 0));
         }
       }
       if (uninit) {
         // Bytes this very access writes (an atomic) were still unwritten before it.
-        pending_.push_back(PendingRead{a.pc, a.warp, lane, e, off});
+        pending_.push_back(PendingRead{a.pc, a.warp, lane, now, off});
         for (uint64_t b = off; b < end; ++b) pending_at_[uint32_t(b)] = uint32_t(pending_.size() - 1);
       }
     }
@@ -829,7 +924,7 @@ class Sanitizer final : public BlockChecker {
     auto it = in_flight_.find(uint32_t(byte));
     const InFlight f = it != in_flight_.end() ? it->second : InFlight{};
     if (a.is_write && f.pc == a.pc && f.tid == tid) {
-      c.flags &= uint8_t(~kAsyncPending);
+      c.flags &= uint16_t(~kAsyncPending);
       in_flight_.erase(it);
       return false;
     }
@@ -846,11 +941,11 @@ class Sanitizer final : public BlockChecker {
     return true;
   }
 
-  void cancel_pending(uint64_t byte, uint32_t warp, uint32_t epoch) {
+  void cancel_pending(uint64_t byte, uint32_t warp) {
     auto it = pending_at_.find(uint32_t(byte));
     if (it == pending_at_.end()) return;
     PendingRead& p = pending_[it->second];
-    if (p.warp != warp && p.epoch == epoch) p.cancelled = true;
+    if (!hb_.ordered(p.warp, p.time, warp)) p.cancelled = true;
     pending_at_.erase(it);
   }
 
@@ -911,13 +1006,14 @@ class Sanitizer final : public BlockChecker {
   const ptx::Kernel& k_;
   std::shared_ptr<GlobalShadow> global_;
   std::vector<Cell>* cells_ = nullptr;
-  std::vector<uint32_t> epoch_;
+  HappensBefore hb_;
   std::vector<uint16_t> wsync_;  // per warp: __syncwarp() calls so far
   std::shared_ptr<LaunchShadow> launch_;
   std::array<BarrierTrack, kMaxBarriers> barriers_;
   std::vector<uint32_t> wait_pc_;  // per warp: the barrier it last arrived at
   std::vector<Skip> skipped_;      // per warp
-  bool races_ = true;
+  bool named_barriers_ = false;  // bar.arrive or a barrier with a thread count
+  bool sync_ops_ = false;        // fences or acquire/release operations: locks to follow
   struct InFlight {
     uint32_t pc = 0;
     uint16_t tid = 0;

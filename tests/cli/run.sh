@@ -133,6 +133,10 @@ run tests/run/oob.cu --check
 check "--check: exit 1, the second launch named" "[ $rc = 1 ] && has err 'launch #2 fill<<<(2,1,1), (64,1,1)>>>' && has err 'oob.cu:8' && has err out-of-bounds"
 check "--check: the program sees cudaErrorIllegalAddress" "has out 'synchronize: cudaErrorIllegalAddress'"
 check "the first launch is not blamed" "! grep -q 'launch #1' $tmp/err"
+run tests/run/use_after_free.cu
+check "a kernel reading a freed buffer: unnoticed without --check" "[ $rc = 0 ] && has out 'synchronize: cudaSuccess'"
+run tests/run/use_after_free.cu --check
+check "--check: the use after free named at the kernel's line" "[ $rc = 1 ] && has err 'use_after_free.cu:9' && has err 'use after free' && has err 'cudaFree released'"
 
 # 9. The same device code through `gpulab sim`.
 K=tests/kernels/device_calls.cu
