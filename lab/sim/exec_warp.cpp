@@ -30,7 +30,8 @@ void check_member_masks(WarpContext& c, const ptx::Operand& mask_op) {
     const uint32_t mask = uint32_t(mv[std::countr_zero(left)]);
     uint32_t group = 0;
     each_lane(left, [&](uint32_t i) { group |= uint32_t(uint32_t(mv[i]) == mask) << i; });
-    c.checker->on_warp_sync(c.pc, c.warp->index, mask, group);
+    // As redux.sync below: the group's lanes and the executing lanes its mask names.
+    c.checker->on_warp_sync(c.pc, c.warp->index, mask, group | (mask & c.mask));
     left &= ~group;
   }
 }

@@ -4,9 +4,9 @@
 // past its end into the next __device__ variable, still inside global
 // memory, where a GPU raises nothing and the neighbour is silently changed.
 __device__ int table[8];
-__device__ int counter;
+__device__ int after[8];
 extern "C" __global__ void oob_device_variable(int n) {
   int t = threadIdx.x;
   if (t < n) table[t] = t;  // <- planted bug
-  if (t == 0) atomicAdd(&counter, 1);
+  if (t < 8) atomicAdd(&after[t], 1);
 }
