@@ -345,10 +345,6 @@ void run_warp(WarpContext& c, uint64_t quantum) {
         return;
       default:  // the one indirect call: the handler resolved at launch (resolve_exec)
         if (m) prep[pc].exec(in, c);
-        if (w.status == WarpStatus::PathSwitched) [[unlikely]] {  // lanes parked at a barrier (simt.h)
-          w.status = WarpStatus::Ready;
-          continue;
-        }
         break;
     }
     if (c.ev) [[unlikely]] {
@@ -356,7 +352,12 @@ void run_warp(WarpContext& c, uint64_t quantum) {
       L.events->on_event(*c.ev);
     }
     w.pc = pc + 1;
-    if (w.status != WarpStatus::Ready) return;  // parked at a barrier or faulted
+    if (w.status != WarpStatus::Ready) [[unlikely]] {
+      // Lanes parked at a barrier (simt.h) left the path empty: the next turn
+      // pops the warp's next path. Any other status stops the warp.
+      if (w.status != WarpStatus::PathSwitched) return;  // waiting at a barrier, or faulted
+      w.status = WarpStatus::Ready;
+    }
   }
 }
 

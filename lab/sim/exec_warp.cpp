@@ -73,6 +73,7 @@ void barrier_arrive(const ptx::Instr& in, WarpContext& c, bool wait, const ptx::
       if (c.trace) c.trace->insts.pop_back();
       park_lanes(w, c.mask, c.pc);
       w.status = WarpStatus::PathSwitched;
+      c.ev = nullptr;  // nothing issued: no event for the views
       return;
     }
     if (parked_here) {

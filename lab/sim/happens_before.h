@@ -38,6 +38,8 @@ class HappensBefore {
 
   // Warp w's own clock: the time stamp of its accesses now (from 1).
   uint32_t time(uint32_t w) const { return vc_[std::size_t(w) * n_ + w]; }
+  // Warp x's clock: entry y is the y-time before which y's accesses are ordered before x's next.
+  const uint32_t* row(uint32_t x) const { return &vc_[std::size_t(x) * n_]; }
   // Warp y's access at y-time t happens before warp x's next access.
   bool ordered(uint32_t y, uint32_t t, uint32_t x) const { return y == x || t < vc_[std::size_t(x) * n_ + y]; }
 

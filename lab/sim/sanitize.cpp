@@ -181,7 +181,8 @@ struct LaunchShadow {
   std::vector<int32_t> global_var;  // per pc: index into Module::globals, or -1
   // Per block-wide barrier pc: the pcs after it that its successor reaches
   // without passing through it again (after_barrier below).
-  std::unordered_map<uint32_t, std::vector<bool>> after_barrier;
+  std::vector<std::vector<bool>> after_barrier;  // per pc; empty where no such barrier
+  bool has_block_barriers = false;
 
   ~LaunchShadow() {
     for (size_t i = 0; i < page_count; ++i) delete[] pages[i].load();
@@ -348,7 +349,11 @@ std::shared_ptr<LaunchShadow> launch_shadow_for(const CheckContext& ctx) {
   s->shared_var = array_provenance(*ctx.module, *ctx.kernel, ptx::Space::Shared);
   s->global_var = array_provenance(*ctx.module, *ctx.kernel, ptx::Space::Global);
   for (uint32_t pc = 0; pc < ctx.kernel->code.size(); ++pc)
-    if (block_wide_barrier(ctx.kernel->code[pc])) s->after_barrier.emplace(pc, after_barrier(*ctx.kernel, pc));
+    if (block_wide_barrier(ctx.kernel->code[pc])) {
+      s->after_barrier.resize(ctx.kernel->code.size());
+      s->after_barrier[pc] = after_barrier(*ctx.kernel, pc);
+      s->has_block_barriers = true;
+    }
   if (cache.size() >= 4) cache.erase(cache.begin());
   cache.push_back(s);
   return s;
@@ -401,6 +406,7 @@ class Sanitizer final : public BlockChecker {
     hb_.reset(uint32_t(B.warps.size()));
     wsync_.assign(B.warps.size(), 0);
     wait_pc_.assign(B.warps.size(), 0);
+    waiting_ = 0;
     skipped_.assign(B.warps.size(), Skip{});
     launch_ = launch_shadow_for(ctx_);
     for (auto& t : barriers_) {
@@ -422,7 +428,7 @@ class Sanitizer final : public BlockChecker {
   uint32_t on_access(const MemoryAccess& a) override {
     // Producer/consumer kernels (named barriers with counts, bar.arrive) wait
     // at barriers others pass by on purpose: no skipped-barrier check there.
-    if (!named_barriers_ && launch_ && !launch_->after_barrier.empty()) skipped_barrier(a);
+    if (!named_barriers_ && launch_ && launch_->has_block_barriers) skipped_barrier(a);
     if (a.space == ptx::Space::Shared) {
       shared_array_bounds(a);
       shared_access(a);
@@ -451,7 +457,12 @@ class Sanitizer final : public BlockChecker {
     hb_.strong_access(a.warp, keys, n, !a.is_write || a.is_atomic, a.is_write, a.is_acquire, a.is_release);
   }
 
-  void on_barrier_complete(uint32_t id) override { hb_.barrier_complete(id); }
+  void on_barrier_complete(uint32_t id) override {
+    hb_.barrier_complete(id);
+    waiting_ = 0;  // re-read from the warps' states (others may still wait at another barrier)
+    for (const WarpState& w : ctx_.block->warps)
+      if (w.status == WarpStatus::AtBarrier && w.barrier_id != id) waiting_ |= 1u << (w.index & 31);
+  }
   void on_mbarrier_arrive(uint32_t pc, uint32_t warp) override { hb_.publish(warp); }
   void on_fence(uint32_t pc, uint32_t warp) override { hb_.fence(warp); }
 
@@ -460,6 +471,7 @@ class Sanitizer final : public BlockChecker {
     if (warp < skipped_.size()) {
       // Lanes that ran on ahead of waiting threads and now arrive were late, not skipping.
       wait_pc_[warp] = pc;
+      if (in.op != ptx::Op::BarArrive) waiting_ |= 1u << (warp & 31);
       skipped_[warp].lanes &= ~arrived;
     }
     if ((arrived & live) != live) {
@@ -585,20 +597,27 @@ class Sanitizer final : public BlockChecker {
   void skipped_barrier(const MemoryAccess& a) {
     const BlockState& B = *ctx_.block;
     if (a.warp >= B.warps.size()) return;
+    const WarpState& self = B.warps[a.warp];
+    const uint32_t others = waiting_ & ~(1u << (a.warp & 31));
+    if (!others && !self.parked) return;
     auto past = [&](uint32_t bar) {
-      auto it = launch_->after_barrier.find(bar);
-      return it != launch_->after_barrier.end() && a.pc < it->second.size() && it->second[a.pc];
+      if (bar >= launch_->after_barrier.size()) return false;
+      const std::vector<bool>& after = launch_->after_barrier[bar];
+      return a.pc < after.size() && after[a.pc];
     };
     auto note = [&](uint32_t bar, uint32_t waiter, uint32_t waiting) {
       Skip& sk = skipped_[a.warp];
       if (!sk.lanes) sk = Skip{0, a.pc, bar, waiter, waiting};
       sk.lanes |= a.mask;
     };
-    const WarpState& self = B.warps[a.warp];
     if (self.parked && past(self.parked_pc)) return note(self.parked_pc, a.warp, self.parked);
-    for (const WarpState& w : B.warps)
-      if (w.status == WarpStatus::AtBarrier && w.index != a.warp && past(wait_pc_[w.index]))
-        return note(wait_pc_[w.index], w.index, w.barrier_arrived);
+    uint32_t last = UINT32_MAX;  // waiting warps mostly share one barrier: test each pc once
+    for (uint32_t m = others; m; m &= m - 1) {
+      const uint32_t wi = uint32_t(std::countr_zero(m));
+      if (wi >= B.warps.size() || wait_pc_[wi] == last) continue;
+      last = wait_pc_[wi];
+      if (past(last)) return note(last, wi, B.warps[wi].barrier_arrived);
+    }
   }
 
   struct BarrierTrack {
@@ -786,6 +805,7 @@ class Sanitizer final : public BlockChecker {
     std::vector<Cell>& cells = *cells_;
     if (a.is_async) return async_issued(a);
     const uint32_t now = hb_.time(a.warp);
+    const uint32_t* seen = hb_.row(a.warp);  // seen[y]: warp y's accesses before this time are ordered
     const uint16_t ws = wsync_[a.warp];
     const bool reads = !a.is_write || a.is_atomic;
     const bool writes = a.is_write;
@@ -801,7 +821,7 @@ class Sanitizer final : public BlockChecker {
       if (off >= cells.size()) continue;
       const uint64_t end = std::min<uint64_t>(off + a.bytes, cells.size());
       bool reported = false, uninit = false;
-      const bool same = writes && !a.is_atomic && same_value_in_shared(a, lane, off);
+      int same = -1;  // same_value_in_shared, asked only when a write would be reported
       for (uint64_t b = off; b < end; ++b) {
         Cell& c = cells[b];
         if ((c.flags & kAsyncPending) && async_touched(a, lane, b)) {
@@ -836,12 +856,13 @@ class Sanitizer final : public BlockChecker {
         }
         if (!reported) {
           // Another warp's access that nothing orders before this one, unless both are strong.
-          auto unordered = [&](uint16_t other, uint32_t time, bool exempted) {
-            return time && warp_of(other) != a.warp && !hb_.ordered(warp_of(other), time, a.warp) && !exempted;
+          auto unordered = [&](uint16_t other, uint32_t time) {
+            const uint32_t ow = warp_of(other);
+            return time && ow != a.warp && time >= seen[ow];
           };
-          const bool other_write = unordered(c.w_tid, c.w_time, exempt(c, kStrongWrite, kSyncWrite));
-          const bool read1 = unordered(c.r_tid, c.r_time, exempt(c, kStrongRead, kSyncRead));
-          const bool read2 = !read1 && unordered(c.r2_tid, c.r2_time, exempt(c, kStrongRead2, kSyncRead2));
+          const bool other_write = unordered(c.w_tid, c.w_time) && !exempt(c, kStrongWrite, kSyncWrite);
+          const bool read1 = unordered(c.r_tid, c.r_time) && !exempt(c, kStrongRead, kSyncRead);
+          const bool read2 = !read1 && unordered(c.r2_tid, c.r2_time) && !exempt(c, kStrongRead2, kSyncRead2);
           const uint16_t r_tid = read1 ? c.r_tid : c.r2_tid;
           const uint32_t r_pc = read1 ? c.r_pc : c.r2_pc;
           const char* w_did = c.flags & kAtomicWrite ? "atomically updates" : "writes";
@@ -853,7 +874,8 @@ class Sanitizer final : public BlockChecker {
               race("read-then-atomic", a, lane, b, r_tid, r_pc, "reads");
               reported = true;
             }
-          } else if (writes && same) {
+          } else if (writes && (other_write || read1 || read2) &&
+                     (same < 0 ? (same = same_value_in_shared(a, lane, off)) : same)) {
             // the bytes keep their value: no reader can tell the order (same_value_stored)
           } else if (writes) {
             if (other_write) {
@@ -879,7 +901,9 @@ class Sanitizer final : public BlockChecker {
                              (sync ? kSyncWrite : 0));
         }
         else {  // a plain read (an atomic's read is its write's)
-          if (c.r_time && warp_of(c.r_tid) != a.warp) {  // keep the other warp's read
+          // Keep the previous reader when it is another warp's and not ordered
+          // before this read (a reader ordered before it is covered by it).
+          if (c.r_time && warp_of(c.r_tid) != a.warp && c.r_time >= seen[warp_of(c.r_tid)]) {
             c.r2_time = c.r_time;
             c.r2_tid = c.r_tid;
             c.r2_pc = c.r_pc;
@@ -1011,6 +1035,7 @@ class Sanitizer final : public BlockChecker {
   std::shared_ptr<LaunchShadow> launch_;
   std::array<BarrierTrack, kMaxBarriers> barriers_;
   std::vector<uint32_t> wait_pc_;  // per warp: the barrier it last arrived at
+  uint32_t waiting_ = 0;           // warps (bits) waiting at a barrier now
   std::vector<Skip> skipped_;      // per warp
   bool named_barriers_ = false;  // bar.arrive or a barrier with a thread count
   bool sync_ops_ = false;        // fences or acquire/release operations: locks to follow
