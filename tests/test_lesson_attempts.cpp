@@ -62,14 +62,22 @@ TEST_CASE("every wrong-reason attempt is correct and rejected by the criterion i
       REQUIRE(e);
       CheckOptions o;
       o.source = file.string();
-      CheckReport r = check_exercise(L, *e, o);
-      CAPTURE(format_report(r));
       if (better) {
-        // A genuinely better method than the reference (fewer bytes, a different tiling) passes:
-        // the criteria judge the lesson's idea, not the reference's code.
-        CHECK(r.passed);
+        // A genuinely better method than the reference (fewer bytes, a different tiling) passes,
+        // at every size a check may draw: the criteria judge the lesson's idea, not the reference's code.
+        for (size_t j = 0; j < std::max<size_t>(1, e->judge_sizes.size()); ++j) {
+          o.judge_size = int(j);
+          CheckReport r = check_exercise(L, *e, o);
+          CAPTURE(format_report(r));
+          CHECK(r.passed);
+        }
         continue;
       }
+      // A wrong-reason attempt is rejected whichever size is drawn: the
+      // attempts take the judge sizes in turn.
+      o.judge_size = int(attempts % 3);
+      CheckReport r = check_exercise(L, *e, o);
+      CAPTURE(format_report(r));
       CHECK_FALSE(r.passed);
       if (expect[0] == "stage:launch") {
         // A block the GPU would refuse: refused before any size runs, naming the limit.

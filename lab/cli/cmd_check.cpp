@@ -17,6 +17,7 @@ struct CheckArgs {
   std::string id, lessons_dir, gpu = "H100", file;
   bool solution = false, json = false;
   uint64_t seed = 20240611;
+  int judge_size = -1;  // lesson::CheckOptions::judge_size
 };
 
 int run_check(const CheckArgs& a) {
@@ -57,6 +58,7 @@ int run_check(const CheckArgs& a) {
   o.source = a.file;
   o.gpu = &resolved_gpu(a.gpu);
   o.seed = a.seed;
+  o.judge_size = a.judge_size;
   bool all = true;
   nlohmann::json results = nlohmann::json::array();
   for (const auto* e : s.exercises) {
@@ -86,6 +88,10 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
   add_gpu_option(cmd, a->gpu, "GPU model for the metrics (default H100)");
   cmd->add_option("--seed", a->seed, "Seed for the random inputs");
+  cmd->add_option("--judge-size", a->judge_size,
+                  "Judge the criteria at this one of the exercise's judge_sizes (0, 1, ...) instead of one drawn "
+                  "at random; an honest kernel passes at every one")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([a, &rc] { rc = run_check(*a); });
 });
 

@@ -32,6 +32,9 @@ struct CheckOptions {
   // cover those blocks only.
   bool sample_only = false;
   uint32_t max_blocks_per_sm = 0;  // > 0: cap resident blocks per SM (sim::TimingOptions)
+  // Which of the exercise's judge_sizes to judge at: -1 draws one (the
+  // check's verdict must not depend on it); tests pick each in turn.
+  int judge_size = -1;
 };
 
 // One size's correctness run.
@@ -41,6 +44,7 @@ struct SizeResult {
   std::string message;         // empty when ok; otherwise what went wrong, with file:line
   double max_error = 0;        // largest |got - ref| / max(1, |ref|)
   double sim_seconds = 0;
+  bool drawn = false;          // the size drawn from judge_sizes for this check
 };
 
 // One efficiency criterion.

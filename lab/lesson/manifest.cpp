@@ -371,12 +371,24 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
     for (const auto& [k, v] : e.sizes.front())
       if (!e.time_size.count(k)) r.fail(f + "time_size", "needs '" + k + "', as the sizes have it");
   }
+  if (auto n = t.get("judge_sizes")) {
+    auto arr = n->as_array();
+    if (!arr || arr->empty()) r.fail(f + "judge_sizes", "must be a non-empty array of size tables like the sizes");
+    for (size_t i = 0; i < arr->size(); ++i) {
+      const std::string fi = f + "judge_sizes[" + std::to_string(i) + "]";
+      SizeVars v = r.size(arr->get(i), fi);
+      for (const auto& [k, _] : e.sizes.front())
+        if (!v.count(k)) r.fail(fi, "needs '" + k + "', as the sizes have it");
+      e.judge_sizes.push_back(v);
+    }
+  }
   // Every expression must evaluate with every size.
   auto check_expr = [&](const std::string& ex, const std::string& field) {
-    for (auto& sz : e.sizes) {
-      std::string err = validate_size(ex, sz);
-      if (!err.empty()) r.fail(field, err);
-    }
+    for (const auto* list : {&e.sizes, &e.judge_sizes})
+      for (auto& sz : *list) {
+        std::string err = validate_size(ex, sz);
+        if (!err.empty()) r.fail(field, err);
+      }
   };
   for (size_t i = 0; i < e.geometry.grid.size(); ++i) check_expr(e.geometry.grid[i], f + "grid");
   for (size_t i = 0; i < e.geometry.block.size(); ++i) check_expr(e.geometry.block[i], f + "block");

@@ -168,6 +168,12 @@ struct Exercise {
   // metric size. A small metric size keeps the counters quick to gather,
   // but the GPU is nearly empty there and time shows latency, not the idea.
   SizeVars time_size;
+  // The second size the criteria are judged at, drawn at check time from
+  // these (check.cpp): an attempt efficient only at the metric size fails at
+  // the other. Each is as large as the metric size's effect needs, and the
+  // reference passes at every one (tests/test_lesson_judge_sizes.cpp), so the
+  // draw never makes an honest kernel's verdict flaky.
+  std::vector<SizeVars> judge_sizes;
   std::string reference;   // CPU reference name (see reference.h)
   std::optional<double> tolerance;  // else by output precision
   std::vector<Criterion> criteria;
