@@ -10,10 +10,12 @@
 // global batch on one GPU; lesson 10: the whole batch at once, K = 1).
 // "peak": no device's peak bytes (the runtime's count) above the solution's
 // on the same run: lesson 10's accumulation must hold one micro-batch's
-// activations, not the batch's. "links" (the last run): no GPU sends or
+// activations, not the batch's. "links" (every run): no GPU sends or
 // receives more bytes over its links than a ring does: K passes x (N - 1)
 // steps x the largest chunk, ceil(n / N) floats, for the "ring passes K
-// floats n" the program reports.
+// floats n" the program reports; only ring links (rank r to r + 1) carry
+// bytes, each at least K x (N - 1) x the smallest chunk (host staging moves
+// nothing over them).
 //
 // "links" and "peak" are what reject answers right for the wrong reason.
 // Gathering every buffer on GPU 0, adding there and sending the sum back
@@ -27,6 +29,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -207,7 +210,7 @@ CriterionResult rule_peak(const std::string& path, const ProgramRun& run, const 
   return c;
 }
 
-// Rule "links" (the last run): no GPU above a ring's traffic.
+// Rule "links" (every run): no GPU above a ring's traffic.
 CriterionResult rule_links(const std::string& path, const ProgramRun& run, const RunOutput& last) {
   const int N = run.gpus;
   CriterionResult c;
@@ -229,13 +232,58 @@ CriterionResult rule_links(const std::string& path, const ProgramRun& run, const
     if (received[size_t(g)] > c.measured) c.measured = received[size_t(g)], busiest = g, by_receive = true;
   }
   c.ok = c.measured <= c.limit;
+  // The line of the student's file that moved a link's bytes, when there is one.
+  const std::string name = fs::path(path).filename().string();
+  auto name_site = [&](const nlohmann::json& l) {
+    for (const auto& site : l.value("sites", nlohmann::json::array()))
+      if (fs::path(site.value("file", "")).filename().string() == name && site.contains("line")) {
+        c.file = path;
+        c.line = site.value("line", 0u);
+        std::vector<std::string> src = lines_of(path);
+        if (c.line && c.line <= src.size()) c.source_line = src[c.line - 1];
+        return;
+      }
+  };
   if (c.ok) {
+    // Only the ring's links carry bytes: rank r sends to rank r + 1. An
+    // all-to-all moves as many bytes over links a ring never uses.
+    for (const auto& l : links) {
+      const int s = l.value("src", 0), d = l.value("dst", 0);
+      if (l.value("bytes", 0.0) <= 0 || N < 2 || d == (s + 1) % N) continue;
+      c.ok = false;
+      c.measured = l.value("bytes", 0.0);
+      name_site(l);
+      c.message = fmt::format(
+          "on {} GPUs GPU {} sent {:.0f} bytes to GPU {}, which is not its ring neighbour (GPU {}): a ring passes "
+          "chunks only from each rank to the next, so the N links work at once, one hop each. Send to (rank + 1) "
+          "mod N and receive from (rank - 1) mod N.",
+          N, s, c.measured, d, (s + 1) % N);
+      return c;
+    }
+    // And each of them carries its share: at least the ring's bytes with the
+    // smallest chunk. Nothing over the links means the data went another way
+    // (through host memory: cudaMemcpy to and from the host is not a ring).
+    const double floor_bytes = double(last.passes) * double(N - 1) * double(N > 0 ? last.floats / N : 0) * 4.0;
+    for (int g = 0; g < N && N >= 2; ++g) {
+      double b = 0;
+      for (const auto& l : links)
+        if (l.value("src", -1) == g && l.value("dst", -1) == (g + 1) % N) b += l.value("bytes", 0.0);
+      if (b >= floor_bytes) continue;
+      c.ok = false;
+      c.measured = b;
+      c.message = fmt::format(
+          "on {} GPUs the link from GPU {} to GPU {} carried {:.0f} bytes, less than a ring's {:.0f} ({} passes x "
+          "(N - 1) x {} floats): the sums are right, but the chunks did not travel between neighbours over the "
+          "links. Move them with cudaMemcpyPeer(Async) from rank r to rank r + 1, not through host memory.",
+          N, g, (g + 1) % N, b, floor_bytes, last.passes, N > 0 ? last.floats / N : 0);
+      return c;
+    }
     c.message = fmt::format("on {} GPUs the busiest GPU's link carried {:.0f} bytes, within a ring's {:.0f} "
-                            "({} passes x (N - 1) x {} floats)", N, c.measured, c.limit, last.passes, chunk);
+                            "({} passes x (N - 1) x {} floats), over ring links only", N, c.measured, c.limit,
+                            last.passes, chunk);
     return c;
   }
   // The line that moved the most of the busiest GPU's bytes, in the checked file when it is there.
-  const std::string name = fs::path(path).filename().string();
   double most = -1;
   for (const auto& l : links) {
     if ((by_receive ? l.value("dst", -1) : l.value("src", -1)) != busiest) continue;
@@ -298,7 +346,7 @@ CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, con
     return refs[key];
   };
 
-  RunOutput last;
+  std::optional<CriterionResult> links;  // the last run's, once every run has held
   for (const ProgramRun& run : ex.runs) {
     SizeResult sr;
     sr.sizes = {{"gpus", run.gpus}};
@@ -320,16 +368,24 @@ CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, con
     if (checks("peak")) {
       const RunOutput& ref = reference(run.gpus, run.args, run);
       if (!ref.ok) return fail("launch", "the lesson's program with the solution: " + ref.failure);
-      rep.criteria.push_back(rule_peak(path, run, got, ref));
-      if (!rep.criteria.back().ok) return fail("criteria", "right losses, but not a micro-batch's memory: see max_gpu_peak_bytes");
+      CriterionResult c = rule_peak(path, run, got, ref);
+      if (!c.ok) {
+        rep.criteria.push_back(std::move(c));
+        return fail("criteria", "right losses, but not a micro-batch's memory: see max_gpu_peak_bytes");
+      }
+      if (&run == &ex.runs.back()) rep.criteria.push_back(std::move(c));
     }
-    last = got;
+    // Every criterion holds on every run: a ring right for one GPU count and
+    // a gather for another is not a ring.
+    if (checks("links")) {
+      links = rule_links(path, run, got);
+      if (!links->ok) {
+        rep.criteria.push_back(std::move(*links));
+        return fail("criteria", "correct sums, but not a ring's traffic: see max_gpu_link_bytes");
+      }
+    }
   }
-
-  if (checks("links")) {
-    rep.criteria.push_back(rule_links(path, ex.runs.back(), last));
-    if (!rep.criteria.back().ok) return fail("criteria", "correct sums, but not a ring's traffic: see max_gpu_link_bytes");
-  }
+  if (links) rep.criteria.push_back(std::move(*links));
   rep.stage = "passed";
   rep.passed = true;
   rep.message = checks("links") ? "the gradients are summed right on every run, and no GPU's link carries more than a "

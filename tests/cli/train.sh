@@ -181,7 +181,7 @@ extern "C" __global__ void col_sum(int M, int N, const float* dY, float* db, int
 }
 CU
 "$GPULAB" check 10-training-step/col-sum --file "$tmp/atomic.cu" >"$tmp/o" 2>&1; rc=$?
-check "col-sum: per-warp atomics rejected, naming the line" "[ $rc != 0 ] && grep -q 'correct on all 3 sizes' $tmp/o && grep -q 'FAIL max_global_store_requests' $tmp/o && grep -q 'atomic.cu:7: if (j < N) atomicAdd' $tmp/o"
+check "col-sum: per-warp atomics rejected, naming the line" "[ $rc != 0 ] && grep -q 'correct on all 4 sizes' $tmp/o && grep -q 'FAIL max_global_store_requests' $tmp/o && grep -q 'atomic.cu:7: if (j < N) atomicAdd' $tmp/o"
 "$GPULAB" train --steps 2 --col-sum exercise --json >"$tmp/x" 2>"$tmp/err"; rc=$?
 check "the shipped col_sum trains the reference's losses, slower" "[ $rc = 0 ] && python3 -c '
 import json, sys
