@@ -6,6 +6,8 @@
 // name the instruction's source line; totals name the line that contributed most.
 #include "lab/lesson/criteria.h"
 
+#include "lab/ptx/provenance.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -18,8 +20,23 @@ namespace lab::lesson {
 
 using ptx::Op;
 
+// Per pc: the kernel parameter a global access's address derives from.
+std::vector<int32_t> parameter_roots(const ptx::Kernel& kernel) {
+  ptx::RootSeeds seeds;
+  seeds.instr = [&](const ptx::Instr& in) -> int32_t {
+    if (in.op != Op::Ld || in.space != ptx::Space::Param || in.num_ops < 2 || in.ops[1].kind != ptx::OperandKind::Addr ||
+        in.ops[1].reg != ptx::kNoReg)
+      return ptx::kNoRoot;
+    for (size_t i = 0; i < kernel.params.size(); ++i)
+      if (kernel.params[i].offset == uint64_t(in.ops[1].imm)) return int32_t(i);
+    return ptx::kManyRoots;
+  };
+  return ptx::address_roots(kernel, seeds, ptx::Space::Global);
+}
+
 KernelFigures fold_metrics(const ptx::Module& module, const ptx::Kernel& kernel, const sim::KernelMetrics& m) {
   KernelFigures f;
+  const std::vector<int32_t> param_of = parameter_roots(kernel);
   size_t n = std::min(kernel.code.size(), m.per_pc.size());
   for (size_t pc = 0; pc < n; ++pc) {
     const ptx::Instr& in = kernel.code[pc];
@@ -60,6 +77,7 @@ KernelFigures fold_metrics(const ptx::Module& module, const ptx::Kernel& kernel,
     ic.requests = c.requests;
     ic.sectors = c.sectors;
     ic.bytes = c.bytes;
+    ic.param = pc < param_of.size() && param_of[pc] >= 0 ? param_of[pc] : -1;
     ic.wavefronts = c.wavefronts;
     ic.ideal_wavefronts = c.ideal_wavefronts;
     if (ic.global && ic.reads) f.global_load_requests += c.requests, f.global_load_sectors += c.sectors;
@@ -203,9 +221,21 @@ CriterionResult evaluate_criterion(const Criterion& c, const KernelFigures& f, c
     case Metric::MaxSharedWavefronts: {
       r.limit = double(eval_size(c.value_expr, sizes));
       Total t = total_of(c.metric, f);
+      // One buffer's share: its instructions, and those whose buffer is unknown.
+      auto counted = [&](const InstrCounters& ic) { return c.buffer_param < 0 || ic.param < 0 || ic.param == c.buffer_param; };
+      std::string what = t.what;
+      if (c.buffer_param >= 0) {
+        t.measured = 0;
+        for (const auto& ic : f.mem)
+          if (counted(ic) && instr_share(c.metric, ic) >= 0)
+            t.measured += c.metric == Metric::MaxGlobalLoadSectors || c.metric == Metric::MaxGlobalStoreSectors
+                              ? double(ic.sectors) : double(ic.requests);
+        what = fmt::format("{} of {}", t.what, c.buffer);
+      }
+      t.what = what.c_str();
       r.measured = t.measured;
       r.ok = r.measured <= r.limit;
-      const InstrCounters* h = heaviest(f, [&](const InstrCounters& ic) { return instr_share(c.metric, ic) >= 0; },
+      const InstrCounters* h = heaviest(f, [&](const InstrCounters& ic) { return counted(ic) && instr_share(c.metric, ic) >= 0; },
                                         [&](const InstrCounters& ic) { return instr_share(c.metric, ic); });
       if (h) at(r, *h, src);
       auto show = [&](double v) { return t.bytes ? fmt_bytes(v) : fmt_count(v); };

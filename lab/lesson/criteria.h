@@ -32,6 +32,9 @@ struct InstrCounters {
   bool reads = false, writes = false;  // an atomic does both
   uint64_t requests = 0, sectors = 0, wavefronts = 0, ideal_wavefronts = 0;
   uint64_t bytes = 0;  // bytes the lanes asked for (metrics.h PcCounters::bytes)
+  // The kernel parameter the address derives from (ptx/provenance.h): its
+  // index, or -1 when the PTX does not say (a pointer loaded or chosen).
+  int32_t param = -1;
 };
 
 // Whole-kernel figures the criteria read.

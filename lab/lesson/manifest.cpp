@@ -461,6 +461,17 @@ Exercise read_exercise(const Reader& r, const toml::table& t, const std::string&
         if (!d) r.fail(fc + "value", "must be a number");
         c.value = *d;
       }
+      if (ct->get("buffer")) {
+        c.buffer = r.str(*ct, fc, "buffer", true);
+        const bool global_total = c.metric == Metric::MaxGlobalLoadSectors || c.metric == Metric::MaxGlobalStoreSectors ||
+                                  c.metric == Metric::MaxGlobalLoadRequests || c.metric == Metric::MaxGlobalStoreRequests;
+        if (!global_total)
+          r.fail(fc + "buffer", "only the global load/store totals (max_global_load_sectors, ..._requests, "
+                                "max_global_store_...) can be limited per buffer");
+        for (size_t a = 0; a < e.args.size(); ++a)
+          if (e.args[a].name == c.buffer && e.args[a].role != ArgSpec::Role::Scalar) c.buffer_param = int(a);
+        if (c.buffer_param < 0) r.fail(fc + "buffer", "no buffer argument named '" + c.buffer + "' in " + f + "args");
+      }
       if (c.metric == Metric::MaxPredictedTimeRatio) {
         c.baseline = r.str(*ct, fc, "baseline", true);
         bool found = c.baseline == "solution" || std::any_of(e.baselines.begin(), e.baselines.end(),

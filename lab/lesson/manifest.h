@@ -140,6 +140,12 @@ struct Criterion {
   std::string value_expr;           // the limit as a size expression (totals)
   std::string baseline;             // for ratio criteria: a [exercises.baselines] key, or "solution"
   std::string why;                  // one sentence: what to change when it fails
+  // Global load/store totals of one buffer argument only ("W": W once means
+  // W once, however little the others cost); its index among the args
+  // (= the kernel's parameter index). Accesses whose buffer the PTX does not
+  // show count against every buffer's limit.
+  std::string buffer;
+  int buffer_param = -1;
 };
 
 // A program exercise's run: `gpulab run PROGRAM FILE --gpus N --link L -- ARGS`.

@@ -28,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "lab/ptx/provenance.h"
 #include "lab/sim/happens_before.h"
 #include "lab/sim/warp.h"
 
@@ -228,66 +229,26 @@ bool sync_pair(bool strong, bool sync, bool other_strong, bool other_sync) {
   return strong && other_strong && (sync || other_sync);
 }
 
-// Which array each memory instruction indexes, found once per launch from
-// the PTX: a register's value "derives from" array A when it is A's address
-// (mov r, A) or computed from it by mov/cvt/cvta/add/sub/mad (the pointer as
-// the added term). Flow-insensitive and conservative: a register defined any
-// other way, or from two arrays, derives from none, and its accesses are not
-// checked. An address folded from a symbol ([A+8]) is the compiler's own and
-// is not checked either. `space` Shared: the kernel's __shared__ arrays
-// (index into Kernel::shared_vars); Global: the module's __device__
-// variables (index into Module::globals).
+// Which array each memory instruction indexes (ptx/provenance.h): `space`
+// Shared, the kernel's __shared__ arrays (index into Kernel::shared_vars);
+// Global, the module's __device__ variables (index into Module::globals).
+// -1 where the address is not known to index one array: not checked.
 std::vector<int32_t> array_provenance(const ptx::Module& mod, const ptx::Kernel& k, ptx::Space space) {
-  constexpr int32_t kNone = -1, kMany = -2;
-  std::vector<int32_t> origin(k.num_slots, kNone);
   const std::vector<ptx::VarDecl>& vars = space == ptx::Space::Shared ? k.shared_vars : mod.globals;
   const uint64_t base = space == ptx::Space::Shared ? 0 : ptx::kGlobalBase;
-  auto var_at = [&](int64_t off) -> int32_t {
+  ptx::RootSeeds seeds;
+  seeds.operand = [&](const ptx::Operand& o) -> int32_t {
+    if (o.space != space) return ptx::kNoRoot;
     for (size_t i = 0; i < vars.size(); ++i) {
       const ptx::VarDecl& v = vars[i];
       if (space == ptx::Space::Global && v.space != ptx::Space::Global) continue;
-      if (!v.is_extern && v.size && uint64_t(off) >= base + v.offset && uint64_t(off) < base + v.offset + v.size)
+      if (!v.is_extern && v.size && uint64_t(o.imm) >= base + v.offset && uint64_t(o.imm) < base + v.offset + v.size)
         return int32_t(i);
     }
-    return kMany;
+    return ptx::kManyRoots;
   };
-  auto from = [&](const ptx::Operand& o) -> int32_t {
-    if (o.kind == ptx::OperandKind::Reg && o.reg < origin.size()) return origin[o.reg];
-    if (o.kind == ptx::OperandKind::Symbol && o.space == space) return var_at(o.imm);
-    return kNone;
-  };
-  auto join = [](int32_t a, int32_t b) { return a == kNone ? b : b == kNone || a == b ? a : kMany; };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const ptx::Instr& in : k.code) {
-      if (in.num_ops == 0 || in.ops[0].kind != ptx::OperandKind::Reg || in.ops[0].reg >= origin.size()) continue;
-      int32_t o = kNone;
-      switch (in.op) {
-        case ptx::Op::Mov: case ptx::Op::Cvt: case ptx::Op::Cvta: o = from(in.ops[1]); break;
-        case ptx::Op::Add: o = join(from(in.ops[1]), from(in.ops[2])); break;
-        case ptx::Op::Sub: o = from(in.ops[1]); break;
-        case ptx::Op::Mad: o = from(in.ops[3]); break;
-        case ptx::Op::Ld: case ptx::Op::Ldu: case ptx::Op::Atom: case ptx::Op::Selp: case ptx::Op::Slct:
-          o = kMany; break;  // a pointer from memory or a choice: not followed
-        default: break;      // index arithmetic (mul, shl, and, ...): no pointer
-      }
-      int32_t& d = origin[in.ops[0].reg];
-      int32_t n = join(d, o);
-      if (n != d) d = n, changed = true;
-    }
-  }
-  std::vector<int32_t> at(k.code.size(), -1);
-  for (size_t pc = 0; pc < k.code.size(); ++pc) {
-    const ptx::Instr& in = k.code[pc];
-    int slot = in.op == ptx::Op::Ld || in.op == ptx::Op::Ldu || in.op == ptx::Op::Atom ? 1
-               : in.op == ptx::Op::St || in.op == ptx::Op::Red                      ? 0
-                                                                                     : -1;
-    if (slot < 0 || in.num_ops <= slot) continue;
-    if (in.space != space && in.space != ptx::Space::Generic) continue;
-    const ptx::Operand& a = in.ops[slot];
-    if (a.kind != ptx::OperandKind::Addr || a.reg == ptx::kNoReg || a.reg >= origin.size()) continue;
-    at[pc] = origin[a.reg] >= 0 ? origin[a.reg] : -1;
-  }
+  std::vector<int32_t> at = ptx::address_roots(k, seeds, space);
+  for (int32_t& r : at) r = r >= 0 ? r : -1;
   return at;
 }
 
