@@ -92,6 +92,7 @@ KernelFigures fold_metrics(const ptx::Module& module, const ptx::Kernel& kernel,
     f.mem.push_back(std::move(ic));
   }
   f.warp_insts_by_warp = m.warp_insts_by_warp;
+  f.global_requests_by_warp = m.global_requests_by_warp;
   return f;
 }
 
@@ -298,26 +299,42 @@ CriterionResult evaluate_criterion(const Criterion& c, const KernelFigures& f, c
     }
     case Metric::MaxBusiestWarpVsMean: {
       // Warps that exit at once are 100% efficient, so warp efficiency alone
-      // passes "one warp does everything"; the spread of work does not.
-      const auto& w = f.warp_insts_by_warp;
-      double sum = 0, mx = 0;
-      size_t busiest = 0;
-      for (size_t i = 0; i < w.size(); ++i) {
-        sum += w[i];
-        if (w[i] > mx) mx = w[i], busiest = i;
-      }
-      double mean = w.empty() ? 0 : sum / double(w.size());
-      r.measured = mean > 0 ? mx / mean : 0;
-      r.ok = !w.empty() && r.measured <= c.value;
-      size_t at_least_half = std::count_if(w.begin(), w.end(), [&](uint32_t v) { return 2.0 * v >= mx; });
-      r.message = w.empty() ? "per-warp instruction counts are not available for this launch"
-                  : r.ok ? fmt::format("busiest warp: {:.2f}x the mean warp's instructions (limit {:g}); {} of {} "
-                                       "warps do at least half its work",
-                                       r.measured, c.value, at_least_half, w.size())
-                         : fmt::format("the busiest warp (warp {} of the grid) issues {:.1f}x the mean warp's "
-                                       "instructions, limit {:g}; only {} of {} warps do at least half as much: the "
-                                       "work is not spread over the launch.",
-                                       busiest, r.measured, c.value, at_least_half, w.size());
+      // passes "one warp does everything"; the spread of work does not. Held
+      // on instructions and on global memory requests both: warps that spin
+      // while one warp does the loads issue as many instructions, not as
+      // many requests (issue 26).
+      struct Spread {
+        double ratio = 0, max = 0;
+        size_t busiest = 0, at_least_half = 0, warps = 0;
+      };
+      auto spread = [](const std::vector<uint32_t>& w) {
+        Spread sp;
+        double sum = 0;
+        for (size_t i = 0; i < w.size(); ++i) {
+          sum += w[i];
+          if (w[i] > sp.max) sp.max = w[i], sp.busiest = i;
+        }
+        const double mean = w.empty() ? 0 : sum / double(w.size());
+        sp.ratio = mean > 0 ? sp.max / mean : 0;
+        sp.at_least_half = size_t(std::count_if(w.begin(), w.end(), [&](uint32_t v) { return 2.0 * v >= sp.max; }));
+        sp.warps = w.size();
+        return sp;
+      };
+      const Spread insts = spread(f.warp_insts_by_warp), loads = spread(f.global_requests_by_warp);
+      const bool by_requests = loads.ratio > insts.ratio;
+      const Spread& worst = by_requests ? loads : insts;
+      const char* what = by_requests ? "global memory requests" : "instructions";
+      r.measured = worst.ratio;
+      r.ok = !f.warp_insts_by_warp.empty() && r.measured <= c.value;
+      r.message = f.warp_insts_by_warp.empty()
+                      ? "per-warp instruction counts are not available for this launch"
+                  : r.ok ? fmt::format("busiest warp: {:.2f}x the mean warp's instructions and {:.2f}x its global "
+                                       "memory requests (limit {:g}); {} of {} warps do at least half its work",
+                                       insts.ratio, loads.ratio, c.value, insts.at_least_half, insts.warps)
+                         : fmt::format("the busiest warp (warp {} of the grid) issues {:.1f}x the mean warp's {}, "
+                                       "limit {:g}; only {} of {} warps do at least half as much: the work is not "
+                                       "spread over the launch.",
+                                       worst.busiest, r.measured, what, c.value, worst.at_least_half, worst.warps);
       break;
     }
     case Metric::MinTensorCoreMacShare: {

@@ -51,6 +51,7 @@ struct KernelFigures {
   double tensor_macs = 0, other_macs = 0;  // multiply-adds (thread level): mma shapes; fp fma/mad/mul
   uint64_t dram_bytes = 0;               // L2 model
   std::vector<uint32_t> warp_insts_by_warp;  // sim::KernelMetrics::warp_insts_by_warp
+  std::vector<uint32_t> global_requests_by_warp;  // sim::KernelMetrics::global_requests_by_warp
   double occupancy = -1;                 // theoretical; -1 when unknown
   double predicted_seconds = -1;         // from the timing model; -1 when unknown
   std::string predicted_unavailable;     // why not, when predicted_seconds < 0

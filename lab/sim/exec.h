@@ -73,6 +73,7 @@ struct LaunchState {
   uint32_t event_every = 1;      // SimOptions::event_every
   uint64_t timer_origin_ns = 0;  // %globaltimer origin
   uint32_t* warp_insts_by_warp = nullptr;  // KernelMetrics::warp_insts_by_warp, one slot per warp of the grid
+  uint32_t* global_requests_by_warp = nullptr;  // KernelMetrics::global_requests_by_warp, alike
   // Reserved shared memory (%reserved_smem_offset_*): placed after the
   // kernel's own shared memory when the kernel reads those registers.
   uint32_t reserved_smem_offset = 0, reserved_smem_bytes = 0;

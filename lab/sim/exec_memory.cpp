@@ -287,6 +287,7 @@ void count_request(WarpContext& c, Space where, const uint64_t* lane_addr, uint3
   struct { Space where; const uint64_t* addr; uint32_t bytes; } a{where, lane_addr, access_bytes};
   PcCounters& pm = *c.pcm;
   ++pm.requests;
+  c.warp->global_requests += a.where == Space::Global;
   pm.bytes += uint64_t(lanes_in(mask)) * a.bytes;
   uint32_t sectors = 0;
   SharedCost sc;

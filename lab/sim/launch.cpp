@@ -196,6 +196,7 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
     w.stack.clear();
     w.regs = B.regs.data() + wi * slots;
     w.steps = 0;
+    w.global_requests = 0;
     w.carry = 0;
     w.parked = 0;
     w.parked_pc = 0;
@@ -301,6 +302,8 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
   if (L.warp_insts_by_warp)
     for (const WarpState& w : B.warps)
       L.warp_insts_by_warp[size_t(B.linear) * B.num_warps + w.index] = uint32_t(std::min<uint64_t>(w.steps, UINT32_MAX));
+  if (L.global_requests_by_warp)
+    for (const WarpState& w : B.warps) L.global_requests_by_warp[size_t(B.linear) * B.num_warps + w.index] = w.global_requests;
   if (L.events) emit_block_event(L, W, B, WarpEvent::BlockRetired);
 }
 
@@ -421,6 +424,8 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   const uint64_t grid_warps = total_blocks * ((block_threads + kWarpSize - 1) / kWarpSize);
   std::vector<uint32_t> warp_insts_by_warp(grid_warps <= (uint64_t(1) << 22) ? grid_warps : 0, 0);
   L.warp_insts_by_warp = warp_insts_by_warp.empty() ? nullptr : warp_insts_by_warp.data();
+  std::vector<uint32_t> global_requests_by_warp(warp_insts_by_warp.size(), 0);
+  L.global_requests_by_warp = global_requests_by_warp.empty() ? nullptr : global_requests_by_warp.data();
   // More workers than cores does not help (blocks are independent CPU work),
   // and thousands of threads can fail to start: clamp to the cores.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -538,6 +543,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   m.warps = done * warps_per_block;
   m.threads = done * block_threads;
   m.warp_insts_by_warp = std::move(warp_insts_by_warp);
+  m.global_requests_by_warp = std::move(global_requests_by_warp);
   m.cycle = std::move(timing);
   result.cancelled = ctl.cancelled.load();
   result.ok = result.errors.empty() && !result.cancelled;

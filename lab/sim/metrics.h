@@ -73,6 +73,10 @@ struct KernelMetrics {
   // index * warps per block + warp index: how the work is spread over the
   // launch (the lessons' self-checks reject "one warp does everything").
   std::vector<uint32_t> warp_insts_by_warp;
+  // Global memory requests (loads, stores, atomics) of each warp, indexed
+  // alike: a warp that spins while another does the loads issues as many
+  // instructions, not as many requests.
+  std::vector<uint32_t> global_requests_by_warp;
   double sim_seconds = 0;             // wall time of the simulation itself
   // CPU time of the worker threads while they ran blocks outside the cycle
   // model (the interpreter's own cost, summed over workers): `gpulab bench

@@ -59,6 +59,7 @@ struct WarpState {
   std::vector<SimtEntry> stack;  // suspended paths, innermost last
   uint64_t* regs = nullptr;  // num_slots * 32 values
   uint64_t steps = 0;        // warp instructions issued: %clock, hang budget
+  uint32_t global_requests = 0;  // global memory requests issued (KernelMetrics::global_requests_by_warp)
   uint32_t carry = 0;        // CC.CF per lane for add.cc/addc chains (PTX ISA 9.7.2)
   // Independent thread scheduling (sm_70+; exec.cpp, exec_warp.cpp): lanes
   // that reached a block-wide barrier while others of their warp still run
