@@ -58,9 +58,35 @@ int Devices::on_free(uint64_t address) {
 
 std::vector<std::pair<uint64_t, uint64_t>> Devices::allocations_not_on(int device) const {
   std::vector<std::pair<uint64_t, uint64_t>> out;
-  for (const auto& [address, owner_size] : allocations_)
-    if (owner_size.first != device) out.emplace_back(address, address + owner_size.second);
+  const std::vector<bool>& peers = devices_[size_t(device)].peer_enabled;
+  for (const auto& [address, owner_size] : allocations_) {
+    const int owner = owner_size.first;
+    const bool peer = owner >= 0 && size_t(owner) < peers.size() && peers[size_t(owner)];
+    if (owner != device && !peer) out.emplace_back(address, address + owner_size.second);
+  }
   return out;
+}
+
+bool Devices::has_peer_access() const {
+  for (bool p : devices_[size_t(current_)].peer_enabled)
+    if (p) return true;
+  return false;
+}
+
+void Devices::charge_peer_access(uint64_t lo, uint64_t hi, bool write, uintptr_t site) {
+  // The allocations [lo, hi) overlaps: the last one starting at or below lo, and those after it.
+  auto it = allocations_.upper_bound(lo);
+  if (it != allocations_.begin()) --it;
+  for (; it != allocations_.end() && it->first < hi; ++it) {
+    const int owner = it->second.first;
+    if (owner == current_ || owner < 0 || owner >= count()) continue;
+    const uint64_t a = std::max(lo, it->first), b = std::min(hi, it->first + it->second.second);
+    if (a >= b) continue;
+    LinkTraffic& t = links_[write ? std::pair{current_, owner} : std::pair{owner, current_}];
+    t.bytes += b - a;
+    t.busy_seconds += double(b - a) / link_bytes_per_s();
+    t.bytes_by_site[site] += b - a;
+  }
 }
 
 int Devices::owner(uint64_t address) const {

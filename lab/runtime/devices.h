@@ -117,9 +117,16 @@ class Devices {
   // The device that owned it; -1 when the address was never allocated here.
   int on_free(uint64_t address);
   int owner(uint64_t address) const;  // of the allocation starting at `address`; -1 if none
-  // [lo, hi) of every allocation not on `device`, sorted: what a kernel on
+  // [lo, hi) of every allocation not on `device` nor on a device it has
+  // peer access to (cudaDeviceEnablePeerAccess), sorted: what a kernel on
   // `device` may not touch (sim::SimOptions::foreign_global).
   std::vector<std::pair<uint64_t, uint64_t>> allocations_not_on(int device) const;
+  // A kernel on the current device touched [lo, hi) of global memory
+  // (sim::GlobalRange): the part in a peer's allocations crossed that link,
+  // from the peer for reads, to it for writes, and is counted there under
+  // `site` (the launch's call site), as the bytes of a peer copy are.
+  void charge_peer_access(uint64_t lo, uint64_t hi, bool write, uintptr_t site);
+  bool has_peer_access() const;  // the current device may touch a peer's memory
 
   // Charges a copy of `bytes` from device `src` to device `dst` (the rule
   // above) and counts it on that direction's link, under `site`.

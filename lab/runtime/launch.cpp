@@ -127,23 +127,30 @@ cudaError_t Context::launch_entry(const KernelEntry& entry, const ptx::Kernel* k
     const ptx::Param& p = kernel->params[i];
     if (!args || !args[i]) return refuse(cudaErrorInvalidValue, fmt::format("argument {} is missing", i));
     std::memcpy(params.data() + p.offset, args[i], p.size);
-    // A pointer into another simulated GPU's memory: the kernel would load
-    // over the peer link, which the lab does not charge (devices.h), so a
-    // reduction could hide its traffic there. Refused, with the way out.
+    // A pointer into another simulated GPU's memory: without peer access
+    // (cudaDeviceEnablePeerAccess) a GPU refuses it; with it, the kernel's
+    // loads and stores there cross the link and are charged to it below.
     if (p.size == 8 && devices_.count() > 1) {
       uint64_t v = 0;
       std::memcpy(&v, args[i], 8);
-      if (const int owner = devices_.owner(v); owner >= 0 && owner != devices_.current())
+      const int owner = devices_.owner(v);
+      const std::vector<bool>& peers = devices_.now().peer_enabled;
+      const bool peer = owner >= 0 && size_t(owner) < peers.size() && peers[size_t(owner)];
+      if (owner >= 0 && owner != devices_.current() && !peer)
         return refuse(cudaErrorInvalidValue,
-                      fmt::format("argument {} points into device {}'s memory, and the kernel runs on device {}; the "
-                                  "lab does not model a kernel's loads and stores over a peer link: copy the data "
-                                  "with cudaMemcpyPeer first (docs/run.md)", i, owner, devices_.current()));
+                      fmt::format("argument {} points into device {}'s memory, and the kernel runs on device {} "
+                                  "without peer access to it: call cudaDeviceEnablePeerAccess({}, 0) on device {} "
+                                  "first (the kernel's accesses then cross the link and are counted there), or copy "
+                                  "the data with cudaMemcpyPeer (docs/run.md)",
+                                  i, owner, devices_.current(), owner, devices_.current()));
     }
   }
   activate_module(k->module);
   sim::SimOptions opts;
   opts.check = options_.check;
-  opts.record_global_ranges = options_.check;  // for the stream-order check below
+  // For the stream-order check below, and for what crosses a peer link.
+  const bool peer_access = devices_.count() > 1 && devices_.has_peer_access();
+  opts.record_global_ranges = options_.check || peer_access;
   if (devices_.count() > 1) opts.foreign_global = devices_.allocations_not_on(devices_.current());
   opts.max_steps = options_.max_steps;
   // A launch that takes the simulator a while says how long it has left
@@ -160,6 +167,8 @@ cudaError_t Context::launch_entry(const KernelEntry& entry, const ptx::Kernel* k
     const bool resources = std::string(e.what()).find("register") != std::string::npos;
     return refuse(resources ? cudaErrorLaunchOutOfResources : cudaErrorInvalidConfiguration, e.what());
   }
+  if (peer_access)
+    for (const sim::GlobalRange& g : r.global_ranges) devices_.charge_peer_access(g.lo, g.hi, g.write, 0);  // no host line: a kernel's own access
   if (options_.check) {
     std::vector<StreamOrder::Span> spans;
     for (const sim::GlobalRange& g : r.global_ranges) spans.push_back({g.lo, g.hi, g.write});

@@ -158,9 +158,10 @@ bool resolve(WarpContext& c, Access& a, uint32_t mask, bool is_write, uint32_t a
         if (foreign) {
           const uint32_t lane = uint32_t(std::countr_zero(foreign));
           raise_fault(c, "out-of-bounds",
-                      fmt::format("global {} of {} bytes at 0x{:x}: that memory belongs to another simulated GPU; a "
-                                  "kernel reaches another GPU's memory only over a peer link, which the lab does not "
-                                  "model: copy the data with cudaMemcpyPeer first",
+                      fmt::format("global {} of {} bytes at 0x{:x}: that memory belongs to another simulated GPU, "
+                                  "which this one has no peer access to: call cudaDeviceEnablePeerAccess first (the "
+                                  "access then crosses the link and is counted there), or copy the data with "
+                                  "cudaMemcpyPeer",
                                   is_write ? "write" : "read", bytes, a.addr[lane]),
                       lane);
           return false;

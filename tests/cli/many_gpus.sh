@@ -153,5 +153,23 @@ for want in "pointer_in_struct.cu:11: out-of-bounds" "belongs to another simulat
   grep -q "$want" "$tmp/p" || { echo "FAIL: pointer_in_struct.cu: no '$want' in: $(head -c 600 "$tmp/p")"; fails=$((fails+1)); }
 done
 [ $rc -ne 0 ] || { echo "FAIL: pointer_in_struct.cu exited 0"; fails=$((fails+1)); }
+# With cudaDeviceEnablePeerAccess a kernel may read the other GPU's memory, and the bytes it reads are counted on
+# that link (issue 26: at access time, not only for copies).
+"$GPULAB" run tests/cli/many_gpus/peer_kernel.cu --gpus 2 --json >"$tmp/pk" 2>"$tmp/pk.err"; rc=$?
+python3 - "$tmp/pk" $rc <<'PY' || fails=$((fails+1))
+import json, sys
+text = open(sys.argv[1]).read()
+j = json.loads(text[text.index("{"):])
+bad = []
+out = j["output"]
+if "without peer access: cudaErrorInvalidValue" not in out: bad.append("the launch without peer access is refused")
+if "with peer access: cudaSuccess" not in out: bad.append("the launch with peer access runs")
+links = j["devices"]["links"]
+b = sum(l["bytes"] for l in links if l["src"] == 1 and l["dst"] == 0)
+if b != 16384: bad.append(f"link 1->0 counts the kernel's 16384 bytes of loads, got {b}: {links}")
+if bad:
+    print("FAIL: peer_kernel.cu", *bad, sep="\n  ")
+    sys.exit(1)
+PY
 [ $fails -eq 0 ] && echo "ok: many GPUs: losses match one GPU, ring bytes as the formula, ZeRO memory in order, all-to-one rejected"
 exit $fails
