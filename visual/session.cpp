@@ -142,6 +142,14 @@ void Session::run() {
     for (size_t i = 0; i < I.lesson->steps.size(); ++i)
       lesson_kernels |= !I.lesson->steps[i].measure_file.empty() || I.program_step(int(i)) ||
                         (I.sim_step(int(i)) && !cpu_gemm_lesson);
+  // Lesson 01 opened at a step that runs a kernel (`--step`) shows that
+  // kernel, as every other lesson does (issue 28: it showed the progression
+  // at step 1); opened at any other step, the progression and its CPU
+  // chart, with the lesson text at the step asked for.
+  if (I.lesson && cpu_gemm_lesson && I.cfg.lesson_step >= 0) {
+    if (I.sim_step(I.cfg.lesson_step)) lesson_kernels = true;
+    else I.base.lesson.open_step = I.cfg.lesson_step;
+  }
   if (!I.cfg.file.empty() || lesson_kernels) {
     if (lesson_kernels) {
       int first = -1;

@@ -74,6 +74,14 @@ python3 -c "import json,sys; s=json.load(open(sys.argv[1])); k=s['kernel']; prin
   "$T/sim.json" >"$T/sim.txt" 2>&1 || true
 check "lesson 02 step 3: its gpulab sim launch on screen" "$(cat "$T/sim.txt")" "branch_by_lane grid 4,1,1, block 256,1,1 clean"
 
+# 6c. Lesson 01 honours --step too (issue 28: it opened the progression at
+#     step 1): its step 7 runs vector_add on 4 blocks of 256 threads.
+"${XVFB[@]}" timeout 120 "$GPULAB" view 01 --step 7 --screenshot "$T/l01.png" --state "$T/l01.json" \
+  --frames 2 >/dev/null 2>&1 || true
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); k=s['kernel']; print(k['name'], k['problem'], s['playback']['status'] or 'clean')" \
+  "$T/l01.json" >"$T/l01.txt" 2>&1 || true
+check "lesson 01 step 7: its gpulab sim launch on screen" "$(cat "$T/l01.txt")" "vector_add grid 4,1,1, block 256,1,1 clean"
+
 # 7. Lesson 09's histogram step: the view fills the integer input as the
 #    check does (values 0..15), so the shipped kernel runs clean (issue 28:
 #    values over the whole int range wrote out of bounds).
