@@ -295,6 +295,10 @@ void exec_mbarrier(const ptx::Instr& in, WarpContext& c) {
   const bool has_value = in.num_ops > value_op && in.ops[value_op].kind != ptx::OperandKind::None;
   const uint64_t* value = has_value ? src(c, in.ops[value_op], tv) : nullptr;
   uint64_t tokens[32];
+  // cp.async.mbarrier.arrive: the arrive happens when the thread's earlier
+  // cp.async copies complete; here they complete now, one of the orders the
+  // ISA allows, and before the arrival publishes them.
+  if (in.op == Op::CpAsyncMbarrierArrive && !c.warp->async.empty()) cp_async_complete(c, c.mask, UINT32_MAX);
   // An arrival publishes the arriving warp's accesses to the phase's waiters (the checks).
   if (c.checker && (in.op == Op::MbarrierArrive || in.op == Op::CpAsyncMbarrierArrive))
     c.checker->on_mbarrier_arrive(c.pc, c.warp->index);
@@ -359,11 +363,9 @@ void exec_mbarrier(const ptx::Instr& in, WarpContext& c) {
       case Op::CpAsyncMbarrierArrive:
         // "cp.async.mbarrier.arrive" (9.7.9.25): without .noinc the pending count is raised by one
         // before the asynchronous arrive, a net change of zero; with .noinc
-        // the arrive counts against the pending count set by init. The arrive
-        // happens when the thread's earlier cp.async copies complete: here
-        // they complete now, one of the orders the ISA allows.
+        // the arrive counts against the pending count set by init (the
+        // thread's copies completed above).
         if (!require_init(c, in, b, i, off[i])) return;
-        if (!c.warp->async.empty()) cp_async_complete(c, 1u << i, UINT32_MAX);
         if ((in.mode & ptx::kMbarNoInc) && !arrive(c, in, b, i, off[i], 1, false)) return;
         break;
       default:
