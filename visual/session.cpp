@@ -195,6 +195,12 @@ void Session::run() {
           }
           dirty = true;
         }
+        // Lesson 07's batch step: the roofline pane draws the layer's bound at each batch.
+        if (lesson_kernels && want < int(I.lesson->steps.size()) && I.lesson->steps[size_t(want)].layer_in > 0) {
+          const auto& st = I.lesson->steps[size_t(want)];
+          I.layer_charts(st.layer_in, st.layer_out);
+          I.step_on_screen = want;
+        }
         first_run = false;
         dirty = true;  // publish the step, even one that runs nothing
         ready_ = true;

@@ -129,6 +129,8 @@ struct Session::Impl {
   bool predict_next(bool* all);
   void perf_charts();
   void kernel_charts(const sim::RunOutcome& out, const sim::GpuModel& gpu);
+  // Lesson 07's layer over batch sizes (a step's roofline_layer): its roofline bound at each batch.
+  void layer_charts(int in, int out);
   // session_lesson.cpp
   void load_lesson();              // cfg.lesson_dir -> lesson, base.lesson
   void progression_text();         // base.lesson from the versions' header comments

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lab/gemm/gemm_problem.h"
+#include "lab/lesson/layer_roofline.h"
 #include "lab/gemm/gemm_sim.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cpu/gemm.h"
@@ -193,6 +194,33 @@ void Session::Impl::kernel_charts(const sim::RunOutcome& out, const sim::GpuMode
   base.comparison = Comparison{};
   base.comparison.problem = fmt::format("{} (GPU predicted by the {} model)", base.launch.kernel, gpu.name);
   if (kernel_point.gflops > 0 && kernel_point.intensity > 0) base.comparison.versions.push_back(kernel_point);
+}
+
+// The layer's bound at each batch size on the fp16 tensor roofline (the
+// table `gpulab lesson 07` prints, lab/lesson/layer_roofline.h): the points
+// walk up the memory slope as the batch grows and meet the ridge near 512.
+void Session::Impl::layer_charts(int in, int out) {
+  const sim::GpuModel& gpu = sim::gpu_model(cfg.gpu);
+  Roofline& r = base.roofline;
+  r = Roofline{};
+  r.device = fmt::format("{} model; a {} -> {} fp16 layer's roofline bound at each batch size (bounds, not "
+                         "predictions)", gpu.name, in, out);
+  r.peak_gflops = gpu.fp32_flops / 1e9;
+  r.peak_tensor_gflops = gpu.fp16_tensor_flops / 1e9;
+  r.bandwidth_gbs = gpu.dram_bytes_per_s / 1e9;
+  r.sm_count = uint32_t(gpu.sm_count);
+  r.problem = fmt::format("layer {} -> {}, batch 1 to 4096", in, out);
+  for (const lesson::LayerPoint& p : lesson::layer_roofline(in, out, gpu)) {
+    if (p.batch != 1 && p.batch != 8 && p.batch != 64 && p.batch != 512 && p.batch != 4096) continue;  // labels that fit
+    PerfPoint pt;
+    pt.label = fmt::format("B={}", p.batch);
+    pt.intensity = p.intensity;
+    pt.gflops = p.attainable / 1e9;
+    pt.seconds = p.seconds;
+    r.points.push_back(pt);
+  }
+  r.note = "Each point is the batch's bound: below the ridge the layer waits on DRAM (W is read whatever the "
+           "batch), above it on the tensor cores.";
 }
 
 }  // namespace lab::visual

@@ -137,6 +137,9 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   double top = std::max(r.peak_gflops, r.peak_tensor_gflops) * 3;
   ax.x0 = -2;
   ax.x1 = 3;
+  // Room for a point's label right of it: a decade more where a point sits in the last half decade.
+  for (const auto& pt : r.points)
+    if (pt.intensity > 0) ax.x1 = std::max(ax.x1, std::ceil(std::log10(pt.intensity) + 0.5));
   double lo = r.bandwidth_gbs * std::pow(10.0, ax.x0);  // the roof at the left edge stays in view
   for (const auto& pt : r.points)
     if (pt.gflops > 0) lo = std::min(lo, pt.gflops);

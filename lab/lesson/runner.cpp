@@ -1,6 +1,8 @@
 // lab/lesson/runner.cpp: show a lesson step by step and run its commands.
 #include "lab/lesson/runner.h"
 
+#include "lab/lesson/layer_roofline.h"
+
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -91,7 +93,6 @@ void measured_layer(int in, int out, const sim::GpuModel& g, FILE* o) {
   fmt::print(o, "\nThe same layer run by the lab's tensor-core GEMM ({}) on the simulator, PREDICTED by the cycle model:\n",
              v->name);
   fmt::print(o, "  {:>6} {:>12} {:>12} {:>14} {:>11}\n", "batch", "bound", "predicted", "TFLOP/s", "of bound");
-  const double peak = g.fp16_tensor_flops, bw = g.dram_bytes_per_s;
   for (int B : {1, 8, 64, 512, 4096}) {
     gemm::GemmProblem p = gemm::make_gemm_problem(B, out, in);
     sim::SimOptions so;
@@ -100,8 +101,8 @@ void measured_layer(int in, int out, const sim::GpuModel& g, FILE* o) {
     try {
       gemm::SimGemmRun run = gemm::simulate_gemm(*v, p, so);
       sim::KernelReport rep = sim::build_report(run.compiled, run.launch, run.result.metrics);
-      const double flop = 2.0 * B * in * out, bytes = 2.0 * (double(B) * in + double(in) * out + double(B) * out);
-      const double bound = flop / std::min(peak, flop / bytes * bw);
+      const LayerPoint lp = layer_point(B, in, out, g);
+      const double flop = lp.flop, bound = lp.seconds;
       const double t = rep.predicted.time_s;
       fmt::print(o, "  {:>6} {:>9.2f} us {:>9.2f} us {:>14.1f} {:>10.0f}%\n", B, bound * 1e6, t * 1e6, flop / t / 1e12,
                  100 * bound / t);
@@ -114,10 +115,7 @@ void measured_layer(int in, int out, const sim::GpuModel& g, FILE* o) {
                 "launch, latency and tile waste at small batches)\n");
 }
 
-// The roofline of one layer Y[B][out] = X[B][in] * W[in][out] in fp16 with
-// fp32 accumulation, for batch B = 1 .. 4096: FLOPs and the fewest bytes that
-// must cross DRAM (X, W and Y once each), then the roofline's bound
-// min(peak, intensity * bandwidth) with the GPU model's published figures.
+// The roofline of one layer (layer_roofline.h), batch 1 .. 4096, as a table.
 void roofline_layer(int in, int out, FILE* o) {
   const sim::GpuModel& g = sim::gpu_model("H100");
   double peak = g.fp16_tensor_flops, bw = g.dram_bytes_per_s;
@@ -126,15 +124,10 @@ void roofline_layer(int in, int out, FILE* o) {
              in, out, g.name, peak / 1e12, bw / 1e12, peak / bw);
   fmt::print(o, "  {:>6} {:>14} {:>10} {:>10} {:>12} {:>10} {:>8}\n", "batch", "MACs", "MB moved", "FLOP/B",
              "bound", "time", "% peak");
-  for (int B = 1; B <= 4096; B *= 2) {
-    double macs = double(B) * in * out, flop = 2 * macs;
-    double bytes = 2.0 * (double(B) * in + double(in) * out + double(B) * out);
-    double ai = flop / bytes;
-    double attainable = std::min(peak, ai * bw);
-    double t = flop / attainable;
-    fmt::print(o, "  {:>6} {:>14.0f} {:>10.2f} {:>10.1f} {:>12} {:>8.2f} us {:>7.1f}%\n", B, macs, bytes / 1e6, ai,
-               ai * bw < peak ? "memory" : "compute", t * 1e6, 100 * attainable / peak);
-  }
+  for (const LayerPoint& p : layer_roofline(in, out, g))
+    fmt::print(o, "  {:>6} {:>14.0f} {:>10.2f} {:>10.1f} {:>12} {:>8.2f} us {:>7.1f}%\n", p.batch, p.flop / 2,
+               p.bytes / 1e6, p.intensity, p.memory_bound ? "memory" : "compute", p.seconds * 1e6,
+               100 * p.attainable / peak);
   measured_layer(in, out, g, o);
 }
 

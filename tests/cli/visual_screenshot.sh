@@ -82,6 +82,17 @@ python3 -c "import json,sys; s=json.load(open(sys.argv[1])); k=s['kernel']; prin
   "$T/l01.json" >"$T/l01.txt" 2>&1 || true
 check "lesson 01 step 7: its gpulab sim launch on screen" "$(cat "$T/l01.txt")" "vector_add grid 4,1,1, block 256,1,1 clean"
 
+# 6d. Lesson 07's batch step draws the layer's roofline bound at each batch
+#     (issue 28: the batch roofline was not drawn), the numbers `gpulab
+#     lesson 07` prints: B=1 at 1.0 FLOP/byte, B=4096 on the tensor peak.
+"${XVFB[@]}" timeout 120 "$GPULAB" view 07 --step 2 --screenshot "$T/l07.png" --state "$T/l07.json" \
+  --frames 2 >/dev/null 2>&1 || true
+python3 -c "
+import json,sys; r=json.load(open(sys.argv[1]))['roofline']; p=r['points']
+print(int(r['point_count']), sorted(p), round(p['B=1']['intensity'], 1), round(p['B=4096']['gflops'] / 1e3))" \
+  "$T/l07.json" >"$T/l07.txt" 2>&1 || true
+check "lesson 07 step 2: the batch roofline" "$(cat "$T/l07.txt")" "5 ['B=1', 'B=4096', 'B=512', 'B=64', 'B=8'] 1.0 989"
+
 # 7. Lesson 09's histogram step: the view fills the integer input as the
 #    check does (values 0..15), so the shipped kernel runs clean (issue 28:
 #    values over the whole int range wrote out of bounds).
