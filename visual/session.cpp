@@ -174,9 +174,13 @@ void Session::run() {
           dirty = true;
         } else if (lesson_kernels && want != I.step_on_screen && !runs &&
                    !I.lesson->steps[size_t(want)].command.empty()) {
-          // A step that runs `gpulab occupancy`: the calculator takes its numbers.
+          // A step that runs `gpulab occupancy`: the calculator takes its numbers;
+          // `gpulab train`: the comparison chart, CPU step against GPU step.
           try {
-            if (I.occupancy_step(want)) {
+            if (I.train_step(want)) {
+              I.step_on_screen = want;
+              I.publish(I.base);  // as below
+            } else if (I.occupancy_step(want)) {
               I.step_on_screen = want;
               I.publish(I.base);  // and once more below: the step is shown whole from the second state on
             }

@@ -145,6 +145,10 @@ struct Session::Impl {
   // --smem S`: the occupancy pane takes those numbers (session_lesson.cpp).
   // False when the step's command is not one.
   bool occupancy_step(int step);
+  // A step whose command is `gpulab train ...` (lesson 10): the command runs
+  // (--json) and the comparison chart shows its CPU step, measured, beside
+  // the GPU step, predicted. False when the step runs no such command.
+  bool train_step(int step);
   // A step whose command is `gpulab sim FILE --kernel K --grid G --block B
   // --arg ...`: that launch, as the command makes it (lessons/ paths taken
   // from the lessons folder the view reads). Empty when it is not one.

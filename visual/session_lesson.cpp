@@ -5,6 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "visual/session_impl.h"
 
 namespace lab::visual {
@@ -107,6 +110,58 @@ bool Session::Impl::occupancy_step(int step) {
   }
   if (block <= 0) return false;
   occupancy_model(sim::gpu_model(gpu), block, regs, smem);  // throws for an unknown model
+  return true;
+}
+
+bool Session::Impl::train_step(int step) {
+  const std::vector<std::string> words = command_words(lesson ? &*lesson : nullptr, step, "train");
+  if (words.empty()) return false;
+  for (const auto& w : words)
+    if (w == "--fit" || w == "--sweep") return false;  // tables, not one step to compare
+  std::error_code ec;
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) return false;
+  std::string cmd = "'" + exe + "'";
+  for (size_t i = 1; i < words.size(); ++i) cmd += " " + words[i];  // lesson words: plain, no quoting
+  cmd += " --json 2>/dev/null";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    pclose(p);
+  }
+  nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  if (j.is_discarded() || !j.contains("cpu") || !j.contains("gpu")) return false;
+  // The step's GEMM FLOPs per second of each side: of its GEMMs alone, and of
+  // the whole step (elementwise kernels, AdamW, launches and copies included).
+  const double flop = j.value("gemm_flops_per_step", 0.0);
+  const double cpu_ms = j["cpu"].value("step_ms", 0.0), gpu_ms = j["gpu"].value("step_ms", 0.0);
+  double cpu_gemm_ms = 0, gpu_gemm_ms = 0;
+  if (j["cpu"].contains("part_ms")) cpu_gemm_ms = j["cpu"]["part_ms"].value("gemm", 0.0);
+  for (const auto& k : j["gpu"].value("kernels", nlohmann::json::array()))
+    if (k.value("part", "") == "gemm") gpu_gemm_ms += k.value("predicted_ms", 0.0);
+  if (flop <= 0 || cpu_ms <= 0 || gpu_ms <= 0) return false;
+  Comparison c;
+  c.problem = fmt::format("`{}`: the step's GEMM FLOPs per second (CPU measured here, GPU predicted by the {} model; "
+                          "whole step {:.3f} ms against {:.3f} ms, {:.1f}x)",
+                          lesson->steps[size_t(step)].command, j["gpu"].value("model", std::string("H100")), cpu_ms,
+                          gpu_ms, cpu_ms / gpu_ms);
+  auto row = [&](const char* label, double ms, bool cpu) {
+    PerfPoint pt;
+    pt.label = label;
+    pt.seconds = ms / 1e3;
+    pt.gflops = ms > 0 ? flop / (ms / 1e3) / 1e9 : 0;
+    pt.cpu = cpu;
+    pt.measured = cpu;
+    return pt;
+  };
+  if (cpu_gemm_ms > 0 && gpu_gemm_ms > 0) {
+    c.versions.push_back(row("CPU GEMMs", cpu_gemm_ms, true));
+    c.versions.push_back(row("GPU GEMMs", gpu_gemm_ms, false));
+  }
+  c.versions.push_back(row("CPU step", cpu_ms, true));
+  c.versions.push_back(row("GPU step", gpu_ms, false));
+  base.comparison = std::move(c);
   return true;
 }
 

@@ -220,6 +220,8 @@ void draw_comparison(const ViewModel& vm, UiState& ui) {
     return;
   }
   ImGui::TextWrapped("%s: achieved GFLOP/s, log scale; speedup over the first version", cmp.problem.c_str());
+  shown("comparison.problem", cmp.problem);
+  shown("comparison.bar_count", double(cmp.versions.size()));
   bool any_measured_gpu = false;
   for (const auto& v : cmp.versions) any_measured_gpu |= !v.cpu && v.measured;
   legend_item(pal.cpu_point, "CPU, measured here");
@@ -264,6 +266,10 @@ void draw_comparison(const ViewModel& vm, UiState& ui) {
     char t[96];
     std::snprintf(t, sizeof t, "%.3g GFLOP/s  x%.3g%s", v.gflops, base > 0 ? v.gflops / base : 0.0,
                   (!v.measured && !v.cpu) ? " (pred.)" : "");
+    // What the bar says, for --state (issue 28: the comparison pane wrote nothing).
+    const std::string key = "comparison.bars." + v.label;
+    shown(key + ".gflops", v.gflops);
+    shown(key + ".predicted", !v.measured && !v.cpu);
     dl->AddText(ImVec2(x0 + w + 6, y + (row - ImGui::GetFontSize()) / 2), ImGui::GetColorU32(ImGuiCol_Text), t);
   }
   ImGui::Dummy(ImVec2(avail.x, row * cmp.versions.size() + 20));

@@ -93,6 +93,17 @@ print(int(r['point_count']), sorted(p), round(p['B=1']['intensity'], 1), round(p
   "$T/l07.json" >"$T/l07.txt" 2>&1 || true
 check "lesson 07 step 2: the batch roofline" "$(cat "$T/l07.txt")" "5 ['B=1', 'B=4096', 'B=512', 'B=64', 'B=8'] 1.0 989"
 
+# 6e. Lesson 10's train step runs `gpulab train --steps 5 --json` and draws
+#     its CPU step, measured, beside its GPU step, predicted (issue 28: the
+#     comparison was not in the view, and the comparison pane wrote no state).
+"${XVFB[@]}" timeout 120 "$GPULAB" view 10 --step 2 --screenshot "$T/l10.png" --state "$T/l10.json" \
+  --frames 2 >/dev/null 2>&1 || true
+python3 -c "
+import json,sys; c=json.load(open(sys.argv[1]))['comparison']; b=c['bars']
+print(int(c['bar_count']), sorted(b), b['GPU step']['predicted'], b['CPU step']['predicted'], 'gpulab train --steps 5' in c['problem'])" \
+  "$T/l10.json" >"$T/l10.txt" 2>&1 || true
+check "lesson 10 step 2: CPU step beside GPU step" "$(cat "$T/l10.txt")" "4 ['CPU GEMMs', 'CPU step', 'GPU GEMMs', 'GPU step'] True False True"
+
 # 7. Lesson 09's histogram step: the view fills the integer input as the
 #    check does (values 0..15), so the shipped kernel runs clean (issue 28:
 #    values over the whole int range wrote out of bounds).
