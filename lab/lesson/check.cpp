@@ -383,24 +383,16 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
   KernelFigures figures;
   sim::KernelMetrics metric_run;  // the metric size's counters, for the machine model
   SizeVars metric_sizes = ex.sizes[ex.metric_size];
-  bool all_ok = true;
-  for (size_t si = 0; si < ex.sizes.size(); ++si) {
-    const SizeVars& sz = ex.sizes[si];
-    SizeResult sr;
-    sr.sizes = sz;
-    // The kernel checks (races, uninitialised reads, exact bounds) cost ~5x
-    // the plain run. They run on every other size, which are small and odd
-    // (edge blocks, partial tiles, several tile steps); the metric size, the
-    // largest, is still compared element by element with the reference.
+  // One size: run it (with the kernel checks when `checks`), then judge its
+  // values. Wrong values from a run without the checks run again with them,
+  // so a race or a missing barrier is named first instead of only its symptom.
+  auto run_and_judge = [&](const SizeVars& sz, uint64_t seed, bool checks, SizeResult& sr) {
     CheckOptions size_opts = opts;
-    size_opts.kernel_checks = opts.kernel_checks && !(si == ex.metric_size && ex.sizes.size() >= 3);
-    SizeRun run = run_size(L, ex, ex.geometry, sz, opts.seed + si, size_opts, lesson.manifest_path);
+    size_opts.kernel_checks = checks;
+    SizeRun run = run_size(L, ex, ex.geometry, sz, seed, size_opts, lesson.manifest_path);
+    sr.sizes = sz;
     sr.sim_seconds = run.result.metrics.sim_seconds;
-    if (run.refused) {
-      // A block the GPU would refuse never runs: that is the failure, not a later symptom.
-      if (const compile::ResourceUsage* u = L.resources()) rep.registers = u->registers, rep.shared_bytes = u->static_shared_bytes;
-      return fail("launch", fmt::format("cannot launch at size {}: {}", sizes_text(sz), run.problem));
-    }
+    if (run.refused) return run;
     if (!run.problem.empty()) {
       sr.message = run.problem;
     } else if (!run.result.errors.empty()) {
@@ -408,18 +400,32 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
                                errors_text(run.result.errors, src));
     } else {
       sr.message = compare(ex, run, sz, sr.max_error);
-      // Wrong values on the size that ran without the kernel checks: run it
-      // again with them, so a race or a missing barrier is named, first,
-      // instead of only its symptom.
-      if (!sr.message.empty() && opts.kernel_checks && !size_opts.kernel_checks) {
-        CheckOptions checked = opts;
-        SizeRun again = run_size(L, ex, ex.geometry, sz, opts.seed + si, checked, lesson.manifest_path);
+      if (!sr.message.empty() && opts.kernel_checks && !checks) {
+        SizeRun again = run_size(L, ex, ex.geometry, sz, seed, opts, lesson.manifest_path);
         if (again.problem.empty() && !again.result.errors.empty())
           sr.message = fmt::format("the kernel checks found {} problem(s):{}\n  and so: {}", again.result.errors.size(),
                                    errors_text(again.result.errors, src), sr.message);
       }
     }
     sr.ok = sr.message.empty();
+    return run;
+  };
+  auto refused = [&](const SizeVars& sz, const SizeRun& run) {
+    // A block the GPU would refuse never runs: that is the failure, not a later symptom.
+    if (const compile::ResourceUsage* u = L.resources()) rep.registers = u->registers, rep.shared_bytes = u->static_shared_bytes;
+    return fail("launch", fmt::format("cannot launch at size {}: {}", sizes_text(sz), run.problem));
+  };
+  bool all_ok = true;
+  for (size_t si = 0; si < ex.sizes.size(); ++si) {
+    const SizeVars& sz = ex.sizes[si];
+    SizeResult sr;
+    // The kernel checks (races, uninitialised reads, exact bounds) cost ~5x
+    // the plain run. They run on every other size, which are small and odd
+    // (edge blocks, partial tiles, several tile steps); the metric size, the
+    // largest, is still compared element by element with the reference.
+    const bool checks = opts.kernel_checks && !(si == ex.metric_size && ex.sizes.size() >= 3);
+    SizeRun run = run_and_judge(sz, opts.seed + si, checks, sr);
+    if (run.refused) return refused(sz, run);
     all_ok = all_ok && sr.ok;
     if (si == ex.metric_size && sr.ok) {
       figures = fold_metrics(L.module(), L.kernel(), run.result.metrics);
@@ -494,23 +500,10 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
                                              : size_t(std::random_device{}() % ex.judge_sizes.size());
     const SizeVars& jz = ex.judge_sizes[pick];
     SizeResult sr;
-    sr.sizes = jz;
     sr.drawn = true;
-    CheckOptions plain = opts;
-    plain.kernel_checks = false;  // they ran on the small sizes; wrong values rerun with them below
-    SizeRun run = run_size(L, ex, ex.geometry, jz, opts.seed + ex.sizes.size(), plain, lesson.manifest_path);
-    sr.sim_seconds = run.result.metrics.sim_seconds;
-    if (run.refused) return fail("launch", fmt::format("cannot launch at size {}: {}", sizes_text(jz), run.problem));
-    sr.message = !run.problem.empty()          ? run.problem
-                 : !run.result.errors.empty() ? errors_text(run.result.errors, src)
-                                               : compare(ex, run, jz, sr.max_error);
-    if (!sr.message.empty() && opts.kernel_checks) {
-      SizeRun again = run_size(L, ex, ex.geometry, jz, opts.seed + ex.sizes.size(), opts, lesson.manifest_path);
-      if (again.problem.empty() && !again.result.errors.empty())
-        sr.message = fmt::format("the kernel checks found {} problem(s):{}\n  and so: {}", again.result.errors.size(),
-                                 errors_text(again.result.errors, src), sr.message);
-    }
-    sr.ok = sr.message.empty();
+    // The kernel checks ran on the small sizes; wrong values rerun with them.
+    SizeRun run = run_and_judge(jz, opts.seed + ex.sizes.size(), false, sr);
+    if (run.refused) return refused(jz, run);
     rep.sizes.push_back(sr);
     if (!sr.ok)
       return fail("correctness", fmt::format("wrong at size {} (drawn for this check from the {} the lesson lists): {}",

@@ -742,24 +742,26 @@ class Sanitizer final : public BlockChecker {
     }
   }
 
+  // Storing the value already there (many threads setting one flag to 1) is
+  // a race by the letter of the memory model but harmless: not reported.
+  // `now`: the bytes memory holds, read before the store lands.
+  static bool stores_what_is_there(const MemoryAccess& a, uint32_t lane, uint64_t now) {
+    const uint64_t mask = a.bytes >= 8 ? ~0ull : (1ull << (8 * a.bytes)) - 1;
+    return ((now ^ a.lane_value[lane]) & mask) == 0;
+  }
+  bool same_value_stored(const MemoryAccess& a, uint32_t lane, uint64_t addr) const {
+    if (!a.lane_value || !ctx_.memory || a.bytes > 8) return false;
+    uint64_t now = 0;
+    ctx_.memory->read(addr, &now, a.bytes);
+    return stores_what_is_there(a, lane, now);
+  }
   // The same for shared memory: warps that all set a shared flag to 1.
   bool same_value_in_shared(const MemoryAccess& a, uint32_t lane, uint64_t off) const {
     const BlockState& B = *ctx_.block;
     if (!a.lane_value || a.bytes > 8 || off + a.bytes > B.shared.size()) return false;
     uint64_t now = 0;
     std::memcpy(&now, B.shared.data() + off, a.bytes);
-    const uint64_t mask = a.bytes >= 8 ? ~0ull : (1ull << (8 * a.bytes)) - 1;
-    return ((now ^ a.lane_value[lane]) & mask) == 0;
-  }
-
-  // Storing the value already there (many threads setting one flag to 1) is
-  // a race by the letter of the memory model but harmless: not reported.
-  bool same_value_stored(const MemoryAccess& a, uint32_t lane, uint64_t addr) const {
-    if (!a.lane_value || !ctx_.memory || a.bytes > 8) return false;
-    uint64_t now = 0;
-    ctx_.memory->read(addr, &now, a.bytes);
-    const uint64_t mask = a.bytes >= 8 ? ~0ull : (1ull << (8 * a.bytes)) - 1;
-    return ((now ^ a.lane_value[lane]) & mask) == 0;
+    return stores_what_is_there(a, lane, now);
   }
 
   void shared_access(const MemoryAccess& a) {
