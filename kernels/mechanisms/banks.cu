@@ -17,7 +17,7 @@ extern "C" __global__ void shared_ways(float* out, int ways, int reps) {
 #define LOAD(k)                                                                 \
   {                                                                             \
     float v;                                                                    \
-    asm volatile("ld.shared.f32 %0, [%1+%2];" : "=f"(v) : "r"(base), "n"((k) * 128)); \
+    asm volatile("ld.volatile.shared.f32 %0, [%1+%2];" : "=f"(v) : "r"(base), "n"((k) * 128)); \
     acc[(k) & 3] += v;                                                          \
   }
   for (int r = 0; r < reps; r += 16) {

@@ -202,9 +202,9 @@ void cuda_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVers
   } else {
     BenchRow r;
     r.device = "gpu"; r.backend = "cuda"; r.reference = true;
-    r.name = "cublas_sgemm"; r.precision = "fp32";
+    r.name = kCublasSgemmRow; r.precision = "fp32";
     if (selected(o, r.name)) run_row(r, Precision::Fp32, [&] { gpu.sgemm(p.M, p.N, p.K, p.alpha, a32, b32, p.beta, c); });
-    r.name = "cublas_gemmex_fp16"; r.precision = "fp16";
+    r.name = kCublasGemmExRow; r.precision = "fp16";
     if (selected(o, r.name))
       run_row(r, Precision::Fp16, [&] { gpu.gemm_f16_f32(p.M, p.N, p.K, p.alpha, a16, b16, p.beta, c); });
   }

@@ -18,6 +18,10 @@
 
 namespace lab::bench {
 
+// The reference rows `--backend cuda` adds (cuBLAS), selectable with --only.
+inline constexpr const char* kCublasSgemmRow = "cublas_sgemm";
+inline constexpr const char* kCublasGemmExRow = "cublas_gemmex_fp16";
+
 struct BenchOptions {
   int m = 256, n = 256, k = 256;
   std::string backend = "auto";  // sim | cuda | auto

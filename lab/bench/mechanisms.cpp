@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "lab/cuda/kernel_run.h"
 #include "lab/sim/cycle/params.h"
 #include "lab/sim/cycle/result.h"
 #include "lab/sim/cycle/stall.h"
@@ -28,13 +29,28 @@ struct Run {
   std::string limiter;
 };
 
+// The GPU side (MechanismOptions::measure_on_gpu): an event pair around one
+// launch also times the launch itself, a few microseconds that would swamp
+// the one-warp chains. An empty launch (chase.cu with no steps, one thread)
+// timed the same way is that floor; it is measured once and taken off.
+struct GpuSide {
+  std::string device;
+  double floor_ms = -1;
+};
+GpuSide& gpu_side() {
+  static GpuSide s;
+  return s;
+}
+
 std::string kernel_file(const std::string& name) {
   return std::string(GPULAB_SOURCE_DIR) + "/kernels/mechanisms/" + name;
 }
 
 Run run(const MechanismOptions& o, const sim::GpuModel& g, const std::string& file, const std::string& kernel,
-        sim::Dim3 grid, sim::Dim3 block, std::vector<std::string> args, bool sample_only = false) {
+        sim::Dim3 grid, sim::Dim3 block, std::vector<std::string> args, bool sample_only = false,
+        std::vector<std::string> defines = {}) {
   sim::RunRequest req;
+  req.defines = std::move(defines);
   req.file = kernel_file(file);
   req.kernel = kernel;
   req.launch.grid = grid;
@@ -45,6 +61,28 @@ Run run(const MechanismOptions& o, const sim::GpuModel& g, const std::string& fi
   req.options.threads = o.threads;
   req.options.timing.mode = sim::TimingMode::Sampled;
   req.options.timing.sample_only = sample_only;
+  if (o.measure_on_gpu) {
+    GpuSide& side = gpu_side();
+    if (side.floor_ms < 0) {
+      sim::RunRequest empty = req;
+      empty.file = kernel_file("chase.cu");
+      empty.kernel = "chase";
+      empty.launch.grid = {1, 1, 1};
+      empty.launch.block = {1, 1, 1};
+      empty.args = {"u32[32]", "u32[1]", "i32=0", "u32=1", "u32=32"};
+      lab::cuda::GpuRunOutcome e = lab::cuda::run_kernel_on_gpu(empty);
+      side.floor_ms = e.median_ms;
+      side.device = e.device;
+    }
+    lab::cuda::GpuRunOutcome m = lab::cuda::run_kernel_on_gpu(req);
+    Run r;
+    // Never below a hundredth of the raw time: a kernel as short as the floor
+    // is reported as a ceiling of its rate, not as an infinite one.
+    r.seconds = std::max(m.median_ms - side.floor_ms, 0.01 * m.median_ms) / 1e3;
+    r.cycles = r.seconds * g.boost_clock_hz;
+    r.limiter = "measured";
+    return r;
+  }
   sim::RunOutcome out = sim::run_kernel(req);
   if (!out.result.ok || !out.result.metrics.cycle)
     throw std::runtime_error(fmt::format("{} ({}) on {}: {}", kernel, file, g.name,
@@ -124,6 +162,21 @@ const std::map<Key, Published>& published_table() {
       {{"T4", "dependent/FP32"}, {4, "[JIA19] FFMA 4 cycles"}},
       {{"A100", "dependent/FP32"}, {4, "[ABD22] fma.f32 4 cycles dependent"}},
       {{"H100", "dependent/FP32"}, {4, "[LUO24] H800 FFMA 4 cycles"}},
+      // [LAB-H200] measured by the lab on an H200 (GH100, the H100's SM):
+      // docs/fidelity/h200/mech-cuda-2.json, `gpulab bench mechanisms --backend cuda`.
+      {{"H100", "dependent/INT div"}, {209.9, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "dependent/MUFU"}, {16.8, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "dependent/FP64"}, {8.03, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "dependent/tensor"}, {26.1, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H200", "dependent/FP32"}, {4.05, "[LAB-H200] measured on this part"}},
+      {{"H200", "dependent/INT"}, {3.88, "[LAB-H200] measured on this part"}},
+      {{"H200", "dependent/INT div"}, {209.9, "[LAB-H200] measured on this part"}},
+      {{"H200", "dependent/MUFU"}, {16.8, "[LAB-H200] measured on this part"}},
+      {{"H200", "dependent/FP64"}, {8.03, "[LAB-H200] measured on this part"}},
+      {{"H200", "dependent/tensor"}, {26.1, "[LAB-H200] measured on this part"}},
+      {{"H200", "chase/L1"}, {30.3, "[LAB-H200] measured on this part"}},
+      {{"H200", "chase/L2"}, {280, "[LAB-H200] measured on this part"}},
+      {{"H200", "chase/DRAM"}, {685, "[LAB-H200] measured on this part"}},
   };
   return t;
 }
@@ -152,6 +205,7 @@ MechanismRow row(const sim::GpuModel& g, const char* mech, std::string point, do
   m.wavefronts_per_request = r.requests ? double(r.wavefronts) / double(r.requests) : 0;
   m.sectors_per_request = r.requests ? double(r.sectors) / double(r.requests) : 0;
   m.limiter = r.limiter;
+  m.measured = r.limiter == "measured";
   return m;
 }
 
@@ -219,7 +273,10 @@ void chase(const MechanismOptions& o, const sim::GpuModel& g, double int_latency
   }
 }
 
-// Dependent issue: one warp, a chain of 256; cycles per operation.
+// Dependent issue: one warp, chains of 256 and 2304 links; the difference over
+// the 2048 extra links is the cycles per operation, with the launch (on a GPU
+// a few microseconds, more than the short chain itself) and the fixed part
+// cancelled.
 double dependent(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   struct Class { const char* name; const char* kernel; std::vector<std::string> args; };
   const std::vector<Class> classes = {
@@ -230,15 +287,17 @@ double dependent(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
       {"FP64", "chain_fp64", {"f64[32]", "f64=1.0001", "f64=0.5"}},
       {"tensor", "chain_mma", {"f32[32]"}},
   };
+  const int short_chain = 256, long_chain = 2304;
   double int_latency = 0;
   for (const Class& k : classes) {
-    // The chain's fixed part (set-up, the store, exit) is a few cycles
-    // beside 256 links and is left in.
-    Run r = run(o, g, "dependent.cu", k.kernel, {1, 1, 1}, {32, 1, 1}, k.args);
-    const double per = r.cycles / 256.0;
-    MechanismRow m = row(g, "dependent", k.name, 0, per, "cycles", r);
+    Run a = run(o, g, "dependent.cu", k.kernel, {1, 1, 1}, {32, 1, 1}, k.args, false,
+                {"CHAIN=" + n(short_chain)});
+    Run b = run(o, g, "dependent.cu", k.kernel, {1, 1, 1}, {32, 1, 1}, k.args, false,
+                {"CHAIN=" + n(long_chain)});
+    const double per = (b.cycles - a.cycles) / double(long_chain - short_chain);
+    MechanismRow m = row(g, "dependent", k.name, 0, per, "cycles", b);
     cite(m, k.name);
-    if (std::string(k.name) == "INT") int_latency = std::floor(per);
+    if (std::string(k.name) == "INT") int_latency = std::floor(per + 0.5);
     out.push_back(m);
   }
   return int_latency;
@@ -261,7 +320,7 @@ void peak(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   const uint32_t blocks = uint32_t(g.sm_count) * 4;
   const uint64_t warps = uint64_t(blocks) * 4;
   {
-    const int reps = 128;
+    const int reps = 1024;  // about 60 us on an H100: the launch is lost beside it
     Run r = run(o, g, "peak.cu", "mma_peak", {blocks, 1, 1}, {128, 1, 1},
                 {"f32[" + n(uint64_t(blocks) * 128) + "]", "i32=" + n(reps)});
     const double flops = double(warps) * reps * 4 * 2.0 * 16 * 8 * 16;
@@ -276,13 +335,18 @@ void peak(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
     out.push_back(m);
   }
   if (g.cc_major >= 7) {
-    const int reps = 64;
+    const int reps = 512;  // as long as the mma.sync row's run
     Run r = run(o, g, "wmma_peak.cu", "wmma_peak", {blocks, 1, 1}, {128, 1, 1},
                 {"f16[256]=fill:1", "f32[" + n(warps * 256) + "]", "i32=" + n(reps)});
     const double flops = double(warps) * reps * 4 * 2.0 * 16 * 16 * 16;
     MechanismRow m = row(g, "peak", "wmma f16", 0, flops / r.seconds / 1e12, "TFLOP/s", r);
     m.rated = g.fp16_tensor_flops / 1e12;
-    m.source = "rated dense FP16 tensor peak (datasheet)";
+    if (g.cc_major >= 9) {
+      m.published = m.rated * 353.8 / 989.4;
+      m.source = "[LAB-H200] this kernel at 353.8 of 989.4 TFLOP/s on an H200, applied to the rated peak";
+    } else {
+      m.source = "rated dense FP16 tensor peak (datasheet)";
+    }
     out.push_back(m);
   }
 }
@@ -405,6 +469,10 @@ MechanismReport run_mechanisms(const MechanismOptions& o) {
     if (want("hiding")) step("hiding"), hiding(o, *g, rep.rows);
     if (want("atomics")) step("atomics"), atomics(o, *g, rep.rows);
   }
+  if (o.measure_on_gpu) {
+    rep.device = gpu_side().device;
+    rep.launch_floor_ms = gpu_side().floor_ms;
+  }
   return rep;
 }
 
@@ -429,7 +497,9 @@ std::string format_mechanisms(const MechanismReport& rep) {
   for (const auto& r : rep.rows) {
     if (r.gpu != gpu) {
       gpu = r.gpu;
-      s += fmt::format("\n{} (every figure a prediction of the cycle model)\n", gpu);
+      s += r.measured ? fmt::format("\n{} model, MEASURED on {} (events, less a {:.4f} ms empty launch)\n", gpu,
+                                    rep.device, rep.launch_floor_ms)
+                      : fmt::format("\n{} (every figure a prediction of the cycle model)\n", gpu);
       s += fmt::format("  {:<11} {:<20} {:>9} {:<16} {:>9} {:>6} {:>8}  {:<16} {}\n", "mechanism", "point", "lab",
                        "unit", "reference", "error", "rated", "limiter", "source of the reference");
     }
@@ -441,7 +511,9 @@ std::string format_mechanisms(const MechanismReport& rep) {
 }
 
 std::string mechanisms_markdown(const MechanismReport& rep) {
-  std::string s = "| GPU | mechanism | point | lab (predicted) | unit | reference | error | rated peak | source |\n"
+  const bool measured = !rep.rows.empty() && rep.rows.front().measured;
+  std::string s = std::string("| GPU | mechanism | point | ") + (measured ? "measured on " + rep.device : "lab (predicted)") +
+                  " | unit | reference | error | rated peak | source |\n"
                   "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : rep.rows)
     s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.gpu, r.mechanism, r.point, num(r.value),
@@ -456,12 +528,14 @@ nlohmann::json mechanisms_json(const MechanismReport& rep) {
                         {"x", r.x},           {"value", r.value},         {"unit", r.unit},
                         {"cycles", r.cycles}, {"limiter", r.limiter},     {"source", r.source},
                         {"wavefronts_per_request", r.wavefronts_per_request},
-                        {"sectors_per_request", r.sectors_per_request},   {"predicted", true}};
+                        {"sectors_per_request", r.sectors_per_request},   {"predicted", !r.measured}};
     j["published"] = r.published ? nlohmann::json(*r.published) : nlohmann::json(nullptr);
     j["rated"] = r.rated > 0 ? nlohmann::json(r.rated) : nlohmann::json(nullptr);
     rows.push_back(j);
   }
-  return {{"rows", rows}};
+  nlohmann::json j = {{"rows", rows}};
+  if (!rep.device.empty()) j["device"] = rep.device, j["launch_floor_ms"] = rep.launch_floor_ms;
+  return j;
 }
 
 }  // namespace lab::bench

@@ -22,6 +22,12 @@ struct MechanismOptions {
   std::vector<const sim::GpuModel*> gpus;  // empty: every model with published figures
   std::vector<std::string> only;           // mechanism keys ("banks", "stride", ...); empty: all
   unsigned threads = 0;                    // interpreter workers; 0 = all
+  // Run every sweep point on this machine's GPU (`--backend cuda`) instead of
+  // the model: each row's figure is then MEASURED (CUDA events, median of the
+  // repeats, less the launch floor: an empty one-thread launch timed the same
+  // way), cycles are that time at the model's boost clock, and the counters
+  // are left out (Nsight Compute reads those: `gpulab validate`).
+  bool measure_on_gpu = false;
   std::function<void(const std::string&)> progress;
 };
 
@@ -42,10 +48,13 @@ struct MechanismRow {
   double wavefronts_per_request = 0;
   double sectors_per_request = 0;
   std::string limiter;            // top stall reason, Nsight's name
+  bool measured = false;          // true: value is measured on a GPU, not predicted
 };
 
 struct MechanismReport {
   std::vector<MechanismRow> rows;
+  std::string device;        // measured rows: the GPU's name as the driver gives it
+  double launch_floor_ms = 0;  // measured rows: the empty launch subtracted from each time
 };
 
 // Throws std::runtime_error (compile problems, an unknown key).

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "lab/cuda/kernel_run.h"
+
 #include "lab/sim/device.h"
 #include "lab/sim/report.h"
 #include "lab/sim/run.h"
@@ -179,6 +181,22 @@ void run_row(const PublishedOptions& o, const json& table, const json& k, const 
   const bool sample = k.value("sample", true) && budget > 0 && full.grid.count() > budget;
   req.options.timing.sample_only = sample;
   row.blocks_total = full.grid.count();
+  if (o.measure_on_gpu) {
+    try {
+      sim::RunRequest whole = req;
+      whole.launch = full;
+      lab::cuda::GpuRunOutcome m = lab::cuda::run_kernel_on_gpu(whole);
+      row.measured_ms = m.median_ms;
+      row.measured_device = m.device;
+    } catch (const std::exception& e) {
+      std::string msg = e.what();
+      row.measured_note = msg.substr(0, msg.find('\n'));
+    }
+    if (o.measure_only) {
+      row.note = "measured only";
+      return;
+    }
+  }
 
   sim::RunOutcome run = sim::run_kernel(req);
   row.kernel = run.kernel().name;
@@ -348,6 +366,8 @@ json published_json(const PublishedReport& r) {
                  {"blocks_total", row.blocks_total}, {"sim_seconds", row.sim_seconds}};
       if (row.predicted_ms) jr["predicted_ms"] = *row.predicted_ms, jr["limiter"] = row.bound;
       else jr["not_run"] = row.note;
+      if (row.measured_ms) jr["measured_ms"] = *row.measured_ms, jr["measured_on"] = row.measured_device;
+      else if (!row.measured_note.empty()) jr["measured_error"] = row.measured_note;
       jt["rows"].push_back(jr);
     }
     out["tables"].push_back(jt);

@@ -32,6 +32,13 @@ struct PublishedOptions {
   // of the grid, first rows first); their counters are scaled to the grid
   // and the unchanged machine model predicts the full launch. 0: full runs.
   uint64_t sample_blocks = 0;
+  // Measure each kernel on this machine's GPU as well (`--gpu-backend cuda`):
+  // the same wrapper, inputs and full launch, timed with CUDA events (median,
+  // L2 flushed). The table's figures stay model against published; the
+  // measured time is reported beside them. With measure_only the simulator is
+  // not run at all (a GPU lease is short).
+  bool measure_on_gpu = false;
+  bool measure_only = false;
   std::function<void(const std::string&)> progress;
 };
 
@@ -44,6 +51,9 @@ struct PublishedRow {
   uint64_t blocks_simulated = 0, blocks_total = 0;
   double sim_seconds = 0;
   std::string note;                 // why there is no prediction
+  std::optional<double> measured_ms;  // on this machine's GPU (measure_on_gpu)
+  std::string measured_device;
+  std::string measured_note;        // why the GPU run failed
 };
 
 struct PublishedTable {

@@ -119,6 +119,7 @@ int run_bench_sim(const SimArgs& a) {
 struct MechArgs {
   std::vector<std::string> gpus, only;
   unsigned threads = 0;
+  std::string backend = "sim";
   bool json = false, markdown = false;
 };
 
@@ -127,6 +128,7 @@ int run_bench_mechanisms(const MechArgs& a) {
   for (const auto& g : a.gpus) o.gpus.push_back(&lab::cli::resolved_gpu(g));
   o.only = a.only;
   o.threads = a.threads;
+  o.measure_on_gpu = a.backend == "cuda";
   o.progress = progress_line;
   try {
     lab::bench::MechanismReport rep = lab::bench::run_mechanisms(o);
@@ -189,6 +191,9 @@ const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
   mech->add_option("--gpu", m.gpus, "GPU models (default: H100 A100 V100 T4, the ones with published figures)");
   mech->add_option("--only", m.only, "mechanisms: banks stride chase dependent peak stream divergence hiding atomics");
   mech->add_option("--threads", m.threads, "simulator workers (0 = all)");
+  mech->add_option("--backend", m.backend,
+                   "sim (the model's predictions, default) | cuda (measure each point on this machine's GPU)")
+      ->check(CLI::IsMember({"sim", "cuda"}));
   auto* js = mech->add_flag("--json", m.json, "JSON instead of the table");
   mech->add_flag("--markdown", m.markdown, "a Markdown table (docs/fidelity.md)")->excludes(js);
   mech->callback([&rc] { rc = run_bench_mechanisms(m); });

@@ -14,6 +14,7 @@ namespace {
 struct LessonArgs {
   std::string id, lessons_dir;
   bool no_pause = false, before_after = false;
+  std::string backend = "sim";
 };
 
 int run_lesson_cmd(const LessonArgs& a) {
@@ -22,6 +23,7 @@ int run_lesson_cmd(const LessonArgs& a) {
   lesson::RunnerOptions o;
   o.pause = !a.no_pause && !a.before_after;
   o.before_after_only = a.before_after;
+  o.measure_on_gpu = a.backend == "cuda";
   std::error_code ec;
   o.gpulab_path = std::filesystem::canonical("/proc/self/exe", ec).string();
   o.lessons_root = ws.root;
@@ -43,6 +45,9 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_flag("--no-pause", a->no_pause, "Do not wait for Enter between steps (for scripts)");
   cmd->add_flag("--before-after", a->before_after,
                 "Run only the lesson's before/after measurements (predicted times and counters), without text");
+  cmd->add_option("--backend", a->backend,
+                  "sim (default) | cuda: before/after steps are also timed on this machine's GPU, beside the model")
+      ->check(CLI::IsMember({"sim", "cuda"}));
   cmd->add_option("--lessons", a->lessons_dir, "Lessons folder");
   cmd->callback([a, &rc] { rc = run_lesson_cmd(*a); });
 });

@@ -116,6 +116,10 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
   cmd->add_option("--sample-blocks", a->pub.sample_blocks,
                   "with --published: simulate at most this many blocks (first rows of the grid) and scale their "
                   "counters to the grid (0 = whole grid)");
+  cmd->add_flag("--measure", a->pub.measure_on_gpu,
+                "with --published: also time each kernel on this machine's GPU (full launch, events)");
+  cmd->add_flag("--measure-only", a->pub.measure_only,
+                "with --published: time each kernel on this machine's GPU and skip the simulator");
   cmd->add_flag("--json", a->json, "JSON instead of the table");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->callback([a, &rc, cmd] {
@@ -123,6 +127,7 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
     for (const auto* opt : cmd->get_options())
       if (opt->count() && opt->get_name() != "--help")
         for (const auto& r : opt->results()) line += fmt::format(" {} {}", opt->get_name(), r);
+    if (a->pub.measure_only) a->pub.measure_on_gpu = true;
     if (!a->pub.file.empty()) {
       if (a->pub.mirror.empty()) {
         std::fprintf(stderr, "gpulab validate --published: give --mirror DIR, the folder holding the snapshots of "

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/bench/gemm_bench.h"
 #include "lab/gemm/gemm_registry.h"
 #include "lab/cpu/gemm.h"
 
@@ -14,8 +15,11 @@ namespace lab::cli {
 inline std::string unknown_only_names(const std::vector<std::string>& only, bool with_cpu) {
   std::vector<std::string> known;
   for (const auto& v : gemm::load_gemm_versions()) known.push_back(v.name);
-  if (with_cpu)
+  if (with_cpu) {  // `gpulab bench gemm`: its CPU rows and the cuBLAS reference rows too
     for (const auto& v : cpu::cpu_gemm_versions()) known.push_back(v.name);
+    known.push_back(bench::kCublasSgemmRow);
+    known.push_back(bench::kCublasGemmExRow);
+  }
   std::string bad;
   for (const auto& n : only) {
     bool found = false;

@@ -32,6 +32,9 @@ struct CheckOptions {
   // cover those blocks only.
   bool sample_only = false;
   uint32_t max_blocks_per_sm = 0;  // > 0: cap resident blocks per SM (sim::TimingOptions)
+  // A compare step also times each launch on this machine's GPU (CUDA
+  // events, the launch as the model runs it): `gpulab lesson --backend cuda`.
+  bool measure_on_gpu = false;
   // Which of the exercise's judge_sizes to judge at: -1 draws one (the
   // check's verdict must not depend on it); tests pick each in turn.
   int judge_size = -1;

@@ -1,6 +1,9 @@
 // lab/lesson/compare.cpp: run a lesson's before and after, and print them side by side.
 #include "lab/lesson/compare.h"
 
+#include "lab/cuda/kernel_run.h"
+#include "lab/lesson/measure_run.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -84,11 +87,32 @@ CompareResult run_compare(const Lesson& lesson, const Compare& c, const CheckOpt
                                                       ? std::string("the machine model gave no time")
                                                       : m.figures.predicted_unavailable));
       add(out, m);
+      if (opts.measure_on_gpu && out.measured_note.empty()) {
+        if (l.max_blocks_per_sm) {
+          // The model caps residency; a GPU has no such switch.
+          out.measured_note = "capped residency: not measurable on a GPU as written";
+          out.measured_seconds = 0;
+          continue;
+        }
+        try {
+          MeasureRun mr = measure_run_at(lesson, as, l.file, l.kernel.empty() ? ex->kernel : l.kernel, std::string(opts.gpu->name),
+                                         c.size, l.geometry ? *l.geometry : ex->geometry);
+          cuda::GpuRunOutcome g = cuda::run_kernel_on_gpu(mr.request);
+          out.measured_seconds += g.median_ms / 1e3;
+          r.measured_on = g.device;
+        } catch (const std::exception& e) {
+          std::string msg = e.what();
+          out.measured_note = msg.substr(0, msg.find('\n'));
+          out.measured_seconds = 0;
+        }
+      }
     }
   };
   run(c.before, r.before);
   run(c.after, r.after);
   r.speedup = r.before.seconds / r.after.seconds;
+  if (r.before.measured_seconds > 0 && r.after.measured_seconds > 0)
+    r.measured_speedup = r.before.measured_seconds / r.after.measured_seconds;
   return r;
 }
 
@@ -137,6 +161,11 @@ std::string format_compare(const CompareResult& r) {
   s += fmt::format("  {:<34} {:>{}} {:>{}} {:>8}\n", "", bn, wb, an, wa, "ratio");
   s += fmt::format("  {:<34} {:>{}} {:>{}} {:>7.2f}x\n", "predicted time", time_text(b.seconds), wb, time_text(a.seconds),
                    wa, r.speedup);
+  if (r.measured_speedup > 0)
+    s += fmt::format("  {:<34} {:>{}} {:>{}} {:>7.2f}x\n", "MEASURED time on " + r.measured_on,
+                     time_text(b.measured_seconds), wb, time_text(a.measured_seconds), wa, r.measured_speedup);
+  else if (!b.measured_note.empty() || !a.measured_note.empty())
+    s += fmt::format("  {:<34} {}\n", "not measured on the GPU:", !b.measured_note.empty() ? b.measured_note : a.measured_note);
   for (const Row& row : rows) {
     if (row.before <= 0 && row.after <= 0) continue;
     std::string ratio = row.before > 0 && row.after > 0 ? fmt::format("{:.2f}x", row.before / row.after) : "-";

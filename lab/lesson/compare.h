@@ -30,12 +30,18 @@ struct CompareFigures {
   int registers = 0;
   double occupancy = -1;
   bool sampled = false;  // some launch ran only the blocks the cycle model timed
+  // CheckOptions::measure_on_gpu: the launches' times on the GPU, summed; 0
+  // when not measured, with the reason in measured_note.
+  double measured_seconds = 0;
+  std::string measured_note;
 };
 
 struct CompareResult {
   std::string sizes_text, gpu;
   CompareFigures before, after;
   double speedup = 0;       // before's predicted time / after's
+  std::string measured_on;  // the GPU's name when both sides were measured
+  double measured_speedup = 0;  // before's measured time / after's
   double expect_min = 0, expect_max = 0;
   bool within() const { return speedup >= expect_min && speedup <= expect_max; }
 };

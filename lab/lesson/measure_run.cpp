@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace lab::lesson {
 
@@ -20,20 +21,26 @@ sim::Dim3 dims_at(const std::vector<std::string>& e, const SizeVars& s) {
 
 MeasureRun measure_run(const Lesson& lesson, const Exercise& ex, const std::string& source, const std::string& kernel,
                        const std::string& gpu) {
+  if (ex.sizes.empty()) throw ManifestError(lesson.manifest_path, "exercises." + ex.id + ".sizes", "no sizes to run at");
+  return measure_run_at(lesson, ex, source, kernel, gpu, ex.sizes[std::min(ex.metric_size, ex.sizes.size() - 1)],
+                        ex.geometry);
+}
+
+MeasureRun measure_run_at(const Lesson& lesson, const Exercise& ex, const std::string& source, const std::string& kernel,
+                          const std::string& gpu, const SizeVars& sizes, const Geometry& geometry) {
   MeasureRun m;
   m.source = source;
-  if (ex.sizes.empty()) throw ManifestError(lesson.manifest_path, "exercises." + ex.id + ".sizes", "no sizes to run at");
-  m.sizes = ex.sizes[std::min(ex.metric_size, ex.sizes.size() - 1)];
+  m.sizes = sizes;
   for (auto& [k, v] : m.sizes) m.sizes_text += fmt::format("{}{}={}", m.sizes_text.empty() ? "" : " ", k, v);
   sim::RunRequest& r = m.request;
-  r.file = lesson.path(source);
+  r.file = std::filesystem::path(source).is_absolute() ? source : lesson.path(source);
   r.kernel = kernel.empty() ? ex.kernel : kernel;
   r.gpu = &sim::gpu_model(gpu);
   r.defines = ex.defines;
   try {
-    r.launch.grid = dims_at(ex.geometry.grid, m.sizes);
-    r.launch.block = dims_at(ex.geometry.block, m.sizes);
-    r.launch.dynamic_shared_bytes = uint32_t(eval_size(ex.geometry.shared_bytes, m.sizes));
+    r.launch.grid = dims_at(geometry.grid, m.sizes);
+    r.launch.block = dims_at(geometry.block, m.sizes);
+    r.launch.dynamic_shared_bytes = uint32_t(eval_size(geometry.shared_bytes, m.sizes));
     for (size_t i = 0; i < ex.args.size(); ++i) {
       const ArgSpec& a = ex.args[i];
       if (a.role == ArgSpec::Role::Scalar) {

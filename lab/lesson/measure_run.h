@@ -35,4 +35,8 @@ struct MeasureRun {
 MeasureRun measure_run(const Lesson& lesson, const Exercise& ex, const std::string& source,
                        const std::string& kernel = "", const std::string& gpu = "H100");
 
+// The same at the given sizes and launch geometry (a compare step's).
+MeasureRun measure_run_at(const Lesson& lesson, const Exercise& ex, const std::string& source, const std::string& kernel,
+                          const std::string& gpu, const SizeVars& sizes, const Geometry& geometry);
+
 }  // namespace lab::lesson

@@ -133,11 +133,13 @@ void roofline_layer(int in, int out, FILE* o) {
 
 // A before/after: the two sides measured and printed; a ratio outside the
 // lesson's range counts as a failed step.
-void run_compare_step(const Lesson& L, const Compare& c, FILE* out, int& failed) {
+void run_compare_step(const Lesson& L, const Compare& c, bool measure_on_gpu, FILE* out, int& failed) {
   fmt::print(out, "$ (before/after) {}\n", compare_files(L, c));
   std::fflush(out);
   try {
-    CompareResult r = run_compare(L, c);
+    CheckOptions opts;
+    opts.measure_on_gpu = measure_on_gpu;
+    CompareResult r = run_compare(L, c, opts);
     fmt::print(out, "{}\n", format_compare(r));
     if (!r.within()) ++failed;
   } catch (const std::exception& e) {
@@ -154,7 +156,7 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
     if (o.before_after_only && !s.compare) continue;
     fmt::print(o.out, "---- step {}/{}{} ----\n\n", i + 1, L.steps.size(), s.title.empty() ? "" : ": " + s.title);
     if (o.before_after_only) {
-      run_compare_step(L, *s.compare, o.out, failed);
+      run_compare_step(L, *s.compare, o.measure_on_gpu, o.out, failed);
       continue;
     }
     if (!s.text.empty()) fmt::print(o.out, "{}\n\n", s.text);
@@ -168,7 +170,7 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
         fmt::print(o.out, "(could not run it: {})\n\n", e.what());
       }
     }
-    if (s.compare) run_compare_step(L, *s.compare, o.out, failed);
+    if (s.compare) run_compare_step(L, *s.compare, o.measure_on_gpu, o.out, failed);
     if (s.layer_in) roofline_layer(s.layer_in, s.layer_out, o.out), fmt::print(o.out, "\n");
     if (s.cpu_gemm) time_cpu_gemm(s.cpu_gemm, o.out), fmt::print(o.out, "\n");
     if (!s.command.empty()) {

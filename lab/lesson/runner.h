@@ -16,6 +16,7 @@ struct RunnerOptions {
   std::string lessons_root;   // the lessons folder: "lessons/..." paths in commands point into it
   bool carry_lessons = false; // --lessons was given: add it to printed `gpulab` lesson commands
   bool before_after_only = false;  // only the steps' before/after measurements, without text or pauses
+  bool measure_on_gpu = false;     // before/after steps also timed on this machine's GPU (--backend cuda)
   FILE* out = stdout;
 };
 

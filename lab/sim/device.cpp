@@ -16,6 +16,8 @@
 //  [H100] NVIDIA H100 Tensor Core GPU datasheet (SXM5) and the NVIDIA H100
 //         Tensor Core GPU Architecture whitepaper (2022).
 //  [H200] NVIDIA H200 Tensor Core GPU datasheet (SXM, 141 GB HBM3e).
+//  [LAB-H200] The lab's own microbenchmarks on an NVIDIA H200, 2026-11-26
+//         (docs/fidelity/h200/mech-cuda-2.json, `gpulab bench mechanisms --backend cuda`).
 //  [H100P] NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe column (114 SMs,
 //         1755 MHz, 2.0 TB/s HBM2e, 51 TFLOPS FP32, 756 TFLOPS FP16 dense).
 //  [GB]   D. Ernst, te42kyfo/gpu-benches (Ernst et al., JPDC 2023), raw data:
@@ -233,10 +235,14 @@ GpuModel make_h200() {
   m.dram_bytes = 141 * GB;                        // [H200] 141 GB HBM3e
   m.dram_bytes_per_s = 4800 * G;                  // [H200] 4.8 TB/s
   m.memory_bus_bits = 6144;                           // [H200] 6144-bit HBM3e (six stacks)
-  m.dram_stream_bytes_per_s = 3534 * G;           // [GB] gpu-stream/h200.txt triad
-  m.dram_stream_source = "[GB] H200 triad 3534 GB/s measured";
+  // The lab's STREAM kernels on an H200 (docs/fidelity/h200/mech-cuda-2.json,
+  // `gpulab bench mechanisms --backend cuda`): copy 4072, triad 4081 GB/s.
+  // [GB]'s gpu-stream/h200.txt triad is lower (3534 GB/s).
+  m.dram_stream_bytes_per_s = 4072 * G;
+  m.dram_stream_source = "[LAB-H200] STREAM copy 4072 GB/s measured by the lab on an H200";
   m.nvlink_bytes_per_s = 450 * G;                 // [H200] datasheet SXM: NVLink 900 GB/s, PCIe Gen5 128 GB/s
-  m.dram_latency_cycles = 500;                    // [MB] HBM3e, assumed close to H100
+  m.dram_latency_cycles = 685;                    // [LAB-H200] pointer chase, 64 MB at 4 KB steps: 685 cycles
+  m.l2_latency_cycles = 280;                      // [LAB-H200] pointer chase, 2 MB: 280 cycles
   return m;
 }
 

@@ -46,5 +46,24 @@ check "--record without a GPU exits 2" "[ $rc = 2 ] && [ ! -f $tmp/out.json ]"
 "$GPULAB" validate --size 16 --only 01_naive --gpu-backend cuda --quiet >/dev/null 2>"$tmp/err"; rc=$?
 check "--gpu-backend cuda without a GPU exits 2 with the reason" "[ $rc = 2 ] && grep -qi 'no GPU' $tmp/err"
 
+# The lab's measurement on an H200 (docs/fidelity/h200, 2026-11-26): the
+# model's global requests and sectors meet Nsight Compute's exactly, and the
+# GPU's result was correct.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+"$GPULAB" validate --size 1024 --gpu H200 --only 03_smem_tiled --gpu-backend none \
+  --against "$ROOT/docs/fidelity/h200/validate-1024.json" --quiet > "$tmp/h200.txt"; rc=$?
+check "the H200 recording compares (exit 0)" "[ $rc = 0 ] && grep -q 'NVIDIA H200' $tmp/h200.txt"
+check "H200: global load requests and sectors agree exactly" \
+  "[ \"\$(grep -E '^ +global_load_(requests|sectors)' $tmp/h200.txt | awk '{print \$4}' | sort -u)\" = 1.00 ]"
+check "H200: both sides correct" "grep -E '^ +result' $tmp/h200.txt | awk '{exit !(\$2==\"correct\" && \$3==\"correct\")}'"
+
+# The GPU-side entry points without a GPU: a refusal with the reason, or the
+# model's figures with the reason the GPU's are missing.
+"$GPULAB" bench mechanisms --backend cuda --only banks --gpu H100 >/dev/null 2>"$tmp/err"; rc=$?
+check "bench mechanisms --backend cuda without a GPU exits non-zero with the reason" "[ $rc != 0 ] && grep -qi 'driver' $tmp/err"
+"$GPULAB" lesson 04 --before-after --backend cuda --lessons "$ROOT/lessons" > "$tmp/ba.txt" 2>&1
+check "lesson --before-after --backend cuda without a GPU keeps the prediction and says why" \
+  "grep -q 'predicted time' $tmp/ba.txt && grep -q 'not measured on the GPU:' $tmp/ba.txt"
+
 echo "validate.sh: $passes passed, $fails failed"
 [ $fails = 0 ]

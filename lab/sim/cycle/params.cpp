@@ -35,6 +35,11 @@
 //  [NSVSE] NVIDIA Nsight Visual Studio Edition, "Achieved IOPs": "Integer
 //          division and modulo operation are costly: ... below 20
 //          instructions on devices of compute capability 2.x and higher".
+//  [LAB-H200] The lab's own microbenchmarks run on an NVIDIA H200 (GH100,
+//          the H100's SM; 2026-11-26): `gpulab bench mechanisms --backend
+//          cuda`, recorded in docs/fidelity/h200/mech-cuda-2.json. WMMA
+//          m16n16k16 reached 353.8 TFLOP/s where mma.sync m16n8k16, the same
+//          kernel shape in the same run, reached 608.2: 0.582 of it.
 //  [WP]    NVIDIA whitepapers: unified L1/shared per SM 128 KB (Volta GV100),
 //          96 KB (Turing), 192 KB (A100), 128 KB (Ada AD102), 256 KB (H100).
 #include "lab/sim/cycle/params.h"
@@ -58,7 +63,9 @@ ArchDefaults arch_defaults(const GpuModel& g) {
   if (cc < 80) return {32, 48, 18, 32, 96};    // Turing: [JIA19] L1 32; FP64 at 1/32 rate is slow; [WP] 96 KB
   if (cc == 80) return {33, 8, 18, 32, 192};   // A100: [ABD22] L1 ~33, DFMA 8; [WP] 192 KB
   if (cc < 90) return {33, 48, 18, 32, 128};   // GA10x/Ada: [LUO24] L1 ~33 (RTX 4090); [WP] 128 KB
-  return {33, 8, 18, 32, 256};                 // Hopper: [LUO24] L1 ~33-40; [WP] 256 KB
+  // Hopper: [LUO24] L1 ~33-40; [WP] 256 KB; [LAB-H200] dependent mma.sync
+  // m16n8k16 26.1 cycles (the model had 32, the Ampere figure).
+  return {33, 8, 18, 26, 256};
 }
 
 }  // namespace
@@ -77,6 +84,10 @@ double warp_mma_fraction(const GpuModel& g, ptx::Type t) {
   return t == ptx::Type::F16 || t == ptx::Type::BF16 ? 494.4 / 756.5 : 0.629;  // [LUO25]
 }
 
+double wmma_rate_of_mma(const GpuModel& g) {
+  return g.cc_major >= 9 ? 353.8 / 608.2 : 1.0;  // [LAB-H200]; no measurement before Hopper
+}
+
 double CycleParams::tensor_cycles(const ptx::Instr& in) const {
   const ptx::Type t = in.type2 != ptx::Type::None ? in.type2 : in.type;
   int k = 0;
@@ -87,7 +98,7 @@ double CycleParams::tensor_cycles(const ptx::Instr& in) const {
     default: k = 0; break;
   }
   const double peak = tensor_flops_per_cycle_smsp[k] > 0 ? tensor_flops_per_cycle_smsp[k] : tensor_flops_per_cycle_smsp[0];
-  const double rate = peak * warp_mma[k];
+  const double rate = peak * warp_mma[k] * (in.op == ptx::Op::WmmaMma ? wmma_of_mma : 1.0);
   const double flops = 2.0 * in.shape_m * in.shape_n * in.shape_k;
   return rate > 0 ? std::max(1.0, flops / rate) : 16.0;
 }
@@ -107,8 +118,11 @@ CycleParams cycle_params(const GpuModel& g) {
   p.lat_l1 = g.l1_latency_cycles > 0 ? g.l1_latency_cycles : d.l1;
   p.lat_l2 = g.l2_latency_cycles > 0 ? g.l2_latency_cycles : 260;
   p.lat_dram = g.dram_latency_cycles > 0 ? g.dram_latency_cycles : 480;
-  // [AR19] Turing's 79, Volta's 71 for the rest (no later measurement found).
-  p.lat_int_div = g.cc_major == 7 && g.cc_minor == 5 ? 79 : 71;
+  // [AR19] Turing's 79, Volta's 71; Hopper [LAB-H200]: a dependent
+  // x = x / d + a link took 210 cycles on an H200 (CUDA 13's ptxas
+  // sequence), 206 without the add. Ampere and Ada keep Volta's (no
+  // measurement found).
+  p.lat_int_div = g.cc_major == 7 && g.cc_minor == 5 ? 79 : g.cc_major >= 9 ? 206 : 71;
   p.int_div_instructions = 20;  // [NSVSE]: below 20 instructions
   // A sub-partition has a quarter of the SM's lanes (whitepaper SM diagrams);
   // a 32-lane warp instruction holds a pipe of L lanes for 32/L cycles.
@@ -128,6 +142,7 @@ CycleParams cycle_params(const GpuModel& g) {
   // Every tensor instruction the lab runs is warp-level (mma.sync, wmma).
   p.warp_mma[0] = warp_mma_fraction(g, ptx::Type::F16);
   p.warp_mma[1] = p.warp_mma[2] = p.warp_mma[3] = warp_mma_fraction(g, ptx::Type::F32);
+  p.wmma_of_mma = wmma_rate_of_mma(g);
   p.l1_shared_bytes = uint32_t(g.l1_shared_bytes_per_sm > 0 ? g.l1_shared_bytes_per_sm : d.unified_kb * 1024);
   p.l2_bytes_per_cycle = g.l2_bytes_per_clock > 0 ? g.l2_bytes_per_clock : 2048;
   p.dram_bytes_per_cycle = achievable_dram(g).bytes_per_s / p.clock_hz;
