@@ -99,10 +99,11 @@ void projector_layout(const ViewModel& vm, UiState& ui, float W, float H) {
   }
   std::vector<Panel> panes;
   for (Panel p : ui.focus)
-    if (panel_info(p) && panes.size() < 2) panes.push_back(p);
+    if (panel_info(p) && panes.size() < 3) panes.push_back(p);
   if (panes.empty()) panes.push_back(Panel::SmGrid);
   const float x0 = lw, w = W - lw, h = H - top;
-  // Two panes side by side when each still gets a 4:3 area, else stacked.
+  // Two panes side by side when each still gets a 4:3 area, else stacked;
+  // three: the first across the top half, the other two side by side below.
   const bool side = panes.size() == 2 && w / 2 > h * 0.9f;
   for (size_t i = 0; i < panes.size(); ++i) {
     const PanelInfo* info = panel_info(panes[i]);
@@ -110,8 +111,14 @@ void projector_layout(const ViewModel& vm, UiState& ui, float W, float H) {
     if (panes.size() == 2) {
       if (side) pw = w / 2, px0 = x0 + i * pw;
       else ph = h / 2, py0 = top + i * ph;
+    } else if (panes.size() == 3) {
+      ph = h / 2;
+      if (i > 0) py0 = top + ph, pw = w / 2, px0 = x0 + (i - 1) * pw;
     }
-    if (tile(info->title, px0, py0, pw, ph)) info->view(vm, ui);
+    // The comparison pane holds a lesson's before/after at such steps.
+    const char* title =
+        panes[i] == Panel::Comparison && vm.comparison.before_after ? "Before and after" : info->title;
+    if (tile(title, px0, py0, pw, ph)) info->view(vm, ui);
     ImGui::End();
   }
 }
@@ -233,7 +240,7 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
     ImGui::End();
     if (tile("Performance", lw + mw, top_h, rw, bot_h) && ImGui::BeginTabBar("perftabs")) {
       tab("Roofline", draw_roofline, vm, ui);
-      tab("CPU vs GPU", draw_comparison, vm, ui);
+      tab(vm.comparison.before_after ? "Before and after" : "CPU vs GPU", draw_comparison, vm, ui);
       tab("Occupancy", draw_occupancy, vm, ui);
       ImGui::EndTabBar();
     }

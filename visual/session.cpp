@@ -199,6 +199,10 @@ void Session::run() {
           }
           dirty = true;
         }
+        // The step's before/after, when it has one: the comparison chart
+        // (after the kernel above, whose own point the chart would show).
+        if (lesson_kernels && want < int(I.lesson->steps.size()) && I.lesson->steps[size_t(want)].compare)
+          I.compare_step(want);
         // Lesson 07's batch step: the roofline pane draws the layer's bound at each batch.
         if (lesson_kernels && want < int(I.lesson->steps.size()) && I.lesson->steps[size_t(want)].layer_in > 0) {
           const auto& st = I.lesson->steps[size_t(want)];

@@ -149,6 +149,10 @@ struct Session::Impl {
   // (--json) and the comparison chart shows its CPU step, measured, beside
   // the GPU step, predicted. False when the step runs no such command.
   bool train_step(int step);
+  // A step with a before/after ([steps.compare]): it runs as `gpulab lesson
+  // --before-after` runs it and the comparison chart shows its two times and
+  // the range the lesson expects. False when the step has none.
+  bool compare_step(int step);
   // A step whose command is `gpulab sim FILE --kernel K --grid G --block B
   // --arg ...`: that launch, as the command makes it (lessons/ paths taken
   // from the lessons folder the view reads). Empty when it is not one.

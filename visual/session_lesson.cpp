@@ -1,6 +1,8 @@
 // visual/session_lesson.cpp: the lesson pane's text. A lesson's steps come
 // from its manifest (lab/lesson, the same steps `gpulab lesson` walks); the
 // progression's from each version's header comment.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -8,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "lab/lesson/compare.h"
 #include "visual/session_impl.h"
 
 namespace lab::visual {
@@ -75,6 +78,14 @@ void Session::Impl::load_lesson() {
       s.run_target = "step:" + std::to_string(i);
     }
     s.panes = split_commas(st.view);
+    // A before/after is shown beside whatever the step's own panes are; a
+    // step that names none shows it beside its kernel (or alone).
+    if (st.compare && s.panes.empty()) {
+      if (s.measure || sim_step(int(i))) s.panes.push_back("sm");
+      s.panes.push_back("comparison");
+    } else if (st.compare && std::find(s.panes.begin(), s.panes.end(), "comparison") == s.panes.end()) {
+      s.panes.push_back("comparison");
+    }
     lt.steps.push_back(std::move(s));
   }
 }
@@ -162,6 +173,57 @@ bool Session::Impl::train_step(int step) {
   c.versions.push_back(row("CPU step", cpu_ms, true));
   c.versions.push_back(row("GPU step", gpu_ms, false));
   base.comparison = std::move(c);
+  return true;
+}
+
+bool Session::Impl::compare_step(int step) {
+  if (!lesson || step < 0 || size_t(step) >= lesson->steps.size() || !lesson->steps[size_t(step)].compare) return false;
+  const lesson::Compare& c = *lesson->steps[size_t(step)].compare;
+  lesson::CheckOptions opts;
+  opts.gpu = &sim::gpu_model(cfg.gpu);
+  lesson::CompareResult r;
+  try {
+    r = lesson::run_compare(*lesson, c, opts);
+  } catch (const std::exception& e) {
+    // The kernel on screen stays; the chart says why there is no before/after.
+    base.comparison = Comparison{};
+    base.comparison.problem = std::string("The step's before/after could not run: ") + e.what();
+    return false;
+  }
+  Comparison cmp;
+  cmp.before_after = true;
+  cmp.expect_min = r.expect_min;
+  cmp.expect_max = r.expect_max;
+  cmp.problem = fmt::format("Before and after at {}: predicted time on the {} model (shorter is faster)", r.sizes_text,
+                            r.gpu);
+  // The counters behind the speed-up: the three that changed most (the
+  // table `gpulab lesson --before-after` prints has them all).
+  const lesson::CompareFigures &b = r.before, &a = r.after;
+  std::vector<Comparison::Counter> rows = {
+      {"warp instructions", b.warp_insts, a.warp_insts},
+      {"global load sectors", b.global_load_sectors, a.global_load_sectors},
+      {"global store sectors", b.global_store_sectors, a.global_store_sectors},
+      {"shared wavefronts", b.shared_wavefronts, a.shared_wavefronts},
+      {"bank conflicts", b.bank_conflicts, a.bank_conflicts},
+      {"tensor-core multiply-adds", b.tensor_macs, a.tensor_macs},
+      {"FP32 FMA warp instructions", b.fma_warp_insts, a.fma_warp_insts},
+      {"DRAM bytes", b.sampled || a.sampled ? 0 : b.dram_bytes, b.sampled || a.sampled ? 0 : a.dram_bytes},
+  };
+  auto change = [](const Comparison::Counter& c) {
+    if (c.before <= 0 && c.after <= 0) return 0.0;
+    if (c.before <= 0 || c.after <= 0) return 1e9;  // present on one side only
+    return std::abs(std::log(c.before / c.after));
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& x, const auto& y) { return change(x) > change(y); });
+  for (const auto& c : rows)
+    if (cmp.counters.size() < 3 && change(c) > std::log(1.05)) cmp.counters.push_back(c);
+  for (const lesson::CompareFigures* f : {&r.before, &r.after}) {
+    PerfPoint pt;
+    pt.label = f->label;
+    pt.seconds = f->seconds;
+    cmp.versions.push_back(pt);
+  }
+  base.comparison = std::move(cmp);
   return true;
 }
 

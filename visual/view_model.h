@@ -172,6 +172,17 @@ struct Roofline {
 struct Comparison {
   std::string problem;                 // "GEMM 1024^3 fp32"
   std::vector<PerfPoint> versions;     // CPU and GPU versions in progression order
+  // A lesson's before/after (lesson.toml [steps.compare]): two bars of time
+  // on one problem, the first the "before"; the range the lesson expects.
+  bool before_after = false;
+  double expect_min = 0, expect_max = 0;
+  // The counters that explain it: the rows whose before/after ratio is
+  // furthest from 1 (name, before, after), whole-grid counts.
+  struct Counter {
+    std::string name;
+    double before = 0, after = 0;
+  };
+  std::vector<Counter> counters;
 };
 
 // [OCCUPANCY] ------------------------------------------------------------------

@@ -3,6 +3,8 @@
 // Predicted points are hollow and say "predicted"; measured ones are filled.
 #include <imgui.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -212,11 +214,82 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   ImGui::Dummy(avail);
 }
 
+namespace {
+std::string time_text(double s) {
+  char t[32];
+  if (s >= 1e-3) std::snprintf(t, sizeof t, "%.3g ms", s * 1e3);
+  else std::snprintf(t, sizeof t, "%.3g us", s * 1e6);
+  return t;
+}
+
+// A lesson's before/after: time bars on a linear scale (the before is the
+// full width, so the after's length is the fraction of the time left), the
+// speed-up, and whether it falls in the range the lesson states.
+void draw_before_after(const Comparison& cmp) {
+  const Palette& pal = palette();
+  ImGui::TextWrapped("%s", cmp.problem.c_str());
+  shown("comparison.problem", cmp.problem);
+  shown("comparison.bar_count", double(cmp.versions.size()));
+  legend_item(pal.gpu_predicted, "GPU, predicted");
+  const PerfPoint& before = cmp.versions.front();
+  const PerfPoint& after = cmp.versions.back();
+  if (before.seconds <= 0 || after.seconds <= 0) return;
+  const double speedup = before.seconds / after.seconds;
+  const bool agrees = speedup >= cmp.expect_min && speedup <= cmp.expect_max;
+  shown("comparison.speedup", speedup);
+  shown("comparison.agrees", agrees);
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  float label_w = 0;
+  for (const auto& v : cmp.versions) label_w = std::max(label_w, ImGui::CalcTextSize(v.label.c_str()).x);
+  label_w += 10;
+  const float right = ImGui::CalcTextSize("0000 us  0000x faster (pred.)").x;
+  const float row = std::min(ImGui::GetFontSize() * 2.4f, (avail.y - ImGui::GetFontSize() * 3.5f) / 2);
+  const float x0 = p.x + label_w, x1 = p.x + std::max(label_w + 40, avail.x - right);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (size_t i = 0; i < cmp.versions.size(); ++i) {
+    const PerfPoint& v = cmp.versions[i];
+    const float y = p.y + i * row;
+    dl->AddText(ImVec2(p.x, y + (row - ImGui::GetFontSize()) / 2), ImGui::GetColorU32(ImGuiCol_Text), v.label.c_str());
+    const float w = float(v.seconds / before.seconds) * (x1 - x0);
+    const ImU32 col = v.measured ? pal.gpu_measured : pal.gpu_predicted;
+    dl->AddRectFilled(ImVec2(x0, y + 3), ImVec2(x0 + std::max(2.f, w), y + row - 3), col, 2.f);
+    std::string t = time_text(v.seconds);
+    if (i > 0) t += fmt::format("  {:.2f}x faster", before.seconds / v.seconds);
+    if (!v.measured) t += " (pred.)";
+    dl->AddText(ImVec2(x0 + w + 6, y + (row - ImGui::GetFontSize()) / 2), ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
+    const std::string key = "comparison.bars." + v.label;
+    shown(key + ".seconds", v.seconds);
+    shown(key + ".predicted", !v.measured);
+  }
+  ImGui::Dummy(ImVec2(avail.x, row * cmp.versions.size() + 4));
+  // The counters that explain the time, before -> after.
+  auto count = [](double v) {
+    return v >= 1e9 ? fmt::format("{:.3g}G", v / 1e9) : v >= 1e6 ? fmt::format("{:.3g}M", v / 1e6)
+         : v >= 1e4 ? fmt::format("{:.3g}k", v / 1e3) : fmt::format("{:.0f}", v);
+  };
+  for (const auto& c : cmp.counters) {
+    const std::string ratio = c.before > 0 && c.after > 0 ? fmt::format("  ({:.2f}x)", c.before / c.after) : "";
+    text_words(fmt::format("{}: {} -> {}{}", c.name, count(c.before), count(c.after), ratio));
+    shown("comparison.counters." + c.name + ".before", c.before);
+    shown("comparison.counters." + c.name + ".after", c.after);
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, agrees ? pal.bank_ok : pal.bank_conflict);
+  text_words(fmt::format("{:.2f}x faster; the lesson expects {:.3g}x to {:.3g}x: {}", speedup, cmp.expect_min,
+                         cmp.expect_max, agrees ? "the lab agrees" : "the lab DISAGREES with the lesson"));
+  ImGui::PopStyleColor();
+}
+}  // namespace
+
 void draw_comparison(const ViewModel& vm, UiState& ui) {
   const Comparison& cmp = vm.comparison;
   const Palette& pal = palette();
   if (cmp.versions.empty()) {
     ImGui::TextUnformatted("No timings yet: run `gpulab bench` or press Run.");
+    return;
+  }
+  if (cmp.before_after && cmp.versions.size() >= 2) {
+    draw_before_after(cmp);
     return;
   }
   ImGui::TextWrapped("%s: achieved GFLOP/s, log scale; speedup over the first version", cmp.problem.c_str());

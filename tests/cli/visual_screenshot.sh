@@ -104,6 +104,19 @@ print(int(c['bar_count']), sorted(b), b['GPU step']['predicted'], b['CPU step'][
   "$T/l10.json" >"$T/l10.txt" 2>&1 || true
 check "lesson 10 step 2: CPU step beside GPU step" "$(cat "$T/l10.txt")" "4 ['CPU GEMMs', 'CPU step', 'GPU GEMMs', 'GPU step'] True False True"
 
+# 6f. A before/after step (lesson 04's padding, [steps.compare]) draws both
+#     times, the speed-up against the lesson's range and the counters behind
+#     it, beside the step's own panes (issue 25: printed, never drawn).
+"${XVFB[@]}" timeout 180 "$GPULAB" view 04 --step 4 --screenshot "$T/ba.png" --state "$T/ba.json" \
+  --frames 2 >/dev/null 2>&1 || true
+python3 -c "
+import json,sys; j=json.load(open(sys.argv[1])); c=j['comparison']; b=c['bars']
+s=b['tile[32][32]']['seconds']/b['tile[32][33]']['seconds']
+print(j['layout']['panes'], int(c['bar_count']), abs(s-c['speedup'])<1e-9, 1.3<=c['speedup']<=4.0, c['agrees'],
+      c['counters']['bank conflicts']['after'], c['counters']['bank conflicts']['before']>1e7)" \
+  "$T/ba.json" >"$T/ba.txt" 2>&1 || true
+check "lesson 04 step 4: the before/after drawn" "$(cat "$T/ba.txt")" "banks,source,comparison 2 True True True 0.0 True"
+
 # 7. Lesson 09's histogram step: the view fills the integer input as the
 #    check does (values 0..15), so the shipped kernel runs clean (issue 28:
 #    values over the whole int range wrote out of bounds).
