@@ -261,7 +261,22 @@ TEST_CASE("demo script: beats advance with the clock, kernels in order, the whol
   vm.playback.total = 100;
   // 4 beats per kernel (the overview, two moments, the SM cycle by cycle): 3.75 s each.
   vm.moments = {{"m1", "c1", "coalescing", 10}, {"m2", "c2", "banks", 50}};
+  // The chart the opening and the close show: a CPU point and the 4 GPU ones.
+  PerfPoint cpu;
+  cpu.label = "cpu", cpu.cpu = cpu.measured = true, cpu.gflops = 100;
+  vm.comparison.versions.push_back(cpu);
+  for (int k = 0; k < 4; ++k) {
+    PerfPoint g;
+    g.label = "k" + std::to_string(k), g.gflops = 1000.0 * (k + 1);
+    vm.comparison.versions.push_back(g);
+  }
   UiState ui;
+  // The opening: the question on the chart and the roofline, the speed-up
+  // (best GPU over best CPU, 40x here) in the banner.
+  demo.update(0, vm, 4, false, false, ui);
+  CHECK(ui.focus == std::vector<Panel>{Panel::Comparison, Panel::Roofline});
+  CHECK(ui.banner.find("40x") != std::string::npos);
+  CHECK(demo.beat() == -1);
   int last = 0;
   double t = 0;
   bool monotonic = true, cycles_beat = false;
@@ -292,6 +307,21 @@ TEST_CASE("demo script: beats advance with the clock, kernels in order, the whol
   CHECK(demo.kernel() == 3);
   CHECK(demo.elapsed() == doctest::Approx(60).epsilon(0.05));
   CHECK(t < 70);
+  // It ends on the whole progression, the chart and the roofline again.
+  CHECK(ui.focus == std::vector<Panel>{Panel::Comparison, Panel::Roofline});
+  CHECK(ui.banner.find("whole progression") != std::string::npos);
+  // Space pauses the script's clock, and again resumes it.
+  DemoScript d3(1.0);
+  d3.update(0, vm, 4, false, false, ui);
+  d3.update(1.0, vm, 4, false, false, ui);
+  const double shown_before = d3.elapsed();
+  d3.toggle_pause();
+  for (int i = 0; i < 20; ++i) d3.update(1.0, vm, 4, false, false, ui);
+  CHECK(d3.elapsed() == doctest::Approx(shown_before));
+  CHECK(ui.banner.find("paused") != std::string::npos);
+  d3.toggle_pause();
+  d3.update(1.0, vm, 4, false, false, ui);
+  CHECK(d3.elapsed() > shown_before);
   // Page Down skips to the next beat at once.
   DemoScript d2(10.0);
   vm.launch.current_kernel = 0;

@@ -117,7 +117,10 @@ int run_app(const AppOptions& opt) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // the layout is fixed; nothing to save
-  const float base_px = opt.demo ? 22.f : 15.f;
+  // Slides want text at least 3% of the screen's height: 27 px at 900
+  // (1.2 x 27 = 32 px at 1080, 65 px at 2160) in the demo and the projector
+  // layout; the desk layouts keep 15 px at 900.
+  const float base_px = opt.demo || opt.projector ? 27.f : 15.f;
   UiState ui;
   ui.text_scale = std::clamp(opt.scale, 0.5f, 4.f);
   float font_px = text_pixels(base_px, w, h, ui.text_scale);
@@ -168,6 +171,8 @@ int run_app(const AppOptions& opt) {
       // The lecture script: it picks the kernel, the moment and the panes.
       double dt = frame ? std::chrono::duration<double>(t0 - last_t0).count() : 0;
       bool next = ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN), prev = ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP);
+      // Space pauses the script's clock (and, as everywhere, the replay).
+      if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) demo.toggle_pause();
       DemoScript::Action a = demo.update(dt, *vm, session.version_count(), next, prev, ui);
       if (a.select_kernel >= 0 && (frame > 0 || a.select_kernel != vm->launch.current_kernel))
         session.select_version(a.select_kernel);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "visual/screen_state.h"
 
 namespace lab::visual {
@@ -14,6 +16,52 @@ std::string clock_text(double s) {
   int m = int(s) / 60;
   std::snprintf(t, sizeof t, "%d:%02d", m, int(s) - 60 * m);
   return t;
+}
+
+// One sentence per kernel for the audience: what changed and why it is
+// faster. Keyed by the version's number (kernels/gemm/gemm.toml).
+const char* why(const std::string& version) {
+  static const std::pair<const char*, const char*> k[] = {
+      {"01", "one thread per output, reading A and B straight from memory: a warp's 32 loads land in 32 different "
+             "sectors, so most of every byte moved is thrown away"},
+      {"02", "the same arithmetic with neighbouring threads on neighbouring columns: a warp's loads now share sectors "
+             "(coalescing), the same work for a fraction of the memory traffic"},
+      {"03", "tiles of A and B staged in shared memory: each value brought from memory is reused by 32 threads"},
+      {"04", "each thread computes 8 outputs: one load from shared memory feeds 8 multiply-adds held in registers"},
+      {"05", "an 8 x 8 tile of outputs per thread: registers reused both ways, far fewer loads per multiply-add"},
+      {"06", "16-byte loads and a transposed tile: fewer, wider memory instructions and no bank conflicts"},
+      {"07", "each warp owns a 64 x 64 piece of the tile: its loads stay conflict-free and its registers are reused"},
+      {"08", "tensor cores: one warp instruction multiplies whole 16 x 16 x 16 tiles (FP16 in, FP32 out)"},
+      {"09", "tensor cores fed directly (mma.sync, ldmatrix) while the next tiles arrive by asynchronous copy"},
+  };
+  for (const auto& [id, text] : k)
+    if (version.rfind(id, 0) == 0) return text;
+  return "";
+}
+
+std::string rate_text(double gflops) {
+  return gflops >= 1000 ? fmt::format("{:.3g} TFLOP/s", gflops / 1000) : fmt::format("{:.3g} GFLOP/s", gflops);
+}
+
+// The comparison chart's best CPU and best GPU rates (GFLOP/s), and how many
+// GPU points have arrived.
+struct Best {
+  double cpu = 0, gpu = 0;
+  std::string cpu_name, gpu_name;
+  int gpu_points = 0, gpu_arrived = 0;
+};
+Best best_of(const ViewModel& vm) {
+  Best b;
+  for (const PerfPoint& p : vm.comparison.versions) {
+    if (!p.cpu && p.gflops != 0) ++b.gpu_arrived;  // a failed prediction (-1) has arrived too
+    if (p.gflops <= 0) continue;
+    if (p.cpu && p.gflops > b.cpu) b.cpu = p.gflops, b.cpu_name = p.label;
+    if (!p.cpu) {
+      ++b.gpu_points;
+      if (p.gflops > b.gpu) b.gpu = p.gflops, b.gpu_name = p.label;
+    }
+  }
+  return b;
 }
 }  // namespace
 
@@ -26,12 +74,60 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
                                       UiState& ui) {
   Action act;
   kernels = std::max(1, kernels);
+  // The opening and the close: the question and the answer, on the chart
+  // and the roofline (the session fills both as its points arrive).
+  const double bookend = 0.1 * total_seconds();
+  if (stage_ != Stage::Kernels) {
+    const bool opening = stage_ == Stage::Opening;
+    ui.focus = {Panel::Comparison, Panel::Roofline};
+    ui.projector = true;
+    const Best b = best_of(vm);
+    // The opening's clock waits for the chart's GPU points (predicted in the
+    // background, a few seconds each), at most a minute.
+    const bool waiting = opening && b.gpu_arrived < kernels && waited_ < 60;
+    if (waiting && !paused_) waited_ += dt;
+    else if (!paused_ && !finished_) beat_clock_ += dt, elapsed_ += dt;
+    if (opening && (next || beat_clock_ >= bookend)) {
+      stage_ = Stage::Kernels;
+      beat_clock_ = 0;
+      beat_ = -1;
+    } else if (!opening && (next || beat_clock_ >= bookend)) {
+      finished_ = true;
+    } else if (!opening && prev) {
+      stage_ = Stage::Kernels;
+      beat_clock_ = 0;
+      beat_ = -1;
+    }
+    std::string what;
+    if (b.cpu > 0 && b.gpu > 0)
+      what = fmt::format("{}: the best CPU code here ({}, measured) {}, the best GPU kernel ({}, predicted) {}: "
+                         "{:.0f}x{}",
+                         opening ? "Why GPUs? The same GEMM on this machine's CPU and on the GPU"
+                                 : "The whole progression, each step's speed-up on the chart",
+                         b.cpu_name, rate_text(b.cpu), b.gpu_name, rate_text(b.gpu), b.gpu / b.cpu,
+                         b.gpu_points < kernels ? fmt::format(" (GPU points: {} of {} so far)", b.gpu_points, kernels)
+                                                : "");
+    else
+      what = opening ? "Why GPUs? The same GEMM on this machine's CPU (measured) and on the GPU (predicted): timing..."
+                     : "The whole progression: timing...";
+    ui.banner = what + fmt::format("  [{}{} / {}; demo {} / {}]", paused_ ? "paused, " : "", clock_text(beat_clock_),
+                                   clock_text(bookend), clock_text(elapsed_), clock_text(total_seconds()));
+    shown("demo.stage", opening ? "opening" : "closing");
+    shown("demo.kernel_index", double(opening ? -1 : kernels));
+    shown("demo.beat", -1.0);
+    shown("demo.caption", what);
+    shown("demo.paused", paused_);
+    shown("demo.elapsed_seconds", elapsed_);
+    shown("demo.total_seconds", total_seconds());
+    shown("demo.finished", finished_);
+    if (!opening || stage_ != Stage::Kernels) return act;
+  }
   if (requested_ != kernel_) {
     act.select_kernel = kernel_;
     requested_ = kernel_;
     beat_ = -1;
   }
-  const double per_kernel = total_seconds() / kernels;
+  const double per_kernel = (total_seconds() - 2 * bookend) / kernels;
   // Beats: the overview, the trace's moments, then the SM cycle by cycle.
   const int beats = 2 + int(vm.moments.size());
   const int cycles_beat = beats - 1;
@@ -65,8 +161,16 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
   };
   auto next_kernel = [&](int d) {
     int k = kernel_ + d;
-    if (k >= kernels) {
-      finished_ = true;
+    if (k < 0) {  // back before the first kernel: the opening
+      stage_ = Stage::Opening;
+      beat_clock_ = 0;
+      beat_ = -1;
+      return;
+    }
+    if (k >= kernels) {  // past the last kernel: the close
+      stage_ = Stage::Closing;
+      beat_clock_ = 0;
+      beat_ = -1;
       k = kernels - 1;
     }
     kernel_ = std::max(0, k);
@@ -75,7 +179,7 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
   if (beat_ < 0) {
     if (on_screen(vm)) go_beat(0);
   } else {
-    if (!finished_) beat_clock_ += dt, elapsed_ += dt;
+    if (!finished_ && !paused_) beat_clock_ += dt, elapsed_ += dt;
     if (next || (beat_clock_ >= per_beat && !finished_)) {
       if (beat_ + 1 < beats) go_beat(beat_ + 1);
       else next_kernel(+1);
@@ -87,7 +191,7 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
   // The banner: where we are, what this beat shows, and the clocks.
   std::string name = kernel_ < int(vm.launch.kernels.size()) ? vm.launch.kernels[size_t(kernel_)] : "";
   std::string what = "simulating...";
-  if (beat_ == 0) what = "overview: the kernel runs";
+  if (beat_ == 0) what = std::string(why(name)).empty() ? "overview: the kernel runs" : why(name);
   else if (beat_ == cycles_beat) {
     char c[200] = "one SM cycle by cycle: the cycle model is timing it...";
     if (vm.timeline && vm.timeline->ready() && vm.timeline->same_residency)
@@ -106,11 +210,14 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
   else if (beat_ > 0 && size_t(beat_ - 1) < vm.moments.size())
     what = vm.moments[size_t(beat_ - 1)].name + ": " + vm.moments[size_t(beat_ - 1)].caption;
   char t[96];
-  std::snprintf(t, sizeof t, "  [%s / %s, kernel %d of %d; demo %s / %s]", clock_text(beat_clock_).c_str(),
+  std::snprintf(t, sizeof t, "  [%s%s / %s, kernel %d of %d; demo %s / %s]", paused_ ? "paused, " : "",
+                clock_text(beat_clock_).c_str(),
                 clock_text(per_beat).c_str(), kernel_ + 1, kernels, clock_text(elapsed_).c_str(),
                 clock_text(total_seconds()).c_str());
   ui.banner = name + ": " + what + t;
   ui.projector = true;
+  shown("demo.stage", "kernels");
+  shown("demo.paused", paused_);
   shown("demo.kernel_index", double(kernel_));
   shown("demo.kernel", name);
   shown("demo.beat", double(beat_));

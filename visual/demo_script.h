@@ -1,12 +1,17 @@
-// visual/demo_script.h: `gpulab demo`'s lecture script. The progression's
-// kernels in order; for each, an overview beat and one beat per key moment
-// of its trace (first uncoalesced load, first bank conflict, a full SM, the
-// tail wave: TraceReplay::moments), each shown in the pane that makes its
-// point, and a last beat showing the SM grid from the cycle model's cycles
-// (timed in the background from the first beat). The whole script takes
-// `minutes` (10 by default), split evenly over the kernels and, within one,
-// over its beats. The clock runs only while a
-// kernel's trace is on screen, so a slow simulation does not eat its beats.
+// visual/demo_script.h: `gpulab demo`'s lecture script. It opens on the
+// question (the same GEMM on this machine's CPU, measured, beside every GPU
+// version, predicted: the comparison chart and the roofline, the speed-up in
+// the banner), then the progression's kernels in order; for each, an
+// overview beat with one plain sentence of why it is faster, and one beat
+// per key moment of its trace (first uncoalesced load, first bank conflict,
+// a full SM, the tail wave: TraceReplay::moments), each shown in the pane
+// that makes its point, and a beat showing the SM grid from the cycle
+// model's cycles (timed in the background from the first beat); it closes
+// on the whole progression, chart and roofline again. The whole script
+// takes `minutes` (10 by default): a tenth each for the opening and the
+// close, the rest split evenly over the kernels and, within one, over its
+// beats. The clock runs only while a kernel's trace is on screen, so a slow
+// simulation does not eat its beats, and not while paused (Space).
 #pragma once
 
 #include <string>
@@ -29,6 +34,8 @@ class DemoScript {
   // `next`/`prev`: the presenter's keys. Writes the banner and the panes to
   // show into `ui`.
   Action update(double dt, const ViewModel& vm, int kernels, bool next, bool prev, UiState& ui);
+  void toggle_pause() { paused_ = !paused_; }
+  bool paused() const { return paused_; }
   int kernel() const { return kernel_; }
   int beat() const { return beat_; }
   double elapsed() const { return elapsed_; }
@@ -37,6 +44,10 @@ class DemoScript {
 
  private:
   bool on_screen(const ViewModel& vm) const;
+  enum class Stage { Opening, Kernels, Closing };
+  Stage stage_ = Stage::Opening;
+  bool paused_ = false;
+  double waited_ = 0;      // seconds the opening waited for the chart's GPU points
   double minutes_;
   int kernel_ = 0;
   int beat_ = -1;          // -1: waiting for the kernel's trace; 0: overview; k: moment k-1

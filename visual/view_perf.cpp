@@ -315,13 +315,17 @@ void draw_comparison(const ViewModel& vm, UiState& ui) {
   float label_w = 0;
   for (const auto& v : cmp.versions) label_w = std::max(label_w, ImGui::CalcTextSize(v.label.c_str()).x);
   label_w += 10;
-  float right = ImGui::CalcTextSize("000000 GFLOP/s  x0000 (pred.)").x;
+  float right = ImGui::CalcTextSize("0.00 GFLOP/s  x000k (pred.)").x;
   float row = std::min(ImGui::GetFontSize() * 2.2f, (avail.y - ImGui::GetFontSize() * 1.6f) / cmp.versions.size());
   float x0 = p.x + label_w, x1 = p.x + avail.x - right;
   ImDrawList* dl = ImGui::GetWindowDrawList();
+  // A label every k decades, k as small as keeps the labels apart.
+  const float decade_px = float((x1 - x0) / (l1 - l0));
+  const int label_every = std::max(1, int(std::ceil((ImGui::CalcTextSize("100G").x + 8) / std::max(1.f, decade_px))));
   for (int e = int(std::ceil(l0)); e <= int(std::floor(l1)); ++e) {
     float x = x0 + float((e - l0) / (l1 - l0)) * (x1 - x0);
     dl->AddLine(ImVec2(x, p.y), ImVec2(x, p.y + row * cmp.versions.size()), IM_COL32(60, 64, 76, 255));
+    if (((e % label_every) + label_every) % label_every != 0) continue;
     char t[24];
     double v = std::pow(10.0, e);
     std::snprintf(t, sizeof t, v >= 1000 ? "%.0fT" : "%gG", v >= 1000 ? v / 1000 : v);
@@ -336,9 +340,14 @@ void draw_comparison(const ViewModel& vm, UiState& ui) {
     dl->AddRectFilled(ImVec2(x0, y + 3), ImVec2(x0 + std::max(2.f, w), y + row - 3), col, 2.f);
     if (!v.measured && !v.cpu)
       dl->AddRect(ImVec2(x0, y + 3), ImVec2(x0 + std::max(2.f, w), y + row - 3), IM_COL32(255, 255, 255, 120), 2.f);
-    char t[96];
-    std::snprintf(t, sizeof t, "%.3g GFLOP/s  x%.3g%s", v.gflops, base > 0 ? v.gflops / base : 0.0,
-                  (!v.measured && !v.cpu) ? " (pred.)" : "");
+    // "65.8 TFLOP/s  x119k (pred.)": three digits, no exponents.
+    auto rate = [](double g) { return g >= 1000 ? fmt::format("{:.3g} TFLOP/s", g / 1000) : fmt::format("{:.3g} GFLOP/s", g); };
+    auto times = [](double x) {
+      return x >= 1e6 ? fmt::format("{:.3g}M", x / 1e6) : x >= 1e3 ? fmt::format("{:.3g}k", x / 1e3) : fmt::format("{:.3g}", x);
+    };
+    const std::string text = fmt::format("{}  x{}{}", rate(v.gflops), times(base > 0 ? v.gflops / base : 0.0),
+                                         (!v.measured && !v.cpu) ? " (pred.)" : "");
+    const char* t = text.c_str();
     // What the bar says, for --state (issue 28: the comparison pane wrote nothing).
     const std::string key = "comparison.bars." + v.label;
     shown(key + ".gflops", v.gflops);

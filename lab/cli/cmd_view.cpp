@@ -23,7 +23,7 @@ namespace {
 struct ViewArgs {
   std::vector<std::string> args, grid, block;
   std::string target, kernel, version, gpu = "H100", screenshot, window_size = "1600x900", panel = "all", state;
-  int n = 128, frames = 30, step = 0;
+  int n = 128, frames = 30, step = 0, predict = 0;
   double at = 0, minutes = 10, shot_after = 0;
   float speed = 400, scale = 1.f;
   bool fps = false, play = false, sim_time = false, projector = false, size_given = false;
@@ -104,6 +104,9 @@ int run_view(const ViewArgs& a, bool demo) {
   visual::SessionConfig& s = o.session;
   s.gpu = a.gpu;
   s.size = a.n;
+  // The chart's and the roofline's size: the demo's question (CPU against
+  // GPU) is asked where the GPU is filled; the view keeps its quick 128^3.
+  s.predict_size = a.predict > 0 ? a.predict : demo ? 1024 : 128;
   s.version = a.version.empty() && demo ? "01_naive" : a.version;  // the demo tells the story from the start
   s.start_fraction = a.at;
   s.speed = a.speed;
@@ -196,6 +199,10 @@ void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
   cmd->add_option("--arg", a.args, "kernel argument spec, as for `gpulab sim` (repeat per parameter)");
   cmd->add_option("--version", a.version, "GEMM version to open (e.g. 03_smem_tiled)");
   add_gpu_option(cmd, a.gpu, "GPU model")->capture_default_str();
+  cmd->add_option("--predict", a.predict,
+                  "M = N = K of the CPU-vs-GPU chart and the roofline (CPU measured, GPU predicted; default 128, "
+                  "the demo 1024)")
+      ->check(CLI::Range(16, 4096));
   cmd->add_option("--n", a.n, "M = N = K of the GEMM; above 128 it is watched live (no stepping)")->capture_default_str()->check(CLI::Range(16, 1024));
   cmd->add_option("--screenshot", a.screenshot, "render, write this PNG and exit");
   cmd->add_option("--frames", a.frames, "frames to render before the screenshot")->capture_default_str();

@@ -60,11 +60,19 @@ python3 -c "import sys; r=$h2/$h1; sys.exit(0 if 1.8<=r<=2.2 else 1)" && echo "o
 #    3.3 s (4 beats of under a second); 15 s after the first trace it is past
 #    the first kernel. (The clock advances at most one beat per frame, so a
 #    UI starved of CPU for seconds per frame would lag; 15 s leaves room.)
-"${XVFB[@]}" "$GPULAB" demo --minutes 0.5 --n 32 --size 1280x720 --screenshot "$T/demo.png" --state "$T/demo.json" \
+"${XVFB[@]}" "$GPULAB" demo --minutes 0.5 --n 32 --predict 128 --size 1280x720 --screenshot "$T/demo.png" --state "$T/demo.json" \
   --shot-after 15 >/dev/null
 k=$(get "$T/demo.json" demo.kernel_index)
 [ "${k:-0}" -ge 1 ] && echo "ok: demo at kernel $((k + 1)) ($(get "$T/demo.json" demo.kernel)) after 15 s" \
   || { echo "FAIL: demo still on its first kernel after 15 s (state: $(head -c 400 "$T/demo.json"))"; fail=1; }
+
+# 4b. The whole demo: it opens on CPU against GPU, ends on the whole
+#     progression (chart and roofline), and its end is the picture taken.
+"${XVFB[@]}" "$GPULAB" demo --minutes 0.2 --n 32 --predict 128 --size 1280x720 --screenshot "$T/demo_end.png" \
+  --state "$T/demo_end.json" --shot-after 300 >/dev/null
+st=$(get "$T/demo_end.json" demo.stage); fin=$(get "$T/demo_end.json" demo.finished); panes=$(get "$T/demo_end.json" layout.panes)
+[ "$st" = closing ] && [ "$fin" = True ] && [ "$panes" = "comparison,roofline" ] && echo "ok: the demo ends on the whole progression ($panes)" \
+  || { echo "FAIL: demo end: stage '$st', finished '$fin', panes '$panes'"; fail=1; }
 
 # 5. Same-address shared atomics serialise: the banks pane draws 32 updates in bank 0, one per wavefront.
 cat > "$T/atom.cu" <<'CU'
