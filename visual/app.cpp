@@ -62,6 +62,7 @@ void build_font(float px) {
 // Sizes (padding, spacing, scrollbars) follow the text: the style of a
 // 15-pixel font, scaled.
 void apply_sizes(float px, bool high_contrast) {
+  ImGui::GetStyle() = ImGuiStyle();  // from the default sizes, so that repeated calls do not compound
   apply_theme(high_contrast);
   ImGui::GetStyle().ScaleAllSizes(px / 15.f);
   set_ui_scale(px / 15.f);
@@ -117,12 +118,19 @@ int run_app(const AppOptions& opt) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;  // the layout is fixed; nothing to save
-  // Slides want text at least 3% of the screen's height: 27 px at 900
-  // (1.2 x 27 = 32 px at 1080, 65 px at 2160) in the demo and the projector
-  // layout; the desk layouts keep 15 px at 900.
-  const float base_px = opt.demo || opt.projector ? 27.f : 15.f;
   UiState ui;
   ui.text_scale = std::clamp(opt.scale, 0.5f, 4.f);
+  // Slides want text at least 3% of the screen's height: 27 px at 900
+  // (1.2 x 27 = 32 px at 1080, 65 px at 2160) in the demo and whenever the
+  // projector layout is on screen (layout.cpp's rule); the six-pane desk
+  // layout keeps 15 px at 900. Chosen every frame: a lesson step with
+  // panes opens the projector layout, one without them the six panes.
+  auto base_px_now = [&] {
+    const bool big = opt.demo || (ui.panel == Panel::All && ui.projector && (!ui.focus.empty() || ui.presenter));
+    return big ? 27.f : 15.f;
+  };
+  float base_px = opt.demo ? 27.f : 15.f;
+
   float font_px = text_pixels(base_px, w, h, ui.text_scale);
   build_font(font_px);
   apply_sizes(font_px, opt.demo);
@@ -153,6 +161,7 @@ int run_app(const AppOptions& opt) {
     // font between frames when its pixel size changes.
     int ww, wh;
     glfwGetWindowSize(window, &ww, &wh);
+    base_px = base_px_now();
     float want_px = text_pixels(base_px, ww, wh, ui.text_scale);
     if (want_px != font_px) {
       font_px = want_px;

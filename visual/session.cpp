@@ -201,8 +201,12 @@ void Session::run() {
         }
         // The step's before/after, when it has one: the comparison chart
         // (after the kernel above, whose own point the chart would show).
-        if (lesson_kernels && want < int(I.lesson->steps.size()) && I.lesson->steps[size_t(want)].compare)
+        // The kernel goes on screen first (its trace opens at the step's
+        // moment); the before/after, seconds of sampled runs, follows.
+        if (lesson_kernels && want < int(I.lesson->steps.size()) && I.lesson->steps[size_t(want)].compare) {
+          I.publish(I.base);
           I.compare_step(want);
+        }
         // Lesson 07's batch step: the roofline pane draws the layer's bound at each batch.
         if (lesson_kernels && want < int(I.lesson->steps.size()) && I.lesson->steps[size_t(want)].layer_in > 0) {
           const auto& st = I.lesson->steps[size_t(want)];

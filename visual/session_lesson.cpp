@@ -78,12 +78,15 @@ void Session::Impl::load_lesson() {
       s.run_target = "step:" + std::to_string(i);
     }
     s.panes = split_commas(st.view);
-    // A before/after is shown beside whatever the step's own panes are; a
-    // step that names none shows it beside its kernel (or alone).
+    // A before/after is shown beside the step's first pane; a step that
+    // names none shows it beside its kernel (or alone).
     if (st.compare && s.panes.empty()) {
       if (s.measure || sim_step(int(i))) s.panes.push_back("sm");
       s.panes.push_back("comparison");
     } else if (st.compare && std::find(s.panes.begin(), s.panes.end(), "comparison") == s.panes.end()) {
+      // Two large panes read from the back of a room; three do not: the
+      // before/after takes the second pane's place.
+      if (s.panes.size() >= 2) s.panes.resize(1);
       s.panes.push_back("comparison");
     }
     lt.steps.push_back(std::move(s));

@@ -115,7 +115,7 @@ s=b['tile[32][32]']['seconds']/b['tile[32][33]']['seconds']
 print(j['layout']['panes'], int(c['bar_count']), abs(s-c['speedup'])<1e-9, 1.3<=c['speedup']<=4.0, c['agrees'],
       c['counters']['bank conflicts']['after'], c['counters']['bank conflicts']['before']>1e7)" \
   "$T/ba.json" >"$T/ba.txt" 2>&1 || true
-check "lesson 04 step 4: the before/after drawn" "$(cat "$T/ba.txt")" "banks,source,comparison 2 True True True 0.0 True"
+check "lesson 04 step 4: the before/after drawn" "$(cat "$T/ba.txt")" "banks,comparison 2 True True True 0.0 True"
 
 # 7. Lesson 09's histogram step: the view fills the integer input as the
 #    check does (values 0..15), so the shipped kernel runs clean (issue 28:
