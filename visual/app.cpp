@@ -120,16 +120,16 @@ int run_app(const AppOptions& opt) {
   io.IniFilename = nullptr;  // the layout is fixed; nothing to save
   UiState ui;
   ui.text_scale = std::clamp(opt.scale, 0.5f, 4.f);
-  // Slides want text at least 3% of the screen's height: 27 px at 900
-  // (1.2 x 27 = 32 px at 1080, 65 px at 2160) in the demo and whenever the
+  // Slides want text at least 3% of the screen's height: 28 px at 900
+  // (34 px at 1080, 67 px at 2160) in the demo and whenever the
   // projector layout is on screen (layout.cpp's rule); the six-pane desk
   // layout keeps 15 px at 900. Chosen every frame: a lesson step with
   // panes opens the projector layout, one without them the six panes.
   auto base_px_now = [&] {
     const bool big = opt.demo || (ui.panel == Panel::All && ui.projector && (!ui.focus.empty() || ui.presenter));
-    return big ? 27.f : 15.f;
+    return big ? 28.f : 15.f;
   };
-  float base_px = opt.demo ? 27.f : 15.f;
+  float base_px = opt.demo ? 28.f : 15.f;
 
   float font_px = text_pixels(base_px, w, h, ui.text_scale);
   build_font(font_px);
@@ -141,6 +141,10 @@ int run_app(const AppOptions& opt) {
 
   ui.presenter = opt.demo;
   ui.projector = opt.demo || opt.projector;
+  // --projector outside a lesson (the progression, a kernel of your own): no
+  // step chooses the panes, so the SM grid and the source, large (P toggles
+  // the six panes; a pane key shows that one).
+  if (opt.projector && !opt.demo && opt.session.lesson_dir.empty()) ui.focus = {Panel::SmGrid, Panel::Source};
   ui.lesson_auto_seek = opt.session.start_fraction <= 0;
   ui.cycle_open_fraction = opt.session.start_fraction;  // --at opens the cycle cursor there too
   ui.speed = opt.session.speed;

@@ -165,7 +165,9 @@ void heat_key(double max_value, const char* unit) {
 
 ImU32 stall_color(const std::string& n) {
   const Palette& p = palette();
-  if (n == "selected") return IM_COL32(240, 244, 250, 255);
+  // Issued is the SM grid's "issuing" green in every pane (issue 28: white
+  // in the cycle views, green in the replay's).
+  if (n == "selected") return p.warp_state[int(WarpState::Issuing)];
   if (n == "long_scoreboard") return p.warp_state[int(WarpState::Memory)];
   if (n == "barrier") return p.warp_state[int(WarpState::Barrier)];
   if (n == "not_selected") return IM_COL32(40, 120, 80, 255);     // ready: a dimmer "issuing" green

@@ -28,7 +28,7 @@ done
 # 3. A run above 128^3 is watched live: the simulator's time is printed, the
 #    SM grid still shows every SM, and the trace's stepping is not offered.
 out=$("${XVFB[@]}" "$GPULAB" view --n 256 --panel sm --sim-time --screenshot "$T/live.png" --frames 3)
-echo "$out" | grep -q "256^3 on H100 in .* s (live view" && echo "ok: 256^3 runs live" || { echo "FAIL: 256^3 did not run live: $out"; fail=1; }
+grep -q "256^3 on H100 in .* s (live view" <<<"$out" && echo "ok: 256^3 runs live" || { echo "FAIL: 256^3 did not run live: $out"; fail=1; }
 check "SM grid of a live run" "$($PIX "$T/live.png" components 52 84 130)" "132"
 
 # 4. A 32-way bank conflict: every lane reads column 0 of a 32x32 float tile.

@@ -74,6 +74,14 @@ st=$(get "$T/demo_end.json" demo.stage); fin=$(get "$T/demo_end.json" demo.finis
 [ "$st" = closing ] && [ "$fin" = True ] && [ "$panes" = "comparison,roofline" ] && echo "ok: the demo ends on the whole progression ($panes)" \
   || { echo "FAIL: demo end: stage '$st', finished '$fin', panes '$panes'"; fail=1; }
 
+# 4c. The projector layout on the progression (issue 28: --projector was
+#     ignored there): two large panes, text at least 3% of the height.
+"${XVFB[@]}" "$GPULAB" view --projector --size 1920x1080 --screenshot "$T/proj.png" --state "$T/proj.json" --frames 3 >/dev/null
+check "--projector on the progression: its panes" "$(get "$T/proj.json" layout.panes)" "sm,source"
+python3 -c "import sys; sys.exit(0 if $(get "$T/proj.json" window.text_height) / $(get "$T/proj.json" window.height) >= 0.03 else 1)" \
+  && echo "ok: projector text $(get "$T/proj.json" window.text_height) px of $(get "$T/proj.json" window.height)" \
+  || { echo "FAIL: projector text $(get "$T/proj.json" window.text_height) px of $(get "$T/proj.json" window.height): under 3%"; fail=1; }
+
 # 5. Same-address shared atomics serialise: the banks pane draws 32 updates in bank 0, one per wavefront.
 cat > "$T/atom.cu" <<'CU'
 extern "C" __global__ void count_same(int* out) {
