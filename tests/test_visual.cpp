@@ -4,8 +4,13 @@
 #include <doctest/doctest.h>
 #include <imgui.h>
 
-#include <cstring>
+#include <unistd.h>
 
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "visual/app.h"
 #include "visual/demo_script.h"
 #include "tests/imgui_harness.h"
 #include "visual/theme.h"
@@ -330,4 +335,18 @@ TEST_CASE("demo script: beats advance with the clock, kernels in order, the whol
   int before = d2.beat();
   d2.update(0.1, vm, 4, true, false, ui);
   CHECK(d2.beat() == before + 1);
+}
+
+TEST_CASE("E writes the picture to the first free gpulab-picture-NNN.png, never over a file") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gpulab-pictures-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  CHECK(fs::path(next_picture_name(dir.string())).filename() == "gpulab-picture-001.png");
+  std::ofstream(dir / "gpulab-picture-001.png") << "a student's picture";
+  std::ofstream(dir / "gpulab-picture-002.png") << "another";
+  CHECK(fs::path(next_picture_name(dir.string())).filename() == "gpulab-picture-003.png");
+  fs::remove(dir / "gpulab-picture-001.png");
+  CHECK(fs::path(next_picture_name(dir.string())).filename() == "gpulab-picture-001.png");
+  fs::remove_all(dir);
 }

@@ -155,6 +155,7 @@ int run_app(const AppOptions& opt) {
   std::chrono::steady_clock::time_point last_t0, ready_t0;
   bool was_ready = false;
   DemoScript demo(opt.demo_minutes);
+  std::chrono::steady_clock::time_point export_note_until;
   int exit_code = 0;
 
   // 4. Loop: poll, new frame, build windows, render, swap.
@@ -215,6 +216,20 @@ int run_app(const AppOptions& opt) {
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ++frame;
+    if (ui.export_wanted) {
+      // The picture as drawn, for slides; never over an existing file.
+      ui.export_wanted = false;
+      const std::string path = next_picture_name(".");
+      if (!path.empty() && write_framebuffer_png(path, fw, fh)) {
+        std::printf("wrote %s (%dx%d)\n", path.c_str(), fw, fh);
+        ui.export_note = "wrote " + path;
+      } else {
+        ui.export_note = path.empty() ? "E: gpulab-picture-001..999.png all exist here: move them first"
+                                      : "E: could not write " + path;
+      }
+      export_note_until = t0 + std::chrono::seconds(4);
+    }
+    if (!ui.export_note.empty() && t0 > export_note_until) ui.export_note.clear();
     if (shot) {
       // Count frames only once the trace is ready, so the picture shows it.
       // The perf charts wait for every version's predicted point.

@@ -39,4 +39,10 @@ float text_pixels(float base, int w, int h, float scale);
 // Writes the current framebuffer (width x height, RGB) as a PNG; false on failure.
 bool write_framebuffer_png(const std::string& path, int width, int height);
 
+// The file the E key writes the picture on screen to: the first
+// DIR/gpulab-picture-NNN.png (NNN from 001) that does not exist, so no
+// earlier picture (or anything else) is ever overwritten. Empty when all
+// 999 names are taken.
+std::string next_picture_name(const std::string& dir);
+
 }  // namespace lab::visual

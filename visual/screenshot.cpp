@@ -4,6 +4,8 @@
 #include <GL/gl.h>
 #include <stb_image_write.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <vector>
 
 #include "visual/app.h"
@@ -19,6 +21,17 @@ bool write_framebuffer_png(const std::string& path, int width, int height) {
   // OpenGL's rows run bottom-up; PNG's top-down.
   stbi_flip_vertically_on_write(1);
   return stbi_write_png(path.c_str(), width, height, 3, px.data(), width * 3) != 0;
+}
+
+std::string next_picture_name(const std::string& dir) {
+  for (int i = 1; i <= 999; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "gpulab-picture-%03d.png", i);
+    const std::filesystem::path p = std::filesystem::path(dir) / name;
+    std::error_code ec;
+    if (!std::filesystem::exists(p, ec) && !ec) return p.string();
+  }
+  return "";
 }
 
 }  // namespace lab::visual

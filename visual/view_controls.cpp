@@ -161,6 +161,10 @@ void draw_playback(const ViewModel& vm, UiState& ui) {
               pb.sim_seconds, ui.ui_ms);
   ImGui::SameLine();
   if (ImGui::SmallButton("?")) ui.show_help = !ui.show_help;
+  if (!ui.export_note.empty()) {
+    ImGui::SameLine();
+    ImGui::TextUnformatted(ui.export_note.c_str());
+  }
   if (!pb.status.empty()) {
     ImGui::SameLine();
     ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "%s", pb.status.c_str());
@@ -203,6 +207,7 @@ void draw_help_overlay(const ViewModel& vm, UiState& ui) {
         {"T", "the cycle timeline (one SM, 1 block vs full occupancy) full window"},
         {"[ / ]", "smaller / larger text"},
         {"P", "projector layout (the step's panes, large) / all views"},
+        {"E", "export the picture on screen (for slides): gpulab-picture-NNN.png in the current folder"},
         {"H, F1", "this help"},
         {"Esc", "close help; quit"},
     };
@@ -241,6 +246,7 @@ void handle_shortcuts(UiState& ui) {
   if (pressed(GLFW_KEY_LEFT_BRACKET)) ui.text_scale = std::max(0.5f, ui.text_scale / 1.15f);
   if (pressed(GLFW_KEY_RIGHT_BRACKET)) ui.text_scale = std::min(4.f, ui.text_scale * 1.15f);
   if (pressed(GLFW_KEY_P)) ui.projector = !ui.projector;
+  if (pressed(GLFW_KEY_E)) ui.export_wanted = true;
   if (pressed(GLFW_KEY_T)) ui.panel = ui.panel == Panel::Timeline ? Panel::All : Panel::Timeline;
   if (pressed(GLFW_KEY_ESCAPE) && ui.show_help) ui.show_help = false;
   static const Panel by_digit[] = {Panel::All, Panel::SmGrid, Panel::Block, Panel::Memory, Panel::Coalescing,

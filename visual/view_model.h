@@ -420,6 +420,10 @@ struct UiState {
   std::string run_target;        // a lesson's run button
   // Frame time of the UI's own work, for the status bar.
   float ui_ms = 0;
+  // E: write the picture on screen as a PNG (app.cpp, after the frame is drawn);
+  // the note says where, for a few seconds.
+  bool export_wanted = false;
+  std::string export_note;
   // The timeline pane: its cursor in cycles (-1: open at the model's idle
   // stretch), the cycles it shows, its own playback in cycles per second.
   double timeline_cycle = -1;
