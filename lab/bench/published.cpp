@@ -322,6 +322,17 @@ std::string format_published_markdown(const PublishedReport& r) {
     s += fmt::format("\n#### {} ({}, {})\n\n", t.id, t.gpu, t.size);
     s += fmt::format("Source: [{}]({}). Kernels: {} at {}. {}\n\n", t.title, t.url, t.repo, t.commit.substr(0, 12),
                      t.conversion);
+    bool any_measured = false;
+    for (const auto& row : t.rows) any_measured |= row.measured_ms.has_value();
+    if (any_measured) {
+      // --measure: this machine's GPU beside the model, kernel by kernel.
+      s += "Measured here (--measure): ";
+      for (const auto& row : t.rows)
+        if (row.measured_ms)
+          s += fmt::format("{} {:.4g} ms on {}{}; ", row.label, *row.measured_ms, row.measured_device,
+                           row.predicted_ms ? fmt::format(" (predicted {:.4g})", *row.predicted_ms) : "");
+      s += "\n\n";
+    }
     s += "| kernel | published | published ms | predicted ms | error | vs fastest, published | vs fastest, predicted "
          "| model's limiter | blocks simulated |\n|---|---|---|---|---|---|---|---|---|\n";
     double fast_pub = 0, fast_pred = 0;
