@@ -187,20 +187,41 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   roof(r.peak_gflops, r.bandwidth_gbs, pal.roof, 2.f, "fp32 peak");
   if (r.cpu_peak_gflops > 0 && r.cpu_bandwidth_gbs > 0) roof(r.cpu_peak_gflops, r.cpu_bandwidth_gbs, pal.cpu_point, 1.f, "CPU roof");
   const float dot = std::max(4.f, fs * 0.33f);
+  // Labels avoid the points too, not only each other: at one problem size
+  // the GEMM versions sit close, and a label over a neighbour's dot hid it.
+  for (const auto& pt : r.points)
+    if (pt.gflops > 0 && pt.intensity > 0) {
+      ImVec2 c = ax.at(pt.intensity, pt.gflops);
+      labels.push_back(ImVec4(c.x - dot - 1, c.y - dot - 1, c.x + dot + 1, c.y + dot + 1));
+    }
   int n_points = 0;
   for (const auto& pt : r.points) {
     if (pt.gflops <= 0 || pt.intensity <= 0) continue;  // not predicted (yet)
     ImVec2 c = ax.at(pt.intensity, pt.gflops);
     ImVec2 ts = ImGui::CalcTextSize(pt.label.c_str());
-    // CPU labels to the left of their point, GPU labels to the right.
+    // CPU labels to the left of their point, GPU labels to the right; a
+    // label that would slide more than two lines away tries the other side.
+    const float ly0 = c.y - ts.y / 2;
+    auto spot = [&](float x) {
+      float down = slide(x, ly0, ts, +1), up = slide(x, ly0, ts, -1);
+      bool down_ok = down + ts.y <= ax.p1.y, up_ok = up >= ax.p0.y;
+      float y = (down_ok && (!up_ok || down - ly0 <= ly0 - up)) ? down : up_ok ? up : down;
+      return y;
+    };
     float lx = pt.cpu ? c.x - 2 * dot - ts.x : c.x + 2 * dot;
-    float ly0 = c.y - ts.y / 2;
-    float ly = place(lx, ly0, ts, 0);
+    float ly = spot(lx);
+    if (std::fabs(ly - ly0) > 2 * ts.y) {
+      const float other_x = pt.cpu ? c.x + 2 * dot : c.x - 2 * dot - ts.x;
+      const bool fits = other_x >= ax.p0.x && other_x + ts.x <= ax.p1.x;
+      const float other_y = spot(other_x);
+      if (fits && std::fabs(other_y - ly0) < std::fabs(ly - ly0)) lx = other_x, ly = other_y;
+    }
+    labels.push_back(ImVec4(lx, ly, lx + ts.x, ly + ts.y));
     ImU32 col = pt.cpu ? pal.cpu_point : pt.measured ? pal.gpu_measured : pal.gpu_predicted;
     if (pt.measured || pt.cpu) dl->AddCircleFilled(c, dot, col);
     else dl->AddCircle(c, dot, col, 0, 2.f);
     if (pt.current) dl->AddCircle(c, dot * 1.9f, pal.current, 0, 2.f);
-    if (std::fabs(ly - ly0) > 1) dl->AddLine(ImVec2(pt.cpu ? lx + ts.x : lx, ly + ts.y / 2), c, col);  // leader
+    if (std::fabs(ly - ly0) > 1) dl->AddLine(ImVec2(lx + ts.x < c.x ? lx + ts.x : lx, ly + ts.y / 2), c, col);  // leader
     dl->AddText(ImVec2(lx, ly), col, pt.label.c_str());
     char key[96];
     std::snprintf(key, sizeof key, "roofline.points.%s", pt.label.c_str());
