@@ -147,18 +147,30 @@ void draw_playback(const ViewModel& vm, UiState& ui) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("playback speed (+ / -)");
   ImGui::SameLine();
   float frac = pb.total ? float(double(pb.cursor) / double(pb.total)) : 0.f;
-  ImGui::SetNextItemWidth(std::max(px(100), ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("0").x * 60));
+  // What follows the slider on this line, measured, so that nothing is cut
+  // at the right edge at projector text sizes (issue 28): the counts, "?",
+  // and the moments' buttons; the slider takes the rest.
+  char stats[128];
+  std::snprintf(stats, sizeof stats, "%s%.2f M warp instr  sim %.2f s  UI %.1f ms", live && !pb.finished ? "LIVE  " : "",
+                pb.warp_insts / 1e6, pb.sim_seconds, ui.ui_ms);
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const size_t buttons = 1 + (live ? 0 : vm.moments.size());
+  const float reserve = ImGui::CalcTextSize(stats).x + float(buttons + 1) * st.ItemSpacing.x +
+                        float(buttons) * (ImGui::CalcTextSize("M0").x + 2 * st.FramePadding.x) + px(8);
+  const float slider_w = std::max(px(100), ImGui::GetContentRegionAvail().x - reserve);
+  ImGui::SetNextItemWidth(slider_w);
   char label[64];
   std::snprintf(label, sizeof label, live ? "%llu / %llu blocks done" : "%llu / %llu events",
                 (unsigned long long)pb.cursor, (unsigned long long)pb.total);
+  if (ImGui::CalcTextSize(label).x > slider_w - 2 * st.FramePadding.x)  // too narrow: the numbers alone
+    std::snprintf(label, sizeof label, "%llu/%llu", (unsigned long long)pb.cursor, (unsigned long long)pb.total);
   if (ImGui::SliderFloat("##timeline", &frac, 0.f, 1.f, label)) {
     ui.command = PlayCommand::Seek;
     ui.seek_fraction = frac;
   }
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::Text("%s%.2f M warp instr  sim %.2f s  UI %.1f ms", live && !pb.finished ? "LIVE  " : "", pb.warp_insts / 1e6,
-              pb.sim_seconds, ui.ui_ms);
+  ImGui::TextUnformatted(stats);
   ImGui::SameLine();
   if (ImGui::SmallButton("?")) ui.show_help = !ui.show_help;
   if (!ui.export_note.empty()) {
