@@ -122,12 +122,11 @@ int run_app(const AppOptions& opt) {
   ui.text_scale = std::clamp(opt.scale, 0.5f, 4.f);
   // Slides want text at least 3% of the screen's height: 28 px at 900
   // (34 px at 1080, 67 px at 2160) in the demo and whenever the
-  // projector layout is on screen (layout.cpp's rule); the six-pane desk
+  // projector layout is on screen (projector_layout_on); the six-pane desk
   // layout keeps 15 px at 900. Chosen every frame: a lesson step with
   // panes opens the projector layout, one without them the six panes.
   auto base_px_now = [&] {
-    const bool big = opt.demo || (ui.panel == Panel::All && ui.projector && (!ui.focus.empty() || ui.presenter));
-    return big ? 28.f : 15.f;
+    return opt.demo || projector_layout_on(ui) ? 28.f : 15.f;
   };
   float base_px = opt.demo ? 28.f : 15.f;
 

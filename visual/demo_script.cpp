@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "visual/screen_state.h"
+#include "visual/theme.h"
 
 namespace lab::visual {
 
@@ -37,10 +38,6 @@ const char* why(const std::string& version) {
   for (const auto& [id, text] : k)
     if (version.rfind(id, 0) == 0) return text;
   return "";
-}
-
-std::string rate_text(double gflops) {
-  return gflops >= 1000 ? fmt::format("{:.3g} TFLOP/s", gflops / 1000) : fmt::format("{:.3g} GFLOP/s", gflops);
 }
 
 // The comparison chart's best CPU and best GPU rates (GFLOP/s), and how many
@@ -104,7 +101,7 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
                          "{:.0f}x{}",
                          opening ? "Why GPUs? The same GEMM on this machine's CPU and on the GPU"
                                  : "The whole progression, each step's speed-up on the chart",
-                         b.cpu_name, rate_text(b.cpu), b.gpu_name, rate_text(b.gpu), b.gpu / b.cpu,
+                         b.cpu_name, flops_text(b.cpu), b.gpu_name, flops_text(b.gpu), b.gpu / b.cpu,
                          b.gpu_points < kernels ? fmt::format(" (GPU points: {} of {} so far)", b.gpu_points, kernels)
                                                 : "");
     else

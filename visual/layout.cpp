@@ -124,6 +124,10 @@ void projector_layout(const ViewModel& vm, UiState& ui, float W, float H) {
 }
 }  // namespace
 
+bool projector_layout_on(const UiState& ui) {
+  return ui.panel == Panel::All && ui.projector && (!ui.focus.empty() || ui.presenter);
+}
+
 void draw_lab(const ViewModel& vm, UiState& ui) {
   ImGuiIO& io = ImGui::GetIO();
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
@@ -199,7 +203,7 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
   shown("playback.total", double(vm.playback.total));
   shown("playback.status", vm.playback.status);
 
-  const bool projector = ui.panel == Panel::All && ui.projector && (!ui.focus.empty() || ui.presenter);
+  const bool projector = projector_layout_on(ui);
   std::string panes;
   if (ui.panel != Panel::All) {
     const PanelInfo* p = panel_info(ui.panel);

@@ -199,19 +199,11 @@ bool Session::Impl::compare_step(int step) {
   cmp.expect_max = r.expect_max;
   cmp.problem = fmt::format("Before and after at {}: predicted time on the {} model (shorter is faster)", r.sizes_text,
                             r.gpu);
-  // The counters behind the speed-up: the three that changed most (the
-  // table `gpulab lesson --before-after` prints has them all).
-  const lesson::CompareFigures &b = r.before, &a = r.after;
-  std::vector<Comparison::Counter> rows = {
-      {"warp instructions", b.warp_insts, a.warp_insts},
-      {"global load sectors", b.global_load_sectors, a.global_load_sectors},
-      {"global store sectors", b.global_store_sectors, a.global_store_sectors},
-      {"shared wavefronts", b.shared_wavefronts, a.shared_wavefronts},
-      {"bank conflicts", b.bank_conflicts, a.bank_conflicts},
-      {"tensor-core multiply-adds", b.tensor_macs, a.tensor_macs},
-      {"FP32 FMA warp instructions", b.fma_warp_insts, a.fma_warp_insts},
-      {"DRAM bytes", b.sampled || a.sampled ? 0 : b.dram_bytes, b.sampled || a.sampled ? 0 : a.dram_bytes},
-  };
+  // The counters behind the speed-up: the three whole-grid counts that
+  // changed most (the table `gpulab lesson --before-after` prints has them all).
+  std::vector<Comparison::Counter> rows;
+  for (const lesson::CompareRow& c : lesson::compare_rows(r))
+    if (c.count) rows.push_back({c.name, c.before, c.after});
   auto change = [](const Comparison::Counter& c) {
     if (c.before <= 0 && c.after <= 0) return 0.0;
     if (c.before <= 0 || c.after <= 0) return 1e9;  // present on one side only

@@ -163,6 +163,13 @@ void heat_key(double max_value, const char* unit) {
   ImGui::Text("%s .. %s .. %s %s (log scale)", lo, mid, hi, unit);
 }
 
+std::string flops_text(double gflops) {
+  char t[32];
+  if (gflops >= 1000) std::snprintf(t, sizeof t, "%.3g TFLOP/s", gflops / 1000);
+  else std::snprintf(t, sizeof t, "%.3g GFLOP/s", gflops);
+  return t;
+}
+
 ImU32 stall_color(const std::string& n) {
   const Palette& p = palette();
   // Issued is the SM grid's "issuing" green in every pane (issue 28: white

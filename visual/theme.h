@@ -36,6 +36,8 @@ ImU32 heat_color(float t);
 // Text wrapped at spaces only, in the current text colour. ImGui's own
 // wrapping may break after a '.', splitting "85.0%" at its decimal point.
 void text_words(const std::string& text);
+// A rate in three digits without exponents: "491 GFLOP/s", "65.8 TFLOP/s".
+std::string flops_text(double gflops);
 // A coloured square and its label, on one line.
 void legend_item(ImU32 color, const char* label);
 // A log-scale heat colour key with numbers: 0 .. max_value, in `unit`.

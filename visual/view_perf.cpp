@@ -362,11 +362,10 @@ void draw_comparison(const ViewModel& vm, UiState& ui) {
     if (!v.measured && !v.cpu)
       dl->AddRect(ImVec2(x0, y + 3), ImVec2(x0 + std::max(2.f, w), y + row - 3), IM_COL32(255, 255, 255, 120), 2.f);
     // "65.8 TFLOP/s  x119k (pred.)": three digits, no exponents.
-    auto rate = [](double g) { return g >= 1000 ? fmt::format("{:.3g} TFLOP/s", g / 1000) : fmt::format("{:.3g} GFLOP/s", g); };
     auto times = [](double x) {
       return x >= 1e6 ? fmt::format("{:.3g}M", x / 1e6) : x >= 1e3 ? fmt::format("{:.3g}k", x / 1e3) : fmt::format("{:.3g}", x);
     };
-    const std::string text = fmt::format("{}  x{}{}", rate(v.gflops), times(base > 0 ? v.gflops / base : 0.0),
+    const std::string text = fmt::format("{}  x{}{}", flops_text(v.gflops), times(base > 0 ? v.gflops / base : 0.0),
                                          (!v.measured && !v.cpu) ? " (pred.)" : "");
     const char* t = text.c_str();
     // What the bar says, for --state (issue 28: the comparison pane wrote nothing).

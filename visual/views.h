@@ -32,6 +32,9 @@ void draw_help_overlay(const ViewModel& vm, UiState& ui);
 // The whole lab: lays the views out over the display (or one view, when
 // ui.panel names one) and handles the keyboard shortcuts.
 void draw_lab(const ViewModel& vm, UiState& ui);
+// True while draw_lab shows the projector layout (the story and the focus
+// panes, large) rather than the six panes; the app sizes its text by it.
+bool projector_layout_on(const UiState& ui);
 void handle_shortcuts(UiState& ui);
 
 // Markdown (CommonMark through md4c) as ImGui text; returns false when md4c

@@ -27,6 +27,7 @@ struct Run {
   double seconds = 0;          // cycles / clock: the kernel itself, launch overhead left out
   uint64_t requests = 0, sectors = 0, wavefronts = 0;
   std::string limiter;
+  bool measured = false;  // timed on a GPU (MechanismOptions::measure_on_gpu), not predicted
 };
 
 // The GPU side (MechanismOptions::measure_on_gpu): an event pair around one
@@ -81,6 +82,7 @@ Run run(const MechanismOptions& o, const sim::GpuModel& g, const std::string& fi
     r.seconds = std::max(m.median_ms - side.floor_ms, 0.01 * m.median_ms) / 1e3;
     r.cycles = r.seconds * g.boost_clock_hz;
     r.limiter = "measured";
+    r.measured = true;
     return r;
   }
   sim::RunOutcome out = sim::run_kernel(req);
@@ -205,7 +207,7 @@ MechanismRow row(const sim::GpuModel& g, const char* mech, std::string point, do
   m.wavefronts_per_request = r.requests ? double(r.wavefronts) / double(r.requests) : 0;
   m.sectors_per_request = r.requests ? double(r.sectors) / double(r.requests) : 0;
   m.limiter = r.limiter;
-  m.measured = r.limiter == "measured";
+  m.measured = r.measured;
   return m;
 }
 

@@ -126,16 +126,11 @@ std::string compare_files(const Lesson& lesson, const Compare& c) {
   return side(c.before) + " vs " + side(c.after);
 }
 
-std::string format_compare(const CompareResult& r) {
+std::vector<CompareRow> compare_rows(const CompareResult& r) {
   const CompareFigures& b = r.before;
   const CompareFigures& a = r.after;
-  struct Row {
-    std::string name;
-    double before, after;
-    bool count;  // a whole-grid count; else a per-kernel figure
-  };
   auto eff = [](const CompareFigures& f) { return f.warp_insts > 0 ? 100.0 * f.active_lanes / (32.0 * f.warp_insts) : 0.0; };
-  std::vector<Row> rows = {
+  return {
       {"warp instructions", b.warp_insts, a.warp_insts, true},
       {"warp efficiency (%)", eff(b), eff(a), false},
       {"FP32 FMA warp instructions", b.fma_warp_insts, a.fma_warp_insts, true},
@@ -152,6 +147,12 @@ std::string format_compare(const CompareResult& r) {
       {"registers per thread (most)", double(b.registers), double(a.registers), false},
       {"theoretical occupancy (%, least)", 100 * b.occupancy, 100 * a.occupancy, false},
   };
+}
+
+std::string format_compare(const CompareResult& r) {
+  const CompareFigures& b = r.before;
+  const CompareFigures& a = r.after;
+  const std::vector<CompareRow> rows = compare_rows(r);
   std::string s = fmt::format("before/after at {} on the {} model (predicted by the cycle model):\n", r.sizes_text, r.gpu);
   auto name = [](const CompareFigures& f, const char* which) {
     return fmt::format("{}: {}{}", which, f.label, f.launches.size() > 1 ? fmt::format(" ({} launches)", f.launches.size()) : "");
@@ -166,7 +167,7 @@ std::string format_compare(const CompareResult& r) {
                      time_text(b.measured_seconds), wb, time_text(a.measured_seconds), wa, r.measured_speedup);
   else if (!b.measured_note.empty() || !a.measured_note.empty())
     s += fmt::format("  {:<34} {}\n", "not measured on the GPU:", !b.measured_note.empty() ? b.measured_note : a.measured_note);
-  for (const Row& row : rows) {
+  for (const CompareRow& row : rows) {
     if (row.before <= 0 && row.after <= 0) continue;
     std::string ratio = row.before > 0 && row.after > 0 ? fmt::format("{:.2f}x", row.before / row.after) : "-";
     auto text = [&](double v) { return row.count ? count_text(v) : fmt::format("{:.0f}", v); };

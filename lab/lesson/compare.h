@@ -50,6 +50,15 @@ struct CompareResult {
 // std::runtime_error when a kernel cannot be launched or timed.
 CompareResult run_compare(const Lesson& lesson, const Compare& c, const CheckOptions& opts = {});
 
+// The counters of a before/after, in the table's order: the figure's name,
+// both sides, and whether it is a whole-grid count (else a per-kernel figure).
+struct CompareRow {
+  std::string name;
+  double before = 0, after = 0;
+  bool count = true;
+};
+std::vector<CompareRow> compare_rows(const CompareResult& r);
+
 // The table `gpulab lesson` prints: one row per counter either side has,
 // both values, their ratio, then the verdict against the lesson's range.
 std::string format_compare(const CompareResult& r);
