@@ -203,7 +203,7 @@ bool Session::Impl::compare_step(int step) {
   // changed most (the table `gpulab lesson --before-after` prints has them all).
   std::vector<Comparison::Counter> rows;
   for (const lesson::CompareRow& c : lesson::compare_rows(r))
-    if (c.count) rows.push_back({c.name, c.before, c.after});
+    if (c.count) rows.push_back({c.name.substr(0, c.name.find(" (")), c.before, c.after});  // the short name
   auto change = [](const Comparison::Counter& c) {
     if (c.before <= 0 && c.after <= 0) return 0.0;
     if (c.before <= 0 || c.after <= 0) return 1e9;  // present on one side only
