@@ -19,6 +19,7 @@ struct Program {
   sim::GlobalMemory memory;
   std::vector<uint8_t> params;
   const ptx::Kernel* kernel = nullptr;  // into compiled's module, which moves keep in place
+  bool cooperative = false;             // run() launches as cudaLaunchCooperativeKernel
 
   static Program from_cuda(const std::string& source, const std::string& kernel_name,
                            const std::string& arch = "compute_80") {
@@ -66,7 +67,7 @@ struct Program {
     std::memcpy(params.data() + off, &v, sizeof(T));
   }
   sim::LaunchResult run(sim::Dim3 grid, sim::Dim3 block, uint32_t dyn_smem = 0, sim::SimOptions opt = {}) {
-    sim::LaunchConfig cfg{grid, block, dyn_smem};
+    sim::LaunchConfig cfg{grid, block, dyn_smem, cooperative};
     if (kernel && params.size() < kernel->param_bytes) params.resize(kernel->param_bytes);
     if (opt.threads == 0) opt.threads = 2;
     // The interpreter directly: ptxas's register count is not asked for

@@ -243,7 +243,7 @@ const char* unsupported_family(std::string_view opcode) {
     return "the lab's simulator does not model texture fetches";
   if (base == "suld" || base == "sust" || base == "sured" || base == "suq")
     return "the lab's simulator does not model surfaces";
-  if (base == "trap" || base == "brkpt") return "the lab's simulator does not model traps; remove __trap()";
+  if (base == "brkpt") return "the lab's simulator does not model breakpoints; remove brkpt";
   if (base == "brx") return "indirect branches (switch jump tables) are not modelled";
   if (base == "tcgen05" || base == "wgmma" || base == "setmaxnreg" || base == "elect" ||
       base == "mapa" || base == "getctarank" || base == "multimem" || base == "tensormap" ||
@@ -473,8 +473,9 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
     if (in.ops[0].kind != OperandKind::Label) fail("'bra' needs a label");
     return;
   }
-  if (base == "ret" || base == "exit") {
+  if (base == "ret" || base == "exit" || base == "trap") {
     in.op = base == "ret" ? Op::Ret : Op::Exit;
+    if (base == "trap") in.mode = kExitTrap;
     no_rest(m, opcode);
     check_count(raw, 0, 0, opcode);
     return;

@@ -145,12 +145,19 @@ enum class Special : uint8_t {
   Clock, Clock64, Globaltimer, GlobaltimerLo, GlobaltimerHi,
   DynamicSmemSize, TotalSmemSize,
   ReservedSmemBegin, ReservedSmemEnd, ReservedSmemCap, ReservedSmem0, ReservedSmem1,
+  // %envreg0..31: registers the driver fills per launch (PTX ISA 10.31);
+  // cooperative groups read the grid barrier's address from 1 (high) and 2 (low).
+  Envreg0, Envreg1, Envreg2, EnvregLast = Envreg0 + 31,
   Count_
 };
 
 // Instr::mode of an Op::Call: the CUDA device-runtime function it calls
 // (every other call is inlined by the parser).
 enum class DeviceCall : uint8_t { None, Vprintf, Assertfail };
+// Instr::mode of an Op::Exit decoded from `trap` (PTX ISA 9.7.19.1: aborts
+// the kernel; __trap(), and cooperative groups' abort): it ends the lanes as
+// exit does for control flow, and the interpreter faults the launch there.
+constexpr uint8_t kExitTrap = 1;
 
 // [OPERANDS] -----------------------------------------------------------------
 // Every register of a kernel gets one 64-bit slot per lane (predicates too:

@@ -12,6 +12,7 @@
 #include "lab/ptx/parser.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
@@ -34,7 +35,8 @@ uint64_t align_up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a 
 
 // PTX ISA 10: special registers the simulator provides.
 const std::unordered_map<std::string_view, Special>& special_registers() {
-  static const std::unordered_map<std::string_view, Special> kMap = {
+  static const std::unordered_map<std::string_view, Special> kMap = [] {
+    std::unordered_map<std::string_view, Special> m = {
       {"%tid.x", Special::TidX},         {"%tid.y", Special::TidY},
       {"%tid.z", Special::TidZ},         {"%ntid.x", Special::NtidX},
       {"%ntid.y", Special::NtidY},       {"%ntid.z", Special::NtidZ},
@@ -58,7 +60,14 @@ const std::unordered_map<std::string_view, Special>& special_registers() {
       {"%reserved_smem_offset_cap", Special::ReservedSmemCap},
       {"%reserved_smem_offset_0", Special::ReservedSmem0},
       {"%reserved_smem_offset_1", Special::ReservedSmem1},
-  };
+    };
+    static std::array<std::string, 32> envreg_names;  // %envreg0..%envreg31 (the map keeps views of them)
+    for (int i = 0; i < 32; ++i) {
+      envreg_names[size_t(i)] = "%envreg" + std::to_string(i);
+      m.emplace(envreg_names[size_t(i)], Special(int(Special::Envreg0) + i));
+    }
+    return m;
+  }();
   return kMap;
 }
 

@@ -16,7 +16,7 @@ constexpr int kManagedMemory = 1;        // cudaMallocManaged: lab memory the ho
 constexpr int kHostRegister = 1;         // cudaHostRegister: accepted as pinned
 constexpr int kMemoryPools = 1;          // cudaMallocAsync and the device's default pool
 constexpr int kStreamPriorities = 1;     // accepted; every stream runs in order anyway
-constexpr int kCooperativeLaunch = 0;    // cudaLaunchCooperativeKernel / grid.sync() are not run
+constexpr int kCooperativeLaunch = 1;    // cudaLaunchCooperativeKernel: the blocks take turns, grid.sync() works
 constexpr int kClusterLaunch = 0;        // thread-block clusters are not modelled
 constexpr int kMappedHostMemory = 0;     // kernels cannot read host memory (zero copy)
 

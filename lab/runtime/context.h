@@ -115,7 +115,9 @@ class Context {
   bool is_device_range(const void* p, size_t bytes) const;
 
   // ---- kernels -----------------------------------------------------------------
-  cudaError_t launch(const void* host_fun, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream);
+  // `cooperative`: cudaLaunchCooperativeKernel (every block resident at once; grid.sync() works).
+  cudaError_t launch(const void* host_fun, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream,
+                     bool cooperative = false);
   // The byte size of each of the kernel's parameters, in order: what a graph
   // copies out of a launch's argument pointers to replay it later.
   cudaError_t kernel_param_sizes(const void* host_fun, std::vector<size_t>* sizes);
@@ -182,7 +184,7 @@ class Context {
   const KernelEntry* kernel_of(const void* host_fun, const ptx::Kernel** kernel, cudaError_t* err);
   // The launch itself, for the program's kernels and the lab's alike; the caller holds mutex_.
   cudaError_t launch_entry(const KernelEntry& k, const ptx::Kernel* kernel, const std::string& name, dim3 grid,
-                           dim3 block, void** args, size_t shared, cudaStream_t stream);
+                           dim3 block, void** args, size_t shared, cudaStream_t stream, bool cooperative = false);
   void report_launch(size_t number, const KernelEntry& k, const std::string& name, const ptx::Kernel& kernel,
                      const sim::LaunchConfig& cfg, uintptr_t stream, const sim::LaunchResult& r);
   void advance_clock(double seconds, const char* kind = "other", std::string name = "", uint64_t bytes = 0) {

@@ -61,9 +61,16 @@ uintptr_t caller(void* return_address) { return reinterpret_cast<uintptr_t>(retu
 
 // Every launch entry point: run it, or record it when its stream is being captured (graphs.h).
 cudaError_t launch_or_capture(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
-                              cudaStream_t stream) {
-  if (graphs::capturing(stream)) return graphs::capture_kernel(stream, func, grid, block, args, shared);
-  return ctx().launch(func, grid, block, args, shared, stream);
+                              cudaStream_t stream, bool cooperative = false) {
+  if (graphs::capturing(stream)) {
+    if (cooperative) {  // a graph's kernel nodes here carry no launch attributes
+      std::fprintf(stderr, "gpulab: a cooperative launch captured into a graph is not served; launch it outside "
+                           "the capture\n");
+      return ctx().result(cudaErrorStreamCaptureUnsupported);
+    }
+    return graphs::capture_kernel(stream, func, grid, block, args, shared);
+  }
+  return ctx().launch(func, grid, block, args, shared, stream, cooperative);
 }
 }  // namespace
 
@@ -123,14 +130,22 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void* func, dim3 grid, dim3 block, 
   return launch_or_capture(func, grid, block, args, shared, stream);
 }
 
+// Every block of the grid resident at once, so that grid.sync() can wait for
+// them all (lab/sim/launch.cpp runs the blocks in turns).
+cudaError_t CUDARTAPI cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args,
+                                                  size_t shared, cudaStream_t stream) {
+  return launch_or_capture(func, grid, block, args, shared, stream, true);
+}
+
 // cudaLaunchKernelEx (the C++ template in cuda_runtime.h calls this): a
 // launch with attributes. Those that change nothing in a run that finishes
 // each launch before the next (priority, programmatic serialisation, memory
-// sync domains, cache hints the model does not have) are accepted; those
-// whose meaning the lab cannot give (clusters, cooperative grids, launch
-// completion events) are refused by name.
+// sync domains, cache hints the model does not have) are accepted, and a
+// cooperative grid runs as cudaLaunchCooperativeKernel; those whose meaning
+// the lab cannot give (clusters, launch completion events) are refused by name.
 cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
   if (!config) return ctx().result(cudaErrorInvalidValue);
+  bool cooperative = false;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
     switch (a.id) {
@@ -142,19 +157,22 @@ cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t* config, cons
       case cudaLaunchAttributeAccessPolicyWindow:       // L2 persistence is not modelled (attributes.cpp)
       case cudaLaunchAttributePreferredSharedMemoryCarveout:
         break;
+      case cudaLaunchAttributeCooperative:
+        cooperative = a.val.cooperative != 0;
+        break;
       case cudaLaunchAttributeClusterDimension:
       case cudaLaunchAttributePreferredClusterDimension:
         if (a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z <= 1) break;
         [[fallthrough]];
       default:
-        if (a.id == cudaLaunchAttributeCooperative && !a.val.cooperative) break;
         std::fprintf(stderr, "gpulab: cudaLaunchKernelEx with launch attribute %d (driver_types.h, enum "
-                     "cudaLaunchAttributeID): thread-block clusters, cooperative grids and launch events are not "
+                     "cudaLaunchAttributeID): thread-block clusters and launch events are not "
                      "served; launch without it\n", int(a.id));
         return ctx().result(cudaErrorNotSupported);
     }
   }
-  return launch_or_capture(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
+  return launch_or_capture(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream,
+                           cooperative);
 }
 
 // ---- device management ----------------------------------------------------------------
@@ -255,7 +273,8 @@ const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
     LAB_ERR(cudaErrorIllegalAddress) LAB_ERR(cudaErrorLaunchOutOfResources) LAB_ERR(cudaErrorLaunchTimeout)
     LAB_ERR(cudaErrorAssert) LAB_ERR(cudaErrorMisalignedAddress) LAB_ERR(cudaErrorLaunchFailure)
     LAB_ERR(cudaErrorNotSupported) LAB_ERR(cudaErrorUnknown) LAB_ERR(cudaErrorPeerAccessAlreadyEnabled)
-    LAB_ERR(cudaErrorPeerAccessNotEnabled)
+    LAB_ERR(cudaErrorPeerAccessNotEnabled) LAB_ERR(cudaErrorCooperativeLaunchTooLarge)
+    LAB_ERR(cudaErrorStreamCaptureUnsupported)
 #undef LAB_ERR
     default: return "cudaErrorUnknown";
   }
@@ -283,6 +302,8 @@ const char* CUDARTAPI cudaGetErrorString(cudaError_t error) {
     case cudaErrorNotSupported: return "operation not supported";
     case cudaErrorPeerAccessAlreadyEnabled: return "peer access is already enabled";
     case cudaErrorPeerAccessNotEnabled: return "peer access has not been enabled";
+    case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
+    case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
     default: return "unknown error";
   }
 }

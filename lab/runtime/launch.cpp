@@ -46,7 +46,7 @@ cudaError_t cuda_error_for(const std::string& kind) {
   if (kind == "out-of-bounds" || kind == "fault") return cudaErrorIllegalAddress;
   if (kind == "misaligned") return cudaErrorMisalignedAddress;
   if (kind == "hang" || kind == "barrier-divergence") return cudaErrorLaunchTimeout;
-  if (kind == "unsupported") return cudaErrorLaunchFailure;
+  if (kind == "unsupported" || kind == "trap") return cudaErrorLaunchFailure;
   return cudaSuccess;
 }
 
@@ -92,7 +92,7 @@ cudaError_t Context::kernel_param_sizes(const void* host_fun, std::vector<size_t
 }
 
 cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** args, size_t shared,
-                            cudaStream_t stream) {
+                            cudaStream_t stream, bool cooperative) {
   std::lock_guard lock(mutex_);
   if (sticky_) return result(sticky_);
   flush_printf();  // a launch flushes the previous launches' printf output (CUDA guide, "Formatted Output")
@@ -101,14 +101,15 @@ cudaError_t Context::launch(const void* host_fun, dim3 grid, dim3 block, void** 
   cudaError_t err = cudaSuccess;
   const KernelEntry* k = kernel_of(host_fun, &kernel, &err);
   if (!k) return result(err);
-  return launch_entry(*k, kernel, short_name(k->device_name), grid, block, args, shared, stream);
+  return launch_entry(*k, kernel, short_name(k->device_name), grid, block, args, shared, stream, cooperative);
 }
 
 cudaError_t Context::launch_entry(const KernelEntry& entry, const ptx::Kernel* kernel, const std::string& name,
-                                  dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream) {
+                                  dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream,
+                                  bool cooperative) {
   const KernelEntry* k = &entry;
   const size_t number = ++launches_;
-  sim::LaunchConfig cfg{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, uint32_t(shared)};
+  sim::LaunchConfig cfg{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, uint32_t(shared), cooperative};
   auto refuse = [&](cudaError_t e, const std::string& why) {
     std::fprintf(stderr, "gpulab: launch #%zu %s<<<(%u,%u,%u), (%u,%u,%u), %zu>>> refused (%s): %s\n", number,
                  name.c_str(), grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, cudaGetErrorName(e),
@@ -164,8 +165,11 @@ cudaError_t Context::launch_entry(const KernelEntry& entry, const ptx::Kernel* k
     r = sim::launch(*k->compiled, cfg, params, memory_, opts);  // the GPU's limits first (limits.h)
   } catch (const sim::LaunchError& e) {
     // CUDA's words: too many registers is "too many resources requested for launch".
-    const bool resources = std::string(e.what()).find("register") != std::string::npos;
-    return refuse(resources ? cudaErrorLaunchOutOfResources : cudaErrorInvalidConfiguration, e.what());
+    const std::string why = e.what();
+    if (cooperative && why.find("cooperative launch") != std::string::npos)
+      return refuse(cudaErrorCooperativeLaunchTooLarge, why);
+    const bool resources = why.find("register") != std::string::npos;
+    return refuse(resources ? cudaErrorLaunchOutOfResources : cudaErrorInvalidConfiguration, why);
   }
   if (peer_access)
     for (const sim::GlobalRange& g : r.global_ranges) devices_.charge_peer_access(g.lo, g.hi, g.write, 0);  // no host line: a kernel's own access

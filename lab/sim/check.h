@@ -65,6 +65,7 @@ struct CheckContext {
   const GlobalMemory* memory = nullptr;
   BlockState* block = nullptr;
   uint64_t launch_id = 0;         // unique per launch: blocks of one launch share launch-wide shadows
+  bool cooperative = false;       // LaunchConfig::cooperative: blocks ordered by grid.sync()
   // report(kind, message, pc, warp, lane): one finding at an instruction.
   std::function<void(const char*, std::string, uint32_t, uint32_t, uint32_t)> report;
 };

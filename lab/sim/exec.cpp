@@ -120,6 +120,12 @@ static void special_values(WarpContext& c, ptx::Special s, uint64_t* out) {
     case Special::ReservedSmem1: fill(L.reserved_smem_offset + L.reserved_smem_bytes / 2); break;
     case Special::ReservedSmemEnd: fill(L.reserved_smem_offset + L.reserved_smem_bytes); break;
     case Special::ReservedSmemCap: fill(L.reserved_smem_bytes); break;
+    // The grid barrier's workspace of a cooperative launch, as the driver
+    // passes it (cooperative_groups/details/driver_abi.h: envreg1 the high
+    // word, envreg2 the low); 0 otherwise, which grid_group::is_valid() reads
+    // as "not a cooperative launch". The other envregs read 0.
+    case Special::Envreg1: fill(L.grid_workspace >> 32); break;
+    case Special::Envreg2: fill(uint32_t(L.grid_workspace)); break;
     default: fill(0); break;
   }
 }
@@ -174,6 +180,31 @@ ExecFn resolve_exec(const ptx::Instr& in) {
     case Family::Matrix: return exec_matrix;
     default: return nullptr;  // Control, Nop, Unsupported: run_warp itself
   }
+}
+
+// After a poll (PreparedInstr::poll): the same load reading the same values
+// as this warp's last poll means it waits for another block to write, so the
+// warp stops (WarpStatus::Polling) until the grid's other blocks have had a
+// turn. Anything new is progress (WorkerState::poll_changes).
+static void poll_unchanged(const ptx::Kernel& k, WarpState& w, const ptx::Instr& in, uint32_t m, uint32_t pc,
+                           WorkerState& W) {
+  uint64_t h = 0xcbf29ce484222325ull ^ m;  // FNV-1a over the destinations' lanes
+  auto mix = [&](uint32_t slot) {
+    if (slot >= ptx::kSinkReg) return;
+    const uint64_t* v = w.regs + size_t(slot) * kWarpSize;
+    for (uint32_t lanes = m; lanes; lanes &= lanes - 1) h = (h ^ v[std::countr_zero(lanes)]) * 0x100000001b3ull;
+  };
+  const ptx::Operand& d = in.ops[0];
+  if (d.kind == ptx::OperandKind::Reg) mix(d.reg);
+  else if (d.kind == ptx::OperandKind::Vec)
+    for (uint32_t i = 0; i < d.vec_len; ++i) mix(k.vec_slots[d.reg + i]);
+  if (w.poll_pc == pc && w.poll_hash == h) {
+    w.status = WarpStatus::Polling;
+    return;
+  }
+  w.poll_pc = pc;
+  w.poll_hash = h;
+  ++W.poll_changes;
 }
 
 void run_warp(WarpContext& c, uint64_t quantum) {
@@ -312,6 +343,15 @@ void run_warp(WarpContext& c, uint64_t quantum) {
           }
           continue;
         }
+        if (in.op == Op::Exit && in.mode == ptx::kExitTrap && m) [[unlikely]] {
+          raise_fault(c, "trap",
+                      fmt::format("the kernel executed trap (PTX line {}), which aborts the launch: __trap(), or "
+                                  "a library's abort (cooperative groups abort in grid.sync() when the launch was "
+                                  "not cooperative: launch with cudaLaunchCooperativeKernel)",
+                                  in.ptx_line),
+                      uint32_t(std::countr_zero(m)));
+          return;
+        }
         if (in.op == Op::Ret || in.op == Op::Exit) {
           // Kernels run without a call stack (device functions are inlined),
           // so ret retires the lanes like exit.
@@ -345,6 +385,7 @@ void run_warp(WarpContext& c, uint64_t quantum) {
         return;
       default:  // the one indirect call: the handler resolved at launch (resolve_exec)
         if (m) prep[pc].exec(in, c);
+        if (prep[pc].poll && m && w.status == WarpStatus::Ready) [[unlikely]] poll_unchanged(*L.kernel, w, in, m, pc, *c.W);
         break;
     }
     if (c.ev) [[unlikely]] {

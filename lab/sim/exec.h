@@ -49,6 +49,11 @@ struct PreparedInstr {
   ExecFn exec = nullptr;  // resolve_exec(in): the handler run_warp calls; null for control flow
   Family family = Family::Unsupported;
   uint32_t ipdom = 0;  // for branches: where divergent paths reconverge (code.size() = exit)
+  // A strong global load (.volatile/.relaxed/.acquire) in a cooperative
+  // launch: a warp polling memory another block will change (grid.sync()'s
+  // spin). run_warp parks it (WarpStatus::Polling) when it reads what it
+  // read last time, so the grid's other blocks get their turn (launch.cpp).
+  bool poll = false;
 };
 
 struct LaunchState {
@@ -77,6 +82,8 @@ struct LaunchState {
   // Reserved shared memory (%reserved_smem_offset_*): placed after the
   // kernel's own shared memory when the kernel reads those registers.
   uint32_t reserved_smem_offset = 0, reserved_smem_bytes = 0;
+  // A cooperative launch's grid workspace (%envreg1/2; GlobalMemory::grid_workspace), 0 otherwise.
+  uint64_t grid_workspace = 0;
 };
 
 // One thread's printf output, kept per worker and put in warp order at the
@@ -134,6 +141,7 @@ struct WorkerState {
   std::vector<GlobalRange> global_ranges;  // SimOptions::record_global_ranges
   uint64_t printf_bytes = 0, printf_dropped = 0;  // past LaunchResult::kPrintfLimitBytes
   double cpu_seconds = 0;        // this worker's CPU time running blocks (KernelMetrics::sim_cpu_seconds)
+  uint64_t poll_changes = 0;     // polls that read something new (PreparedInstr::poll): a cooperative grid's progress
 };
 
 // [CONTEXT] ---------------------------------------------------------------------

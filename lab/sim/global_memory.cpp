@@ -22,6 +22,13 @@ uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 GlobalMemory::GlobalMemory() = default;
 GlobalMemory::~GlobalMemory() = default;
 
+uint64_t GlobalMemory::grid_workspace() {
+  if (!grid_workspace_) grid_workspace_ = allocate(16, "the cooperative grid's barrier (the driver's workspace)");
+  const uint32_t words[4] = {16, 0, 0, 0};  // wsSize, barrier
+  write(grid_workspace_, words, sizeof words);
+  return grid_workspace_;
+}
+
 uint64_t GlobalMemory::allocate(uint64_t bytes, std::string name, bool initialized) {
   // A leading guard region so that address arena_base() - k is outside too.
   uint64_t offset = round_up(std::max<uint64_t>(arena_.size(), kGuard), kAlign);

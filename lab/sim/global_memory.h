@@ -62,6 +62,10 @@ class GlobalMemory {
   // knows its allocations saves the copies (and the transient double
   // footprint) of growing it one buffer at a time.
   void reserve(uint64_t bytes);
+  // The workspace a cooperative launch's grid.sync() counts arrivals in
+  // (cooperative_groups/details/driver_abi.h: { wsSize, barrier }), made at
+  // the first cooperative launch and zeroed before each.
+  uint64_t grid_workspace();
   // Buffers start here; [kGlobalBase, arena_base()) holds the module's globals.
   static constexpr uint64_t arena_base() { return ptx::kGlobalBase + (uint64_t(1) << 30); }
   uint8_t* module_segment() { return module_segment_.data(); }
@@ -75,6 +79,7 @@ class GlobalMemory {
   std::vector<uint8_t> module_segment_;  // module .global/.const variables at kGlobalBase
   uint64_t module_bytes_ = 0;
   bool module_loaded_ = false;
+  uint64_t grid_workspace_ = 0;
 };
 
 }  // namespace lab::sim

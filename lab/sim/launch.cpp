@@ -5,6 +5,7 @@
 // per-worker metrics and errors at the end.
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <fmt/format.h>
 #include <system_error>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "lab/sim/exec.h"
 #include "lab/sim/sanitize.h"
 #include "lab/sim/limits.h"
+#include "lab/sim/occupancy.h"
 
 namespace lab::sim {
 
@@ -165,10 +167,12 @@ void report_time_limit(const LaunchState& L, WorkerState& W, BlockState& B, cons
   ++W.faults;
 }
 
-void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const LaunchControl& ctl) {
+// Sets `B` up as block `linear` (registers, shared and local memory, warps)
+// and returns its checker (null unless checks are on).
+std::unique_ptr<BlockChecker> start_block(const LaunchState& L, WorkerState& W, BlockState& B, uint64_t linear,
+                                          const LaunchControl& ctl) {
   const ptx::Kernel& k = *L.kernel;
   const LaunchConfig& cfg = L.cfg;
-  BlockState& B = W.block;
   B.linear = uint32_t(linear);
   B.ctaid = Dim3{uint32_t(linear % cfg.grid.x), uint32_t((linear / cfg.grid.x) % cfg.grid.y),
                  uint32_t(linear / (uint64_t(cfg.grid.x) * cfg.grid.y))};
@@ -201,6 +205,8 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
     w.parked = 0;
     w.parked_pc = 0;
     w.spin = 0;
+    w.poll_pc = kNoPc;
+    w.poll_hash = 0;
     w.async.clear();
     w.async_groups = 0;
     w.red_kind = 0;
@@ -209,11 +215,6 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
   B.barriers = {};
   B.faulted = false;
 
-  WarpContext c;
-  c.L = &L;
-  c.W = &W;
-  c.B = &B;
-  c.block_trace = W.trace;
   std::unique_ptr<BlockChecker> checker;
   if (L.options->check) {
     CheckContext cc;
@@ -222,19 +223,42 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
     cc.memory = L.memory;
     cc.block = &B;
     cc.launch_id = ctl.launch_id;
+    cc.cooperative = L.cfg.cooperative;
     cc.report = [&L, &W, &B](const char* kind, std::string msg, uint32_t pc, uint32_t warp, uint32_t lane) {
       record_error(L, W, B, kind, msg, pc, warp, lane);
     };
     checker = make_block_checker(cc);
     checker->on_block_start();
   }
-  c.checker = checker.get();
+  if (L.events) emit_block_event(L, W, B, WarpEvent::BlockPlaced);
+  return checker;
+}
+
+// What a block's turn ended on.
+enum class BlockTurn {
+  Ended,    // every warp finished, or the block faulted
+  Polling,  // no warp can go on until another block writes what one polls (cooperative launches)
+};
+
+// Runs `B`'s warps until the block ends or (in a cooperative launch) waits
+// for another block. `trace` is where the cycle model's trace of the block
+// goes (null when it is not timed).
+BlockTurn run_block_turn(const LaunchState& L, WorkerState& W, BlockState& B, BlockChecker* checker,
+                         cycle::BlockTrace* trace, const LaunchControl& ctl) {
+  WarpContext c;
+  c.L = &L;
+  c.W = &W;
+  c.B = &B;
+  c.block_trace = trace;
+  c.checker = checker;
   if (L.events) {
     W.event.block_linear = B.linear;
     W.event.sm = B.sm;
     c.ev = &W.event;
-    emit_block_event(L, W, B, WarpEvent::BlockPlaced);
   }
+  // A polling warp of a block whose turn comes again reads its memory again.
+  for (WarpState& w : B.warps)
+    if (w.status == WarpStatus::Polling) w.status = WarpStatus::Ready;
 
   for (;;) {
     bool all_done = true;
@@ -251,7 +275,7 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
       }
       all_done &= w.status == WarpStatus::Done;
     }
-    if (B.faulted || all_done) break;
+    if (B.faulted || all_done) return BlockTurn::Ended;
     release_barriers(B, c.checker);
     // mbarrier waits (exec_mbarrier.cpp): a test_wait that said "not yet"
     // had its turn yielded to the others; a try_wait wakes once its phase completed.
@@ -260,13 +284,15 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
       else if (w.status == WarpStatus::AtMbarrier) mbarrier_try_wake(L, W, B, w, c.checker);
       if (B.faulted) break;
     }
-    if (B.faulted) break;
-    bool any_ready = false, all_finished = true;
+    if (B.faulted) return BlockTurn::Ended;
+    bool any_ready = false, all_finished = true, polling = false;
     for (const WarpState& w : B.warps) {
       any_ready |= w.status == WarpStatus::Ready;
       all_finished &= w.status == WarpStatus::Done;
+      polling |= w.status == WarpStatus::Polling;
     }
-    if (all_finished) break;
+    if (all_finished) return BlockTurn::Ended;
+    if (!any_ready && polling) return BlockTurn::Polling;
     if (!any_ready) {
       // Deadlock: every live warp waits at a barrier that cannot complete.
       uint32_t live_threads = 0;
@@ -294,9 +320,14 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
         break;
       }
       ++W.faults;
-      break;
+      B.faulted = true;
+      return BlockTurn::Ended;
     }
   }
+}
+
+// After a block ended: its checker's last word and its per-warp counts.
+void finish_block(const LaunchState& L, WorkerState& W, const BlockState& B, BlockChecker* checker) {
   if (checker) checker->on_block_end();
   // Each block owns its slots, so workers write them without a lock.
   if (L.warp_insts_by_warp)
@@ -305,6 +336,101 @@ void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const Laun
   if (L.global_requests_by_warp)
     for (const WarpState& w : B.warps) L.global_requests_by_warp[size_t(B.linear) * B.num_warps + w.index] = w.global_requests;
   if (L.events) emit_block_event(L, W, B, WarpEvent::BlockRetired);
+}
+
+// One block start to finish, in the worker's reused block storage.
+void run_block(const LaunchState& L, WorkerState& W, uint64_t linear, const LaunchControl& ctl) {
+  BlockState& B = W.block;
+  std::unique_ptr<BlockChecker> checker = start_block(L, W, B, linear, ctl);
+  run_block_turn(L, W, B, checker.get(), W.trace, ctl);  // never Polling: polls are marked in cooperative launches only
+  finish_block(L, W, B, checker.get());
+}
+
+// A block of a cooperative launch, kept while the others take their turns.
+struct ResidentBlock {
+  BlockState state;
+  std::unique_ptr<BlockChecker> checker;
+  std::unique_ptr<cycle::BlockTrace> trace;  // when the launch is timed
+  bool ended = false;
+};
+
+// Without progress for this many rounds (every waiting block had a turn and
+// no poll read anything new, no block ended), the grid is deadlocked.
+constexpr int kIdleRoundsToDeadlock = 64;
+
+// A cooperative launch (LaunchConfig::cooperative): every block is resident
+// at once, as the GPU guarantees, and the blocks take turns on one worker:
+// each runs until it ends or every warp left waits for another block (a
+// poll that reads what it read before, or a barrier behind one), then the
+// next block goes. Memory is one: a block's writes are there at the next
+// block's turn. `traces` (when the launch is timed) receives every block's
+// trace, each block with its own.
+void run_resident_grid(const LaunchState& L, WorkerState& W, const LaunchControl& ctl, bool traced,
+                       std::vector<std::unique_ptr<cycle::BlockTrace>>& traces, std::atomic<uint64_t>& blocks_done,
+                       const std::function<bool()>& stopped) {
+  const uint64_t n = L.cfg.grid.count();
+  const uint32_t warps_per_block = uint32_t((L.cfg.block.count() + kWarpSize - 1) / kWarpSize);
+  std::vector<std::unique_ptr<ResidentBlock>> blocks(n);
+  for (uint64_t b = 0; b < n; ++b) {
+    blocks[b] = std::make_unique<ResidentBlock>();
+    ResidentBlock& r = *blocks[b];
+    if (traced) {
+      r.trace = std::make_unique<cycle::BlockTrace>();
+      r.trace->block = b;
+      r.trace->warps.resize(warps_per_block);
+    }
+    r.checker = start_block(L, W, r.state, b, ctl);
+  }
+  uint64_t live = n;
+  int idle_rounds = 0;
+  for (uint64_t round = 0; live && !stopped(); ++round) {
+    const uint64_t polls_before = W.poll_changes;
+    bool ended_any = false;
+    for (auto& rp : blocks) {
+      ResidentBlock& r = *rp;
+      if (r.ended) continue;
+      const BlockTurn turn = run_block_turn(L, W, r.state, r.checker.get(), r.trace.get(), ctl);
+      if (turn == BlockTurn::Polling) continue;
+      finish_block(L, W, r.state, r.checker.get());
+      if (r.trace) r.trace->faulted = r.state.faulted;
+      r.ended = ended_any = true;
+      --live;
+      r.state.regs = {};  // its registers and memory are not needed again
+      r.state.shared = {};
+      r.state.local = {};
+      blocks_done.fetch_add(1, std::memory_order_relaxed);  // (no progress line: the blocks end together, at the last phase)
+      if (stopped() || r.state.faulted) break;
+    }
+    bool faulted = false;
+    for (auto& rp : blocks) faulted |= rp->state.faulted;
+    if (faulted) break;  // a fault stops the grid: its other blocks may wait for the faulted one forever
+    idle_rounds = (round > 0 && !ended_any && W.poll_changes == polls_before) ? idle_rounds + 1 : 0;
+    if (idle_rounds < kIdleRoundsToDeadlock) continue;
+    // Deadlock: report it at the first waiting block's polling warp.
+    for (auto& rp : blocks) {
+      if (rp->ended) continue;
+      BlockState& B = rp->state;
+      for (const WarpState& w : B.warps) {
+        if (w.status != WarpStatus::Polling) continue;
+        const uint32_t pc = std::min<uint32_t>(w.poll_pc, uint32_t(L.kernel->code.size() - 1));
+        record_error(L, W, B, "hang",
+                     fmt::format("the cooperative grid cannot go on: {} of its {} blocks wait for memory that no "
+                                 "block will change (warp {} of block {} reads the same value here again and "
+                                 "again). Every block must reach each grid.sync() (cg::this_grid().sync()): one "
+                                 "inside a branch that not every block takes waits forever",
+                                 live, n, w.index, B.linear),
+                     pc, w.index, 0);
+        ++W.faults;
+        break;
+      }
+      break;
+    }
+    break;
+  }
+  for (auto& rp : blocks) {
+    if (!rp->ended) finish_block(L, W, rp->state, rp->checker.get());
+    if (traced) traces.push_back(std::move(rp->trace));
+  }
 }
 
 // Every worker's global spans, merged (SimOptions::record_global_ranges).
@@ -359,8 +485,26 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   const uint64_t shared_total = uint64_t(kernel.static_shared_bytes) + cfg.dynamic_shared_bytes;
 
   memory.ensure_module_globals(module);
+  // A cooperative grid must be resident all at once (CUDA Runtime API,
+  // cudaLaunchCooperativeKernel: "the total number of blocks ... must not
+  // exceed" what the occupancy calculator allows on every SM).
+  uint64_t grid_workspace = 0;
+  if (cfg.cooperative) {
+    const int regs = options.timing.registers_per_thread > 0 ? options.timing.registers_per_thread : 32;
+    const int per_sm = occupancy_blocks_per_sm(
+        gpu, OccupancyInput{int(block_threads), regs, int(kernel.static_shared_bytes), int(cfg.dynamic_shared_bytes)});
+    const uint64_t resident = uint64_t(std::max(0, per_sm)) * uint64_t(std::max(1, gpu.sm_count));
+    if (cfg.grid.count() > resident)
+      throw LaunchError(fmt::format(
+          "a cooperative launch of {} blocks cannot be resident at once: the {} holds {} blocks of this kernel "
+          "({} per SM x {} SMs, with {} registers per thread); launch at most that many "
+          "(cudaOccupancyMaxActiveBlocksPerMultiprocessor x multiProcessorCount)",
+          cfg.grid.count(), gpu.name, resident, per_sm, gpu.sm_count, regs));
+    grid_workspace = memory.grid_workspace();  // before the arena's views are taken: it may grow the arena
+  }
 
   LaunchState L;
+  L.grid_workspace = grid_workspace;
   L.module = &module;
   L.kernel = &kernel;
   L.cfg = cfg;
@@ -414,6 +558,10 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     L.prepared[i].family = family_of(kernel.code[i]);
     L.prepared[i].exec = resolve_exec(kernel.code[i]);
     L.prepared[i].ipdom = ipdom[i] >= 0 ? uint32_t(ipdom[i]) : uint32_t(kernel.code.size());
+    const ptx::Instr& in = kernel.code[i];
+    L.prepared[i].poll = cfg.cooperative && in.op == ptx::Op::Ld &&
+                         (in.space == ptx::Space::Global || in.space == ptx::Space::Generic) &&
+                         (in.flags & (ptx::kFlagVolatile | ptx::kFlagStrong));
   }
   // One L2 per launch, sized as the modelled GPU's (device.h).
   L2Model l2(gpu.l2_bytes ? gpu.l2_bytes : 50ull << 20);
@@ -430,6 +578,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   // and thousands of threads can fail to start: clamp to the cores.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   unsigned threads = options.threads ? std::min(options.threads, cores) : cores;
+  if (cfg.cooperative) threads = 1;  // its blocks take turns (run_resident_grid)
   threads = unsigned(std::min<uint64_t>(threads, total_blocks));
   std::vector<WorkerState> workers(threads);
   l2.set_concurrent(threads > 1);
@@ -479,7 +628,20 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     for (auto& t : pool) t.join();
   };
   std::shared_ptr<const cycle::CycleResult> timing;
-  if (options.timing.mode != TimingMode::Off) {
+  if (cfg.cooperative) {
+    // Every block runs first, each with its own trace; the cycle model then
+    // times them as any launch's blocks. It does not see the waits between
+    // them: a grid.sync() is priced as the instructions it issues (the
+    // atomic, the polls), not as the slowest block's lead (docs/run.md).
+    const bool traced = options.timing.mode != TimingMode::Off;
+    std::vector<std::unique_ptr<cycle::BlockTrace>> traces;
+    run_resident_grid(L, workers[0], ctl, traced, traces, blocks_done, stopped);
+    if (traced && !stopped())
+      timing = cycle::time_launch(kernel, cfg, gpu, options.timing, L.shared_bytes,
+                                  [&](uint64_t b, cycle::BlockTrace& trace) {
+                                    if (b < traces.size() && traces[b]) trace = std::move(*traces[b]);
+                                  });
+  } else if (options.timing.mode != TimingMode::Off) {
     // The cycle model asks for the blocks it times in increasing order, from
     // one thread at a time; the blocks before each run first (on the pool),
     // so the L2 model holds what the grid would have touched by then. With

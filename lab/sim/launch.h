@@ -107,6 +107,9 @@ class LaunchLimitScope {
 struct LaunchConfig {
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
+  // cudaLaunchCooperativeKernel: every block resident at once, so blocks may
+  // wait for each other (grid.sync()); launch.cpp runs them in turns.
+  bool cooperative = false;
 };
 
 // Runs `kernel` of `module`. `params` is the param buffer laid out as the

@@ -165,7 +165,9 @@ std::shared_ptr<GlobalShadow> global_shadow_for(const GlobalMemory& mem) {
 // communicate).
 // Kernels with a fence (__threadfence: membar/fence) get no cross-block check:
 // fence + atomic flag protocols (the "last block" reduction) order blocks in
-// ways this model does not follow, and no report beats a wrong one. A block
+// ways this model does not follow, and no report beats a wrong one. Nor do
+// cooperative launches, whose blocks grid.sync() orders (an acquire poll of
+// a counter every block releases into: not followed either). A block
 // index that aliases in the 22 bits can only hide a report, never invent one.
 struct RaceSlot {
   std::atomic<uint64_t> w{0}, r{0};
@@ -298,6 +300,7 @@ std::shared_ptr<LaunchShadow> launch_shadow_for(const CheckContext& ctx) {
     if (s->id == ctx.launch_id) return s;
   auto s = std::make_shared<LaunchShadow>();
   s->id = ctx.launch_id;
+  s->cross_block = !ctx.cooperative;
   for (const ptx::Instr& in : ctx.kernel->code)
     if (in.op == ptx::Op::Membar || in.op == ptx::Op::Fence) s->cross_block = false;
   if (ctx.memory) {
@@ -362,8 +365,9 @@ class Sanitizer final : public BlockChecker {
     const BlockState& B = *ctx_.block;
     if (ctx_.memory) global_ = global_shadow_for(*ctx_.memory);
     thread_local std::vector<Cell> cells;  // reused: one block at a time per worker
-    cells.assign(B.shared_bytes, Cell{});
-    cells_ = &cells;
+    // A cooperative launch's blocks take turns on one worker: each keeps its own.
+    cells_ = ctx_.cooperative ? &own_cells_ : &cells;
+    cells_->assign(B.shared_bytes, Cell{});
     hb_.reset(uint32_t(B.warps.size()));
     wsync_.assign(B.warps.size(), 0);
     wait_pc_.assign(B.warps.size(), 0);
@@ -992,6 +996,7 @@ class Sanitizer final : public BlockChecker {
   CheckContext ctx_;
   const ptx::Kernel& k_;
   std::shared_ptr<GlobalShadow> global_;
+  std::vector<Cell> own_cells_;  // the shared-memory shadow of a cooperative launch's block
   std::vector<Cell>* cells_ = nullptr;
   HappensBefore hb_;
   std::vector<uint16_t> wsync_;  // per warp: __syncwarp() calls so far

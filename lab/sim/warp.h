@@ -32,6 +32,7 @@ enum class WarpStatus : uint8_t {
   AtMbarrier, // parked in mbarrier.try_wait until the awaited phase completes (exec_mbarrier.cpp)
   Yielded,    // mbarrier.test_wait said "not yet": ready again after the other warps had a turn
   PathSwitched, // a handler parked the current path (exec_warp.cpp): run_warp picks the next one
+  Polling,    // read the same value from memory it polls as last time: waits for another block (cooperative launches)
   Done,       // every lane exited
   Faulted,    // a fault stopped the block
 };
@@ -67,6 +68,8 @@ struct WarpState {
   uint32_t parked = 0;
   uint32_t parked_pc = 0;
   uint32_t spin = 0;         // backward branches of a diverged path since it last reconverged
+  uint32_t poll_pc = kNoPc;  // the last poll (PreparedInstr::poll) and a hash of what its lanes read
+  uint64_t poll_hash = 0;
   std::vector<AsyncCopy> async;  // cp.async copies in flight, oldest first
   uint32_t async_groups = 0;     // cp.async.commit_group count (per warp: lanes commit together in practice)
   // Barrier bookkeeping while AtBarrier.

@@ -120,6 +120,15 @@ check "runtime calls: every check passes" "[ $rc = 0 ] && has out PASSED && ! ha
 run tests/run/graphs.cu --report
 check "graphs: capture and nodes replay right" "[ $rc = 0 ] && has out PASSED && ! has out FAIL"
 check "graphs: each replayed kernel is a launch in the report (3 replays x 3 + 1)" "[ \$(grep -cE '^ +[0-9]+ +(scale|add) ' $tmp/out) = 10 ]"
+# Cooperative launches: grid.sync() across every block, the resident limit,
+# a sync some blocks skip reported (not spun on), grid.sync() in a <<<>>> launch.
+run tests/run/cooperative_grid.cu --report
+check "cooperative grid: three phases across grid.sync() right" "[ $rc = 0 ] && has out PASSED && ! has out FAIL"
+check "cooperative grid: the occupancy calculator's grid, one block more refused" "has out 'grid: 1056 blocks (8 per SM x 132 SMs)' && has err 'cudaErrorCooperativeLaunchTooLarge'"
+run tests/run/cooperative_grid.cu -- deadlock
+check "cooperative grid: a grid.sync() half the blocks skip is a hang at that line" "[ $rc = 1 ] && has err 'cooperative_grid.cu:58: hang: the cooperative grid cannot go on: 2 of its 4 blocks wait' && has out 'synchronize: cudaErrorLaunchTimeout'"
+run tests/run/cooperative_grid.cu -- plain
+check "grid.sync() in a <<<>>> launch traps, as on a GPU" "[ $rc = 1 ] && has err 'executed trap' && has out 'synchronize: cudaErrorLaunchFailure'"
 # Managed memory is the host's to touch; cudaMalloc memory still is not.
 run tests/run/managed_after_free.cu
 check "managed memory: the host's until cudaFree, a crash after" "[ $rc = 1 ] && has out 'before cudaFree: 42' && ! has out 'the lab let the host'"
