@@ -110,3 +110,27 @@ TEST_CASE("cycle events: max_blocks_per_sm = 1 keeps one block per SM and leaves
   MESSAGE("issue slots used: 1 block/SM " << u1 << ", 4 blocks/SM " << u4);
   CHECK(u1 < 0.8 * u4);
 }
+
+TEST_CASE("cycle events: an issue that waited on a load names the load and when it issued") {
+  LaunchResult res = run_work(1);
+  REQUIRE(res.metrics.cycle);
+  const auto& r = *res.metrics.cycle;
+  const auto& code = res.metrics.per_pc;  // sized like the kernel
+  REQUIRE(!code.empty());
+  size_t long_waits = 0, named = 0;
+  for (const auto& e : r.events) {
+    if (e.waited_pc >= 0) {
+      // The producer issued before the waiting instruction, by the same warp's earlier issue.
+      CHECK(e.waited_issue < e.cycle);
+      CHECK(size_t(e.waited_pc) < code.size());
+    }
+    if (e.reason != Stall::LongScoreboard) continue;
+    ++long_waits;
+    if (e.waited_pc < 0) continue;
+    ++named;
+    // What a long_scoreboard wait waits for is a global load: the PTX at waited_pc is an ld.
+    CHECK(res.metrics.per_pc[size_t(e.waited_pc)].requests > 0);
+  }
+  REQUIRE(long_waits > 0);
+  CHECK(named == long_waits);  // every long_scoreboard wait here is a register a load writes
+}

@@ -146,6 +146,7 @@ int run_app(const AppOptions& opt) {
   if (opt.projector && !opt.demo && opt.session.lesson_dir.empty()) ui.focus = {Panel::SmGrid, Panel::Source};
   ui.lesson_auto_seek = opt.session.start_fraction <= 0;
   ui.cycle_open_fraction = opt.session.start_fraction;  // --at opens the cycle cursor there too
+  if (opt.warp >= 0) ui.pinned_side = 0, ui.pinned_slot = opt.warp;
   ui.speed = opt.session.speed;
   ui.timeline_playing = opt.session.autoplay;  // --play starts the timeline's cycle clock too
   ui.panel = panel_from_name(opt.panel);

@@ -22,6 +22,7 @@ struct AppOptions {
   double shot_after_seconds = 0; // > 0: take the screenshot this long after the first trace (not after `frames`)
   double demo_minutes = 10;      // the demo script's length
   bool projector = false;        // one or two large panes, chosen by the lesson step (demo: always)
+  int warp = -1;                 // --warp: the cycle SM grid opens with this warp slot (1-block side) picked
 };
 
 constexpr int kNoDisplay = 3;    // run_app's answer when no window can be opened

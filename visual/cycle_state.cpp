@@ -34,6 +34,10 @@ WarpAtCycle warp_at_cycle(const TimelineWarp& w, uint64_t c) {
   a.kind = WarpAtCycle::Waiting;
   const size_t next = size_t(it - w.issues.begin());  // the next issue: what it waits for
   if (next < w.pcs.size()) a.pc = int32_t(w.pcs[next]);
+  if (next < w.waited_pcs.size() && w.waited_pcs[next] >= 0 && w.waited_issues[next] <= c) {
+    a.waited_pc = w.waited_pcs[next];
+    a.waited_issue = w.waited_issues[next];
+  }
   auto wt = std::partition_point(w.waits.begin(), w.waits.end(), [&](const TimelineWait& x) { return x.to <= c; });
   // Every waiting cycle is in one interval (lab/sim/cycle/result.h, WarpSpan);
   // a cycle outside all of them is one the model attributed to no state: 255.

@@ -52,7 +52,14 @@ TimelineSide side_from(const cyc::CycleResult& r, uint32_t warps_per_block, uint
   s.stall.assign(r.stall.begin(), r.stall.end());
   s.note = r.sample_note;
   std::map<uint32_t, TimelineWarp> slots;
-  std::map<uint32_t, std::vector<std::pair<uint64_t, uint32_t>>> issues;  // slot -> (cycle, pc)
+  struct Issue {
+    uint64_t cycle;
+    uint32_t pc;
+    int32_t waited_pc;
+    uint64_t waited_issue;
+    bool operator<(const Issue& o) const { return cycle < o.cycle; }
+  };
+  std::map<uint32_t, std::vector<Issue>> issues;  // slot -> its issues
   std::map<std::pair<uint32_t, uint32_t>, TimelineRun> runs;               // (slot, block) -> its run
   auto run_of = [&](uint32_t slot, uint32_t block, uint64_t from) -> TimelineRun& {
     auto [it, fresh] = runs.try_emplace({slot, block});
@@ -70,7 +77,7 @@ TimelineSide side_from(const cyc::CycleResult& r, uint32_t warps_per_block, uint
     if (e.sm != 0 || e.segment != 0) continue;
     const uint32_t slot = uint32_t(e.block_slot) * warps_per_block + e.warp;
     slot_of(slot, e.block_slot, e.warp, e.scheduler);
-    issues[slot].emplace_back(e.cycle, e.pc);
+    issues[slot].push_back({e.cycle, e.pc, e.waited_pc, e.waited_issue});
     TimelineRun& run = run_of(slot, e.block, std::min(e.wait_from, e.cycle));
     run.to = std::max(run.to, e.cycle);
     if (e.scheduler < schedulers) s.scheduler_issues[e.scheduler].push_back(e.cycle);
@@ -88,7 +95,12 @@ TimelineSide side_from(const cyc::CycleResult& r, uint32_t warps_per_block, uint
   for (auto& [slot, w] : slots) {
     auto& is = issues[slot];
     std::sort(is.begin(), is.end());
-    for (const auto& [c, pc] : is) w.issues.push_back(c), w.pcs.push_back(pc);
+    for (const Issue& i : is) {
+      w.issues.push_back(i.cycle);
+      w.pcs.push_back(i.pc);
+      w.waited_pcs.push_back(i.waited_pc);
+      w.waited_issues.push_back(i.waited_issue);
+    }
     std::sort(w.waits.begin(), w.waits.end(), [](const TimelineWait& a, const TimelineWait& b) { return a.from < b.from; });
     std::sort(w.runs.begin(), w.runs.end(), [](const TimelineRun& a, const TimelineRun& b) { return a.from < b.from; });
     s.warps.push_back(std::move(w));

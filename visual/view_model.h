@@ -251,6 +251,10 @@ struct TimelineWarp {
   uint32_t scheduler = 0;      // its sub-partition: slot % schedulers
   std::vector<uint64_t> issues;      // issue cycles, ascending
   std::vector<uint32_t> pcs;         // the instruction of each issue (same order)
+  // For each issue: the instruction whose result it waited for (-1: none)
+  // and when that one issued (lab/sim/cycle/result.h IssueEvent::waited_pc).
+  std::vector<int32_t> waited_pcs;
+  std::vector<uint64_t> waited_issues;
   std::vector<TimelineWait> waits;   // waiting intervals, ascending
   std::vector<TimelineRun> runs;     // the blocks the slot ran, ascending
 };
@@ -264,6 +268,10 @@ struct WarpAtCycle {
   uint8_t reason = 0;   // Waiting: index into CycleTimeline::reasons
   uint32_t block = 0;   // the block of the slot at that cycle (Issuing, Waiting, Done)
   int32_t pc = -1;      // Issuing: the instruction issued; Waiting: the one it waits to issue
+  // Waiting: the instruction whose result `pc` needs and that was not ready
+  // (a load, ...) and the cycle it issued; -1 when `pc` waits for something else.
+  int32_t waited_pc = -1;
+  uint64_t waited_issue = 0;
 };
 
 struct TimelineSide {
@@ -440,6 +448,10 @@ struct UiState {
   // (a scale per run made every step's largest bar full width: issue 28).
   uint64_t program_bytes_scale = 0;
   int cycle_block_slot = 0;      // the block view's block slot on the timed SM
+  // The warp slot clicked in the cycle SM grid (--warp opens with one): its
+  // side (0 one block per SM, 1 the occupancy limit) and slot; -1 none. The
+  // grid says what it is doing at the cursor and what it waits for.
+  int pinned_side = -1, pinned_slot = -1;
   const void* cycle_timeline_seen = nullptr;  // the timeline the cursor belongs to (a new one reopens it)
   float cycle_strip = 64;        // cycles of history the SM grid's and block view's strips show
 };

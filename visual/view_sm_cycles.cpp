@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -80,9 +81,46 @@ void scheduler_strips(const CycleTimeline& T, const TimelineSide& s, uint64_t c,
   ImGui::Dummy(ImVec2(label_w + w, T.schedulers * (row + 1)));
 }
 
+// "line 42 `ld.global.f32 %f1, [%rd5];`" for instruction pc.
+std::string instruction_text(const SourceText& src, int64_t pc) {
+  if (pc < 0 || size_t(pc) >= src.ptx.size()) return "(no instruction)";
+  const uint32_t line = size_t(pc) < src.ptx_line.size() ? src.ptx_line[size_t(pc)] : 0;
+  std::string ptx = src.ptx[size_t(pc)];
+  ptx.erase(0, ptx.find_first_not_of(" \t"));
+  std::replace(ptx.begin(), ptx.end(), '\t', ' ');
+  return (line ? "line " + std::to_string(line) + " " : std::string()) + "`" + ptx + "`";
+}
+
+// What warp `a` is doing at cycle c in words, and what it waits for: the
+// instruction whose result it needs, issued N cycles earlier (the model's
+// scoreboard: lab/sim/cycle/result.h IssueEvent::waited_pc).
+std::string warp_story(const CycleTimeline& T, const SourceText& src, const WarpAtCycle& a, uint32_t warp,
+                       uint64_t c) {
+  char head[96];
+  std::snprintf(head, sizeof head, "warp %u of block %u at cycle %llu: ", warp, a.block, (unsigned long long)c);
+  switch (a.kind) {
+    case WarpAtCycle::NotResident: return std::string("warp slot empty at cycle ") + std::to_string(c) + " (no block yet).";
+    case WarpAtCycle::Done: return head + std::string("done (its warp exited).");
+    case WarpAtCycle::Issuing: return head + std::string("issuing ") + instruction_text(src, a.pc) + ".";
+    case WarpAtCycle::Waiting: break;
+  }
+  std::string s = head + std::string("waiting (") + warp_at_cycle_text(T, a) + ") to issue " + instruction_text(src, a.pc);
+  if (a.waited_pc >= 0)
+    s += ". It needs the result of " + instruction_text(src, a.waited_pc) + ", issued at cycle " +
+         std::to_string(a.waited_issue) + ", " + std::to_string(c - a.waited_issue) + " cycles earlier.";
+  else if (a.reason < T.explanations.size() && !T.explanations[a.reason].empty()) {
+    std::string why = T.explanations[a.reason];  // "the global-memory (LSU) queue is full: ..."
+    why[0] = char(std::toupper(static_cast<unsigned char>(why[0])));
+    s += ". " + why + (why.back() == '.' ? "" : ".");
+  } else {
+    s += ".";
+  }
+  return s;
+}
+
 // One side: the timed SM's warp slots at cycle c, a row per resident block slot.
-void side_sm(const CycleTimeline& T, const TimelineSide& s, const SourceText& src, const std::string& key, uint64_t c,
-             UiState& ui) {
+void side_sm(const CycleTimeline& T, const TimelineSide& s, const SourceText& src, const std::string& key, int side,
+             uint64_t c, UiState& ui) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kTitle), "%s", s.title.c_str());
   shown(key + ".title", s.title);
   const SideAtCycle n = side_at_cycle(T, s, c);
@@ -90,6 +128,20 @@ void side_sm(const CycleTimeline& T, const TimelineSide& s, const SourceText& sr
   text_words(counts_text(T, n, key));
   ImGui::PopStyleColor();
   scheduler_strips(T, s, c, uint32_t(ui.cycle_strip), key);
+  // The picked warp (a click, or --warp): what it does now and what it waits for.
+  if (ui.pinned_side == side)
+    for (const TimelineWarp& w : s.warps) {
+      if (int(w.slot) != ui.pinned_slot) continue;
+      const WarpAtCycle a = warp_at_cycle(w, c);
+      const std::string story = warp_story(T, src, a, w.warp, c);
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(kTitle));
+      text_words(story);
+      ImGui::PopStyleColor();
+      shown(key + ".picked.slot", double(w.slot));
+      shown(key + ".picked.text", story);
+      shown(key + ".picked.waited_pc", double(a.waited_pc));
+      if (a.waited_pc >= 0) shown(key + ".picked.cycles_earlier", double(c - a.waited_issue));
+    }
 
   // Warp slots: a row per block slot, warps in columns (wrapped to fit).
   std::map<uint32_t, const TimelineWarp*> by_slot;
@@ -121,15 +173,17 @@ void side_sm(const CycleTimeline& T, const TimelineSide& s, const SourceText& sr
       if (a.kind != WarpAtCycle::NotResident) block = a.block;
       const float x = o.x + label_w + float(wi % cols) * cw, y = by0 + float(wi / cols) * ch;
       dl->AddRectFilled(ImVec2(x + 0.5f, y + 0.5f), ImVec2(x + cw - 0.5f, y + ch - 0.5f), warp_at_cycle_color(T, a));
+      const bool picked = ui.pinned_side == side && ui.pinned_slot == int(bs * wpb + wi);
+      if (picked) dl->AddRect(ImVec2(x + 0.5f, y + 0.5f), ImVec2(x + cw - 0.5f, y + ch - 0.5f), kTitle, 0.f, 0, px(3.f));
       const ImVec2 m = ImGui::GetIO().MousePos;
       if (m.x >= x && m.x < x + cw && m.y >= y && m.y < y + ch && ImGui::IsWindowHovered()) {
-        // The warp under the mouse: its state, why, and the instruction it issues or waits to issue.
-        const bool pc_ok = a.pc >= 0 && size_t(a.pc) < src.ptx.size();
-        const char* why = a.kind == WarpAtCycle::Waiting && a.reason < T.explanations.size()
-                              ? T.explanations[a.reason].c_str() : "";
-        ImGui::SetTooltip("block %u, warp %u (scheduler %u), cycle %llu: %s\n%s%s%s", a.block, wi,
-                          it->second->scheduler, (unsigned long long)c, warp_at_cycle_text(T, a).c_str(), why,
-                          pc_ok ? "\n" : "", pc_ok ? src.ptx[size_t(a.pc)].c_str() : "");
+        // The warp under the mouse: what it does and waits for; a click keeps it picked.
+        ImGui::SetTooltip("%s\n(click to keep it picked)", warp_story(T, src, a, wi, c).c_str());
+        if (ImGui::IsMouseClicked(0)) {
+          const bool again = picked;
+          ui.pinned_side = again ? -1 : side;
+          ui.pinned_slot = again ? -1 : int(bs * wpb + wi);
+        }
       }
       char t[8];
       std::snprintf(t, sizeof t, "%u", wi);
@@ -208,7 +262,7 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   for (int side = 0; side < 2; ++side) {
     if (side && side_by_side) ImGui::SameLine();
     ImGui::BeginChild(keys[side], each, true, ImGuiWindowFlags_NoScrollbar);
-    side_sm(T, T.sides[side], vm.source, keys[side], c, ui);
+    side_sm(T, T.sides[side], vm.source, keys[side], side, c, ui);
     ImGui::EndChild();
   }
   shown("sm.overview", overview);

@@ -23,7 +23,7 @@ namespace {
 struct ViewArgs {
   std::vector<std::string> args, grid, block;
   std::string target, kernel, version, gpu = "H100", screenshot, window_size = "1600x900", panel = "all", state;
-  int n = 128, frames = 30, step = 0, predict = 0;
+  int n = 128, frames = 30, step = 0, predict = 0, warp = -1;
   double at = 0, minutes = 10, shot_after = 0;
   float speed = 400, scale = 1.f;
   bool fps = false, play = false, sim_time = false, projector = false, size_given = false;
@@ -70,6 +70,7 @@ int run_view(const ViewArgs& a, bool demo) {
   o.shot_after_seconds = a.shot_after;
   o.demo_minutes = a.minutes;
   o.projector = a.projector;
+  o.warp = a.warp;
   o.size_given = a.size_given;
   if (!a.state.empty() && a.screenshot.empty()) {
     std::fprintf(stderr, "gpulab view: --state FILE.json is written with a picture: add --screenshot FILE.png\n");
@@ -219,6 +220,8 @@ void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
   cmd->add_option("--panel", a.panel, "one view full window: sm, block, memory, coalescing, banks, source, "
                                       "roofline, comparison, occupancy, lesson, timeline; or all")->capture_default_str();
   cmd->add_option("--at", a.at, "start the replay at this fraction of the trace (0..1)")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--warp", a.warp, "the cycle SM grid opens with this warp slot of the 1-block SM picked: what it "
+                                    "does and waits for (a click picks another)")->check(CLI::Range(0, 2047));
   cmd->add_option("--speed", a.speed, "playback speed, warp instructions per second")->capture_default_str();
   cmd->add_flag("--play", a.play, "start playing at once");
   cmd->add_flag("--fps", a.fps, "print the UI's measured frame times at exit");

@@ -47,7 +47,7 @@ PY
 less "a warp issued in the strip of recent cycles" 0 "$(get "$B" block.strip_issues)"
 
 # 2. The SM grid at the same cycle: both sides, issue slots with idle ones, every SM below.
-xvfb 1280x720 "$GPULAB" view --version 01_naive --panel sm --at 0.13 --size 1280x720 \
+xvfb 1280x720 "$GPULAB" view --version 01_naive --panel sm --at 0.13 --size 1280x720 --warp 5 \
   --screenshot "$T/sm.png" --state "$T/sm.json" --frames 3 >/dev/null
 S="$T/sm.json"
 check "SM grid: time base" "$(get "$S" sm.time_base)" "cycle model"
@@ -58,6 +58,19 @@ check "full side: blocks resident" "$(get "$S" sm.full.blocks_resident)" "2"
 less "idle issue slots counted (1-block side)" 0 "$(get "$S" sm.one.strip_idle)"
 less "dark red (idle issue slot) regions painted" 2 "$($PIX "$T/sm.png" components 95 38 38)"
 check "every SM of the GPU still drawn below" "$($PIX "$T/sm.png" components 52 84 130)" "132"
+# --warp 5 picks warp slot 5 of the 1-block SM: the grid says what it does
+# at the cursor and, waiting on a register, whose result and how long ago.
+check "picked warp slot" "$(get "$S" sm.one.picked.slot)" "5"
+python3 - "$S" <<'PY' || fail=1
+import json, sys
+p = json.load(open(sys.argv[1]))["sm"]["one"]["picked"]
+t = p["text"]
+if not t.startswith("warp 5 of block "):
+    print(f"FAIL: the picked warp's story: {t!r}"); sys.exit(1)
+if p["waited_pc"] >= 0 and not ("It needs the result of" in t and p["cycles_earlier"] > 0):
+    print(f"FAIL: waits on instruction {p['waited_pc']} but the story does not say so: {t!r}"); sys.exit(1)
+print(f"ok: the picked warp: {t}")
+PY
 
 # 3. --play moves the shared cursor.
 xvfb 960x540 "$GPULAB" view --version 01_naive --panel block --at 0.13 --size 960x540 --play \

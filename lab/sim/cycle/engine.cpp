@@ -162,7 +162,18 @@ struct Warp {
   // Per register slot: the cycle its value is ready and what a reader waits
   // on until then, in one word (score()): one host cache line per read.
   uint64_t* scoreboard = nullptr;
+  // With events on (the live view): per register slot, the instruction that
+  // writes it last and its issue cycle (producer()); and for the next
+  // instruction, the one whose result it waits for (0: none).
+  uint64_t* producers = nullptr;
+  uint64_t dep_producer = 0;
+  uint64_t next_since = 0;  // the cycle the next instruction became next (after the last issue)
 };
+
+// A register's last writer, for the live view: pc + 1 (0 = none) and its issue cycle.
+constexpr uint64_t producer(uint32_t pc, uint64_t cycle) { return uint64_t(pc + 1) << 40 | (cycle & ((1ull << 40) - 1)); }
+constexpr int64_t producer_pc(uint64_t v) { return int64_t(v >> 40) - 1; }
+constexpr uint64_t producer_cycle(uint64_t v) { return v & ((1ull << 40) - 1); }
 
 constexpr uint64_t score(uint64_t ready, Stall why) { return ready << 8 | uint64_t(why); }
 constexpr uint64_t score_ready(uint64_t v) { return v >> 8; }
@@ -194,6 +205,7 @@ struct Sm {
   std::vector<Block> blocks;
   std::vector<Sched> sched;
   std::vector<uint64_t> scoreboard;  // per warp slot, per register slot: score()
+  std::vector<uint64_t> producers;   // alike, producer(): only with events on
   L1Cache l1;
   double l1_free = 0;  // the L1/shared data path is busy until this cycle
   uint32_t resident_warps = 0;
@@ -232,8 +244,10 @@ class Slice {
       sm.blocks.resize(cfg.blocks_per_sm);
       sm.sched.resize(p.schedulers);
       sm.scoreboard.assign(slots * ns, score(0, Stall::Wait));
+      if (cfg.events) sm.producers.assign(slots * ns, 0);
       for (uint32_t s = 0; s < slots; ++s) {
         sm.warps[s].scoreboard = sm.scoreboard.data() + s * ns;
+        sm.warps[s].producers = cfg.events ? sm.producers.data() + s * ns : nullptr;
       }
       sm.l1.init(l1_bytes);
     }
@@ -417,6 +431,7 @@ class Slice {
       w.sm = uint16_t(&sm - sms_.data());
       w.earliest = t;
       w.since = t;
+      w.next_since = t;
       w.state = Stall::NotSelected;
       w.async_done = 0;
       w.merged_ready = 0;
@@ -425,6 +440,7 @@ class Slice {
       w.active = w.tr && !w.tr->insts.empty();
       sync_wake(sm, s);
       std::fill(w.scoreboard, w.scoreboard + ns, score(0, Stall::Wait));
+      if (w.producers) std::fill(w.producers, w.producers + ns, 0);
       if (!w.active) continue;
       prepare_next(w);
       ++B.live;
@@ -481,11 +497,15 @@ class Slice {
     const DecodedInstr& d = dk_.code[ti.pc];
     uint64_t dep = 0;
     Stall why = Stall::Wait;
+    w.dep_producer = 0;
     if (!ti.dead) {
       const uint32_t* sl = dk_.slots.data() + d.first;
       for (uint32_t i = 0, n = uint32_t(d.reads) + d.writes; i < n; ++i)
-        if (const uint64_t v = w.scoreboard[sl[i]]; score_ready(v) > dep) dep = score_ready(v), why = score_why(v);
-      if (d.unit == Unit::AsyncWait && w.async_done > dep) dep = w.async_done, why = Stall::LongScoreboard;
+        if (const uint64_t v = w.scoreboard[sl[i]]; score_ready(v) > dep) {
+          dep = score_ready(v), why = score_why(v);
+          if (w.producers) w.dep_producer = w.producers[sl[i]];
+        }
+      if (d.unit == Unit::AsyncWait && w.async_done > dep) dep = w.async_done, why = Stall::LongScoreboard, w.dep_producer = 0;
     }
     w.dep_ready = dep;
     w.dep_why = why;
@@ -677,6 +697,7 @@ class Slice {
         const uint32_t* sl = dk_.slots.data() + fd.first + fd.reads;
         for (uint32_t i = 0; i < fd.writes; ++i) {
           w.scoreboard[sl[i]] = score(std::max(w.merged_ready, t + 1), Stall::ShortScoreboard);
+          if (w.producers) w.producers[sl[i]] = producer(f.pc, t);  // its share of the merged load, issued now
         }
       }
       ++acc_.merged_loads;
@@ -704,6 +725,11 @@ class Slice {
       e.warp = uint16_t(w.index);
       e.pc = ti.pc;
       e.reason = t > w.since ? w.state : Stall::Selected;
+      // What it waited for: the instruction whose result was not ready when its wait began.
+      if (w.dep_producer && w.dep_ready > w.next_since) {
+        e.waited_pc = int32_t(producer_pc(w.dep_producer));
+        e.waited_issue = producer_cycle(w.dep_producer);
+      }
       e.segment = cfg_.segment;
       e.block_slot = uint8_t(w.block_slot);
       e.scheduler = uint8_t(scheduler_of(slot));
@@ -750,6 +776,7 @@ class Slice {
       const uint32_t* sl = dk_.slots.data() + d.first + d.reads;
       for (uint32_t i = 0; i < d.writes; ++i) {
         w.scoreboard[sl[i]] = score(ready_at, why);
+        if (w.producers) w.producers[sl[i]] = producer(ti.pc, t);
       }
     }
     if (d.merge) w.merged_ready = ready_at;
@@ -758,6 +785,7 @@ class Slice {
     w.deps_ok = false;
     if (w.next < w.tr->insts.size()) prepare_next(w);
     w.since = t + 1;
+    w.next_since = t + 1;
     w.state = Stall::NotSelected;
     w.earliest = t + 1;
     sync_wake(sm, slot);

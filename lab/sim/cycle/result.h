@@ -32,6 +32,11 @@ struct IssueEvent {
   uint8_t segment = 0;
   uint8_t block_slot = 0;    // the block's slot on its SM: the warp's slot is block_slot x warps per block + warp
   uint8_t scheduler = 0;     // the SM sub-partition (scheduler) that issued it
+  // The instruction whose result this one waited for (a register it reads or
+  // writes, written by a load, a multiply, ...) and that one's issue cycle;
+  // -1 when its operands were ready when its wait began.
+  int32_t waited_pc = -1;
+  uint64_t waited_issue = 0;
 };
 
 // One interval a warp spent in one waiting state (TimingOptions::events):
