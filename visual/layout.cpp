@@ -13,6 +13,12 @@
 //
 // The projector layout (demo, lessons; P toggles it) shows the story and one
 // or two large panes, chosen by the lesson step's manifest or the demo's beat.
+//
+// Large text (--scale, [ and ]) leaves the six tiles too few characters
+// across, and their controls would be cut. Below kSixTilesEm text widths
+// across the window the lesson and launch panes keep a column and every
+// other view becomes a tab of one pane beside them; below kTwoColumnsEm
+// everything is a tab of one full-window pane (compact_layout).
 #include <imgui.h>
 
 #include <algorithm>
@@ -37,6 +43,12 @@ bool tile(const char* title, float x, float y, float w, float h) {
   ImGui::SetNextWindowSize(ImVec2(w, h), ImGuiCond_Always);
   return ImGui::Begin(title, nullptr, kTile);
 }
+
+// The window's width in text heights below which the layouts fold (above).
+constexpr float kSixTilesEm = 90.f;
+constexpr float kTwoColumnsEm = 64.f;
+// Tab bars never shorten a label: arrows scroll them when they do not fit.
+constexpr ImGuiTabBarFlags kTabBar = ImGuiTabBarFlags_FittingPolicyScroll;
 
 void tab(const char* label, void (*view)(const ViewModel&, UiState&), const ViewModel& vm, UiState& ui) {
   if (ImGui::BeginTabItem(label)) {
@@ -121,6 +133,38 @@ void projector_layout(const ViewModel& vm, UiState& ui, float W, float H) {
     if (tile(title, px0, py0, pw, ph)) info->view(vm, ui);
     ImGui::End();
   }
+}
+
+// The folded layouts for large text: every view as a tab of one pane, with
+// the lesson and launch panes in a column of their own when `story_column`.
+void compact_layout(const ViewModel& vm, UiState& ui, float W, float H, bool story_column) {
+  float x0 = 0;
+  if (story_column) {
+    const float lw = W * 0.36f, top_h = H * 0.6f;
+    if (tile("Lesson", 0, 0, lw, top_h)) draw_lesson(vm, ui);
+    ImGui::End();
+    if (tile("Launch", 0, top_h, lw, H - top_h)) draw_launch_panel(vm, ui);
+    ImGui::End();
+    x0 = lw;
+  }
+  if (tile("Views", x0, 0, W - x0, H) && ImGui::BeginTabBar("alltabs", kTabBar)) {
+    if (!story_column) {
+      tab("Lesson", draw_lesson, vm, ui);
+      tab("Launch", draw_launch_panel, vm, ui);
+    }
+    tab("SM grid", draw_sm_grid, vm, ui);
+    tab("Cycles (timeline)", draw_timeline, vm, ui);
+    tab("Source and PTX", draw_source, vm, ui);
+    tab("Block", draw_block, vm, ui);
+    tab("Coalescing", draw_coalescing, vm, ui);
+    tab("Shared banks", draw_banks, vm, ui);
+    tab("Heat maps A B C", draw_memory_heat, vm, ui);
+    tab("Roofline", draw_roofline, vm, ui);
+    tab(vm.comparison.before_after ? "Before and after" : "CPU vs GPU", draw_comparison, vm, ui);
+    tab("Occupancy", draw_occupancy, vm, ui);
+    ImGui::EndTabBar();
+  }
+  ImGui::End();
 }
 }  // namespace
 
@@ -215,6 +259,10 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
   } else if (projector) {
     projector_layout(vm, ui, W, H - bar_h);
     for (Panel p : ui.focus) panes += (panes.empty() ? "" : ",") + std::string(panel_name(p));
+  } else if (const float em = W / std::max(1.f, ImGui::GetFontSize()); em < kSixTilesEm) {
+    const bool story_column = em >= kTwoColumnsEm;
+    panes = story_column ? "all,two-columns" : "all,tabs";
+    compact_layout(vm, ui, W, H - bar_h, story_column);
   } else {
     panes = "all";
     float lw = W * 0.24f, mw = W * 0.42f, rw = W - lw - mw;
@@ -223,26 +271,26 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
     ImGui::End();
     if (tile("Launch", 0, top_h, lw, bot_h)) draw_launch_panel(vm, ui);
     ImGui::End();
-    if (tile("SM", lw, 0, mw, top_h) && ImGui::BeginTabBar("smtabs")) {
+    if (tile("SM", lw, 0, mw, top_h) && ImGui::BeginTabBar("smtabs", kTabBar)) {
       tab("SM grid", draw_sm_grid, vm, ui);
       tab("Cycles (timeline)", draw_timeline, vm, ui);
       ImGui::EndTabBar();
     }
     ImGui::End();
-    if (tile("Memory", lw, top_h, mw, bot_h) && ImGui::BeginTabBar("memtabs")) {
+    if (tile("Memory", lw, top_h, mw, bot_h) && ImGui::BeginTabBar("memtabs", kTabBar)) {
       tab("Coalescing", draw_coalescing, vm, ui);
       tab("Shared banks", draw_banks, vm, ui);
       tab("Heat maps A B C", draw_memory_heat, vm, ui);
       ImGui::EndTabBar();
     }
     ImGui::End();
-    if (tile("Kernel", lw + mw, 0, rw, top_h) && ImGui::BeginTabBar("srctabs")) {
+    if (tile("Kernel", lw + mw, 0, rw, top_h) && ImGui::BeginTabBar("srctabs", kTabBar)) {
       tab("Source and PTX", draw_source, vm, ui);
       tab("Block", draw_block, vm, ui);
       ImGui::EndTabBar();
     }
     ImGui::End();
-    if (tile("Performance", lw + mw, top_h, rw, bot_h) && ImGui::BeginTabBar("perftabs")) {
+    if (tile("Performance", lw + mw, top_h, rw, bot_h) && ImGui::BeginTabBar("perftabs", kTabBar)) {
       tab("Roofline", draw_roofline, vm, ui);
       tab(vm.comparison.before_after ? "Before and after" : "CPU vs GPU", draw_comparison, vm, ui);
       tab("Occupancy", draw_occupancy, vm, ui);

@@ -122,6 +122,13 @@ void text_words(const std::string& text) {
   }
 }
 
+void legend_next(ImU32 color, const char* label) {
+  ImGui::SameLine(0, ImGui::GetFontSize());
+  const float need = ImGui::GetTextLineHeight() + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(label).x;
+  if (ImGui::GetContentRegionAvail().x < need) ImGui::NewLine();
+  legend_item(color, label);
+}
+
 void legend_item(ImU32 color, const char* label) {
   float h = ImGui::GetTextLineHeight();
   ImVec2 p = ImGui::GetCursorScreenPos();

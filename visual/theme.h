@@ -40,6 +40,8 @@ void text_words(const std::string& text);
 std::string flops_text(double gflops);
 // A coloured square and its label, on one line.
 void legend_item(ImU32 color, const char* label);
+// The next legend item on the same line when it fits there, else on the next one.
+void legend_next(ImU32 color, const char* label);
 // A log-scale heat colour key with numbers: 0 .. max_value, in `unit`.
 void heat_key(double max_value, const char* unit);
 // Legend for the warp states (Issuing, Barrier, Memory, Done).

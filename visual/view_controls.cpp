@@ -28,8 +28,15 @@ void draw_lesson(const ViewModel& vm, UiState& ui) {
   ImGui::SameLine();
   if (ImGui::ArrowButton("next", ImGuiDir_Right)) ui.lesson_step = std::min(n - 1, ui.lesson_step + 1);
   if (!s.run_label.empty()) {
+    // Beside the arrows when it fits, else below them; "Run" alone (the
+    // file in its tooltip) when even a line of its own is too narrow.
+    const float pad = 2 * ImGui::GetStyle().FramePadding.x, gap = ImGui::GetStyle().ItemSpacing.x;
+    const float full = ImGui::CalcTextSize(s.run_label.c_str()).x + pad;
     ImGui::SameLine();
-    if (ImGui::Button(s.run_label.c_str())) ui.run_target = s.run_target;
+    if (ImGui::GetContentRegionAvail().x < full + gap) ImGui::NewLine();
+    const bool shorten = ImGui::GetContentRegionAvail().x < full;
+    if (ImGui::Button(shorten ? "Run" : s.run_label.c_str())) ui.run_target = s.run_target;
+    if (shorten && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.run_label.c_str());
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.80f, 1.f, 1.f));
   ImGui::TextWrapped("%s", l.title.c_str());
@@ -155,8 +162,15 @@ void draw_playback(const ViewModel& vm, UiState& ui) {
                 pb.warp_insts / 1e6, pb.sim_seconds, ui.ui_ms);
   const ImGuiStyle& st = ImGui::GetStyle();
   const size_t buttons = 1 + (live ? 0 : vm.moments.size());
-  const float reserve = ImGui::CalcTextSize(stats).x + float(buttons + 1) * st.ItemSpacing.x +
-                        float(buttons) * (ImGui::CalcTextSize("M0").x + 2 * st.FramePadding.x) + px(8);
+  const float buttons_w = float(buttons + 1) * st.ItemSpacing.x +
+                          float(buttons) * (ImGui::CalcTextSize("M0").x + 2 * st.FramePadding.x) + px(8);
+  // With large text the counts shorten, then give way, before the slider
+  // goes below a few numbers' width (the bar is never cut at the right edge).
+  const float slider_min = ImGui::CalcTextSize("000000/000000").x + 2 * st.FramePadding.x;
+  if (ImGui::GetContentRegionAvail().x - buttons_w - ImGui::CalcTextSize(stats).x < slider_min)
+    std::snprintf(stats, sizeof stats, "%.2fM instr", pb.warp_insts / 1e6);
+  if (ImGui::GetContentRegionAvail().x - buttons_w - ImGui::CalcTextSize(stats).x < slider_min) stats[0] = 0;
+  const float reserve = ImGui::CalcTextSize(stats).x + buttons_w;
   const float slider_w = std::max(px(100), ImGui::GetContentRegionAvail().x - reserve);
   ImGui::SetNextItemWidth(slider_w);
   char label[64];
@@ -169,8 +183,10 @@ void draw_playback(const ViewModel& vm, UiState& ui) {
     ui.seek_fraction = frac;
   }
   ImGui::EndDisabled();
-  ImGui::SameLine();
-  ImGui::TextUnformatted(stats);
+  if (stats[0]) {
+    ImGui::SameLine();
+    ImGui::TextUnformatted(stats);
+  }
   ImGui::SameLine();
   if (ImGui::SmallButton("?")) ui.show_help = !ui.show_help;
   if (!ui.export_note.empty()) {

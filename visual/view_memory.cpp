@@ -303,12 +303,8 @@ void draw_banks(const ViewModel& vm, UiState& ui) {
   }
   legend_item(pal.bank_ok, a.atomic ? "bank applies one lane's update per wavefront"
                                     : "bank serves one word (lanes sharing it: broadcast)");
-  ImGui::SameLine(0, 14);
-  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("bank conflict: several words").x + 40) ImGui::NewLine();
-  legend_item(pal.bank_conflict, a.atomic ? "bank conflict: several updates, one after another" : "bank conflict: several words");
-  ImGui::SameLine(0, 14);
-  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("bank idle").x + 40) ImGui::NewLine();
-  legend_item(pal.bank_idle, "bank idle");
+  legend_next(pal.bank_conflict, a.atomic ? "bank conflict: several updates, one after another" : "bank conflict: several words");
+  legend_next(pal.bank_idle, "bank idle");
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -316,8 +312,11 @@ void draw_banks(const ViewModel& vm, UiState& ui) {
   const float fs = ImGui::GetFontSize();
   const float margin = phases > 1 ? ImGui::CalcTextSize("phase 3 ").x : 0.f;
   const float bw = (avail.x - margin) / kBanks;
-  const float row_h = avail.y / phases;
   const float head = fs + 4;
+  // Each phase gets at least its bank numbers and one wavefront's row: a
+  // short pane scrolls rather than drawing them over each other.
+  const float row_h = std::max(avail.y / phases, head + fs + 8);
+  avail.y = std::max(avail.y, row_h * phases);
   const ImU32 ink = IM_COL32(10, 10, 20, 255);
   for (uint32_t p = 0; p < phases; ++p) {
     float y0 = p0.y + p * row_h;

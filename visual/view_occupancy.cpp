@@ -23,14 +23,18 @@ void draw_curve(const char* title, const std::vector<float>& xs, const std::vect
   ImVec2 p = ImGui::GetCursorScreenPos();
   ImGui::Text("%s", title);
   float th = ImGui::GetTextLineHeightWithSpacing();
-  ImVec2 a(p.x + 28, p.y + th), b(p.x + size.x - 4, p.y + size.y - th);
+  // The percentage labels sit left of the plot, in a margin as wide as the widest.
+  ImVec2 a(p.x + ImGui::CalcTextSize("100%").x + 4, p.y + th), b(p.x + size.x - 4, p.y + size.y - th);
   dl->AddRectFilled(a, b, IM_COL32(20, 22, 28, 255));
   for (int q = 0; q <= 4; ++q) {
     float y = b.y - (b.y - a.y) * q / 4;
     dl->AddLine(ImVec2(a.x, y), ImVec2(b.x, y), IM_COL32(55, 58, 68, 255));
     char t[8];
     std::snprintf(t, sizeof t, "%d%%", q * 25);
-    if (q % 2 == 0) dl->AddText(ImVec2(p.x, y - 7), pal.panel_text_dim, t);
+    const float fs = ImGui::GetFontSize();  // centred on its line, kept inside the plot's height
+    if (q % 2 == 0)
+      dl->AddText(ImVec2(a.x - 4 - ImGui::CalcTextSize(t).x, std::clamp(y - fs / 2, a.y - fs / 2, b.y - fs)),
+                  pal.panel_text_dim, t);
   }
   if (xs.size() >= 2) {
     float xmin = xs.front(), xmax = xs.back();

@@ -130,7 +130,7 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   ImVec2 avail = ImGui::GetContentRegionAvail();
   ImVec2 p = ImGui::GetCursorScreenPos();
   LogAxes ax;
-  ax.p0 = ImVec2(p.x + ImGui::CalcTextSize("1000T ").x + 4, p.y + fs + 6);
+  ax.p0 = ImVec2(p.x + ImGui::CalcTextSize("10000T").x + 8, p.y + fs + 6);  // room for the widest tick label
   ax.p1 = ImVec2(p.x + avail.x - fs * 0.5f, p.y + avail.y - 2 * fs - 10);
   if (ax.p1.y - ax.p0.y < 4 * fs || ax.p1.x - ax.p0.x < 10 * fs) {
     ImGui::TextDisabled("(too small to draw: enlarge the pane)");
@@ -265,7 +265,9 @@ void draw_before_after(const Comparison& cmp) {
   for (const auto& v : cmp.versions) label_w = std::max(label_w, ImGui::CalcTextSize(v.label.c_str()).x);
   label_w += 10;
   const float right = ImGui::CalcTextSize("0000 us  0000x faster (pred.)").x;
-  const float row = std::min(ImGui::GetFontSize() * 2.4f, (avail.y - ImGui::GetFontSize() * 3.5f) / 2);
+  // A line of text per bar at least (the pane scrolls when it is shorter), at most 2.4.
+  const float row = std::max(ImGui::GetTextLineHeight() + 6,
+                             std::min(ImGui::GetFontSize() * 2.4f, (avail.y - ImGui::GetFontSize() * 3.5f) / 2));
   const float x0 = p.x + label_w, x1 = p.x + std::max(label_w + 40, avail.x - right);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (size_t i = 0; i < cmp.versions.size(); ++i) {
@@ -337,7 +339,8 @@ void draw_comparison(const ViewModel& vm, UiState& ui) {
   for (const auto& v : cmp.versions) label_w = std::max(label_w, ImGui::CalcTextSize(v.label.c_str()).x);
   label_w += 10;
   float right = ImGui::CalcTextSize("0.00 GFLOP/s  x000k (pred.)").x;
-  float row = std::min(ImGui::GetFontSize() * 2.2f, (avail.y - ImGui::GetFontSize() * 1.6f) / cmp.versions.size());
+  float row = std::max(ImGui::GetTextLineHeight() + 6,
+                       std::min(ImGui::GetFontSize() * 2.2f, (avail.y - ImGui::GetFontSize() * 1.6f) / cmp.versions.size()));
   float x0 = p.x + label_w, x1 = p.x + avail.x - right;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   // A label every k decades, k as small as keeps the labels apart.

@@ -235,13 +235,8 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   char strip[96];
   std::snprintf(strip, sizeof strip, "used issue slot (rows S0-S%u: the last %u cycles)", T.schedulers - 1,
                 unsigned(ui.cycle_strip));
-  ImGui::SameLine(0, ImGui::GetFontSize());
-  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(strip).x + 2 * ImGui::GetFontSize()) ImGui::NewLine();
-  legend_item(stall_color("selected"), strip);
-  ImGui::SameLine(0, ImGui::GetFontSize());
-  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("idle issue slot").x + 2 * ImGui::GetFontSize())
-    ImGui::NewLine();
-  legend_item(kIdleSlot, "idle issue slot");
+  legend_next(stall_color("selected"), strip);
+  legend_next(kIdleSlot, "idle issue slot");
   if (T.same_residency) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));
     text_words(T.residency_note);

@@ -331,14 +331,9 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
 
   // Legend: the reasons by Nsight's names, then issue slots.
   stall_legend(T, false);
-  ImGui::SameLine(0, ImGui::GetFontSize());
-  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("idle issue slot").x * 2 + 3 * ImGui::GetFontSize())
-    ImGui::NewLine();
-  legend_item(pal.warp_state[int(WarpState::Issuing)], "used issue slot");
-  ImGui::SameLine(0, ImGui::GetFontSize());
-  legend_item(IM_COL32(95, 38, 38, 255), "idle issue slot");
-  ImGui::SameLine(0, ImGui::GetFontSize());
-  legend_item(kNoWarp, "no warp in the slot");
+  legend_next(pal.warp_state[int(WarpState::Issuing)], "used issue slot");
+  legend_next(IM_COL32(95, 38, 38, 255), "idle issue slot");
+  legend_next(kNoWarp, "no warp in the slot");
   shown("timeline.legend", std::string("Nsight warp states"));
   for (size_t r = 0; r < T.reasons.size(); ++r) shown("timeline.reasons." + T.reasons[r], double(r));
 

@@ -55,6 +55,15 @@ done
 h1=$(get "$T/s1.json" window.text_height); h2=$(get "$T/s2.json" window.text_height)
 python3 -c "import sys; r=$h2/$h1; sys.exit(0 if 1.8<=r<=2.2 else 1)" && echo "ok: text height $h1 -> $h2 px" \
   || { echo "FAIL: --scale 2 gave text height $h1 -> $h2"; fail=1; }
+# The full layout folds as the text grows: six tiles, then the lesson and
+# launch column beside one tabbed pane, then one tabbed pane (no control cut).
+for s in 1 1.5 2; do
+  "${XVFB[@]}" "$GPULAB" view --n 32 --scale $s --size 1280x720 --screenshot "$T/f$s.png" \
+    --state "$T/f$s.json" --frames 2 >/dev/null
+done
+check "the six tiles at --scale 1" "$(get "$T/f1.json" layout.panes)" "all"
+check "two columns at --scale 1.5" "$(get "$T/f1.5.json" layout.panes)" "all,two-columns"
+check "one tabbed pane at --scale 2" "$(get "$T/f2.json" layout.panes)" "all,tabs"
 
 # 4. The demo's timer moves it on: a 30-second script of 9 kernels gives each
 #    3.3 s (4 beats of under a second); 15 s after the first trace it is past
