@@ -232,3 +232,31 @@ TEST_CASE("mov packing and unpacking; f64 <-> f32") {
   auto f2d = run("cvt.f64.f32 %fd20, %f10; mov.b64 %rd13, %fd20;", {f32(0.1f)});
   CHECK(as_f64(f2d[0]) == double(0.1f));
 }
+
+TEST_CASE("float -> half round-to-nearest-even: the integer fast path equals the exact scaling, bit for bit") {
+  using lab::sim::NarrowRound;
+  size_t checked = 0;
+  auto same = [&](uint32_t x) {
+    const float f = std::bit_cast<float>(x);
+    const uint16_t fast = lab::sim::float_to_half_nearest(f), exact = lab::sim::float_to_half_rounded(f, NarrowRound::NearestEven);
+    ++checked;
+    if (fast != exact) {
+      CAPTURE(x);
+      CHECK(fast == exact);
+    }
+  };
+  // Every 997th bit pattern (all exponents, both signs), and every pattern
+  // around each place the rounding changes: the half's subnormal/normal
+  // border, its largest finite value and the overflow to infinity, ties.
+  for (uint64_t x = 0; x < (1ull << 32); x += 997) same(uint32_t(x));
+  for (uint32_t edge : {0x33000000u, 0x387fe000u, 0x38800000u, 0x477fe000u, 0x477ff000u, 0x47800000u, 0x7f800000u,
+                        0x3f801000u, 0x3f803000u, 0x00000001u})
+    for (uint32_t d = 0; d < 4096; ++d) {
+      same(edge + d - 2048);
+      same((edge + d - 2048) | 0x80000000u);
+    }
+  CHECK(checked > 4000000);
+  CHECK(lab::sim::float_to_half(65520.f) == 0x7c00);  // rounds to infinity
+  CHECK(lab::sim::float_to_half(65504.f) == 0x7bff);
+  CHECK(lab::sim::float_to_half(std::numeric_limits<float>::quiet_NaN()) == 0x7e00);
+}

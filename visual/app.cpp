@@ -156,6 +156,13 @@ int run_app(const AppOptions& opt) {
   bool was_ready = false;
   DemoScript demo(opt.demo_minutes);
   std::chrono::steady_clock::time_point export_note_until;
+  // demo --pictures: each beat's picture, taken once the script's clock has
+  // run kBeatSettle into it (its panes drawn, a replay under way; the
+  // opening's chart with its GPU points, which the clock waits for), and the list of them.
+  constexpr double kBeatSettle = 1.5;
+  int beat_on_screen = -1, beat_pictures = 0;
+  bool beat_taken = false;
+  std::string beat_list;
   int exit_code = 0;
 
   // 4. Loop: poll, new frame, build windows, render, swap.
@@ -230,6 +237,30 @@ int run_app(const AppOptions& opt) {
       export_note_until = t0 + std::chrono::seconds(4);
     }
     if (!ui.export_note.empty() && t0 > export_note_until) ui.export_note.clear();
+    if (opt.demo && !opt.pictures.empty()) {
+      const int key = demo.beat_key();
+      if (key != beat_on_screen) beat_on_screen = key, beat_taken = false;
+      const double settle = std::min(kBeatSettle, 0.6 * demo.beat_seconds());  // short beats (a short --minutes) too
+      if (key >= 0 && !beat_taken && demo.beat_clock() >= settle) {
+        beat_taken = true;
+        char name[32];
+        std::snprintf(name, sizeof name, "beat-%02d.png", ++beat_pictures);
+        const std::string path = (std::filesystem::path(opt.pictures) / name).string();
+        const int at = int(demo.elapsed());
+        char line[64];
+        std::snprintf(line, sizeof line, "%s  %d:%02d  ", name, at / 60, at % 60);
+        beat_list += line + (ui.banner.empty() ? std::string("(no caption)") : ui.banner) + "\n";
+        if (!write_framebuffer_png(path, fw, fh) ||
+            !write_text_atomically((std::filesystem::path(opt.pictures) / "beats.txt").string(), beat_list)) {
+          std::fprintf(stderr, "gpulab demo: could not write %s (does the folder exist?)\n", path.c_str());
+          exit_code = 2;
+          glfwSetWindowShouldClose(window, 1);
+        } else {
+          std::printf("wrote %s\n", path.c_str());
+        }
+      }
+      if (demo.finished() && !shot) glfwSetWindowShouldClose(window, 1);  // the whole lecture's pictures: done
+    }
     if (shot) {
       // Count frames only once the trace is ready, so the picture shows it.
       // The perf charts wait for every version's predicted point.

@@ -23,6 +23,7 @@ struct AppOptions {
   double demo_minutes = 10;      // the demo script's length
   bool projector = false;        // one or two large panes, chosen by the lesson step (demo: always)
   int warp = -1;                 // --warp: the cycle SM grid opens with this warp slot (1-block side) picked
+  std::string pictures;          // demo --pictures DIR: one picture per beat there, and beats.txt listing them
 };
 
 constexpr int kNoDisplay = 3;    // run_app's answer when no window can be opened

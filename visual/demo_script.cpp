@@ -74,6 +74,7 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
   // The opening and the close: the question and the answer, on the chart
   // and the roofline (the session fills both as its points arrive).
   const double bookend = 0.1 * total_seconds();
+  beat_len_ = bookend;
   if (stage_ != Stage::Kernels) {
     const bool opening = stage_ == Stage::Opening;
     ui.focus = {Panel::Comparison, Panel::Roofline};
@@ -126,12 +127,19 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
   }
   const double per_kernel = (total_seconds() - 2 * bookend) / kernels;
   // Beats: the overview, the trace's moments, then the SM cycle by cycle.
-  const int beats = 2 + int(vm.moments.size());
+  // The trace's moments the lecture shows: not those about the replay's
+  // small launch leaving SMs idle (the replay is small so that it can be
+  // stepped; the cycle beat and the chart speak for a full GPU).
+  std::vector<const Moment*> moments;
+  for (const Moment& m : vm.moments)
+    if (!m.underfilled) moments.push_back(&m);
+  const int beats = 2 + int(moments.size());
   const int cycles_beat = beats - 1;
   // The cycle model times the kernel in the background from its first beat
   // (5-12 s of CPU on the worker's own thread), so its beat finds it ready.
   if (on_screen(vm)) ui.timeline_wanted = true;
   const double per_beat = per_kernel / beats;
+  beat_len_ = per_beat;
   auto go_beat = [&](int b) {
     beat_ = b;
     beat_clock_ = 0;
@@ -150,8 +158,8 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
       ui.cycle_open_fraction = 0.05;
       ui.timeline_playing = true;
       ui.timeline_speed = 60;
-    } else if (size_t(b - 1) < vm.moments.size()) {
-      const Moment& m = vm.moments[size_t(b - 1)];
+    } else if (size_t(b - 1) < moments.size()) {
+      const Moment& m = *moments[size_t(b - 1)];
       act.seek = true, act.position = m.position;
       ui.focus = {panel_from_name(m.pane), Panel::Source};
     }
@@ -204,8 +212,8 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
       std::snprintf(c, sizeof c, "one SM cycle by cycle: %s", vm.timeline->status.c_str());
     what = c;
   }
-  else if (beat_ > 0 && size_t(beat_ - 1) < vm.moments.size())
-    what = vm.moments[size_t(beat_ - 1)].name + ": " + vm.moments[size_t(beat_ - 1)].caption;
+  else if (beat_ > 0 && size_t(beat_ - 1) < moments.size())
+    what = moments[size_t(beat_ - 1)]->name + ": " + moments[size_t(beat_ - 1)]->caption;
   char t[96];
   std::snprintf(t, sizeof t, "  [%s%s / %s, kernel %d of %d; demo %s / %s]", paused_ ? "paused, " : "",
                 clock_text(beat_clock_).c_str(),

@@ -14,6 +14,7 @@
 // simulation does not eat its beats, and not while paused (Space).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,15 @@ class DemoScript {
   double elapsed() const { return elapsed_; }
   double total_seconds() const { return minutes_ * 60; }
   bool finished() const { return finished_; }
+  // Which beat is on screen, as one number that changes with every beat
+  // (the opening, each kernel's beats, the close); -1 while a kernel's
+  // trace is still coming.
+  double beat_seconds() const { return beat_len_; }  // the script's length of the beat on screen
+  double beat_clock() const { return beat_clock_; }  // the script's seconds into it (still while waiting or paused)
+  int beat_key() const {
+    if (stage_ == Stage::Kernels && beat_ < 0) return -1;
+    return int(stage_) * 100000 + kernel_ * 100 + std::max(0, beat_);
+  }
 
  private:
   bool on_screen(const ViewModel& vm) const;
@@ -53,6 +63,7 @@ class DemoScript {
   int beat_ = -1;          // -1: waiting for the kernel's trace; 0: overview; k: moment k-1
   int requested_ = 0;      // kernel asked of the session (it opens on the first)
   double beat_clock_ = 0;  // seconds into this beat
+  double beat_len_ = 0;    // seconds the beat on screen lasts (the opening's and the close's tenth, or a kernel's share)
   double elapsed_ = 0;     // seconds of the script shown so far
   bool finished_ = false;
 };

@@ -91,7 +91,7 @@ const PanelInfo* panel_info(Panel p) {
 // it) in a narrow column and one or two large panes, stacked when the screen
 // is wide enough only for one column, side by side otherwise.
 void projector_layout(const ViewModel& vm, UiState& ui, float W, float H) {
-  const float lw = ui.presenter ? 0.f : W * 0.26f;
+  const float lw = ui.presenter ? 0.f : ui.story_only ? W : W * 0.26f;
   float top = 0;
   if (!ui.banner.empty()) {
     const float bh = ImGui::GetTextLineHeightWithSpacing() * 2 + ImGui::GetStyle().WindowPadding.y * 2;
@@ -109,6 +109,7 @@ void projector_layout(const ViewModel& vm, UiState& ui, float W, float H) {
     if (tile("Lesson", 0, top, lw, H - top)) draw_lesson(vm, ui);
     ImGui::End();
   }
+  if (ui.story_only) return;
   std::vector<Panel> panes;
   for (Panel p : ui.focus)
     if (panel_info(p) && panes.size() < 3) panes.push_back(p);
@@ -169,7 +170,7 @@ void compact_layout(const ViewModel& vm, UiState& ui, float W, float H, bool sto
 }  // namespace
 
 bool projector_layout_on(const UiState& ui) {
-  return ui.panel == Panel::All && ui.projector && (!ui.focus.empty() || ui.presenter);
+  return ui.panel == Panel::All && ui.projector && (!ui.focus.empty() || ui.presenter || ui.story_only);
 }
 
 void draw_lab(const ViewModel& vm, UiState& ui) {
@@ -200,6 +201,8 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
       seen_lesson = vm.lesson.id;
       const LessonStep& st = vm.lesson.steps[size_t(ui.lesson_step)];
       if (st.measure && vm.launch.lesson_step != ui.lesson_step) ui.run_target = "step:" + std::to_string(ui.lesson_step);
+      ui.story_only = st.panes.empty() && !st.measure && !st.program && st.run_label.empty();
+      if (ui.story_only) ui.focus.clear();
       if (!st.panes.empty()) {
         ui.focus.clear();
         for (const auto& n : st.panes) {

@@ -64,7 +64,7 @@ void draw_table(MdState& s) {
       for (size_t c = 0; c < s.rows[r].size() && c < 64; ++c) {
         ImGui::TableSetColumnIndex(int(c));
         if (header) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.80f, 1.f, 1.f));
-        ImGui::TextWrapped("%s", s.rows[r][c].c_str());
+        text_words(s.rows[r][c]);
         if (header) ImGui::PopStyleColor();
       }
     }
@@ -88,7 +88,7 @@ void flush(MdState& s) {
     float scale = s.heading == 1 ? 1.45f : s.heading == 2 ? 1.25f : 1.1f;
     ImGui::SetWindowFontScale(scale);
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.55f, 0.80f, 1.f, 1.f));
-    ImGui::TextWrapped("%s", s.text.c_str());
+    text_words(s.text);
     ImGui::PopStyleColor();
     ImGui::SetWindowFontScale(1.f);
     if (s.heading <= 2) ImGui::Separator();
@@ -102,9 +102,13 @@ void flush(MdState& s) {
       }
       s.item_started = true;
     }
-    ImGui::TextWrapped("%s", s.text.c_str());
+    // Lines break at spaces only (ImGui's own wrap breaks "9,232" and
+    // "exercise.cu" at the punctuation); an item's lines stay beside its bullet.
+    ImGui::BeginGroup();
+    text_words(s.text);
+    ImGui::EndGroup();
   } else {
-    ImGui::TextWrapped("%s", s.text.c_str());
+    text_words(s.text);
   }
   s.text.clear();
 }
@@ -161,16 +165,10 @@ int leave_block(MD_BLOCKTYPE type, void*, void* user) {
   return 0;
 }
 
-int enter_span(MD_SPANTYPE type, void*, void* user) {
-  auto& s = *static_cast<MdState*>(user);
-  if (type == MD_SPAN_CODE) s.text += '`';
-  return 0;
-}
-int leave_span(MD_SPANTYPE type, void*, void* user) {
-  auto& s = *static_cast<MdState*>(user);
-  if (type == MD_SPAN_CODE) s.text += '`';
-  return 0;
-}
+// Spans (emphasis, inline code) are drawn as their plain text: one font,
+// and a backtick on screen reads as noise.
+int enter_span(MD_SPANTYPE, void*, void*) { return 0; }
+int leave_span(MD_SPANTYPE, void*, void*) { return 0; }
 
 int on_text(MD_TEXTTYPE type, const MD_CHAR* text, MD_SIZE size, void* user) {
   auto& s = *static_cast<MdState*>(user);

@@ -247,7 +247,7 @@ void TraceReplay::find_moments() {
     moments_.push_back({"the GPU at its fullest",
                         fmt::format("{} blocks resident at once on {} SMs: no SM reaches its limit of {} block{}", most,
                                     ctx_.sm_count, bps, bps > 1 ? "s" : ""),
-                        "sm", most_pos});
+                        "sm", most_pos, true});
   const uint32_t per_wave = std::max(1u, ctx_.sm_count * bps);
   if (wave_start_.size() > 1) {
     uint32_t tail = nblocks - uint32_t(wave_start_.size() - 1) * per_wave;
@@ -259,7 +259,7 @@ void TraceReplay::find_moments() {
     moments_.push_back({"one partial wave",
                         fmt::format("{} blocks for {} SMs: {} SMs have nothing to do at this size", nblocks,
                                     ctx_.sm_count, ctx_.sm_count - nblocks),
-                        "sm", most_pos});
+                        "sm", most_pos, true});
   }
   std::stable_sort(moments_.begin(), moments_.end(),
                    [](const Moment& a, const Moment& b) { return a.position < b.position; });

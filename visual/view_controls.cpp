@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "visual/screen_state.h"
 #include "visual/theme.h"
 #include "visual/views.h"
@@ -60,8 +62,9 @@ void draw_lesson(const ViewModel& vm, UiState& ui) {
       t.shared_requests += h.shared_requests, t.conflicts += h.conflicts;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.85f, 0.4f, 1.f));
-    ImGui::TextWrapped("Measured: kernel %s in %s, %s", vm.launch.kernel.c_str(), vm.launch.file.c_str(),
-                       vm.launch.gpu.c_str());
+    // The simulator's counts of this step's run (not a GPU measurement; the time line says "predicted").
+    text_words(fmt::format("This step's run, simulated: kernel {} in {}, {}", vm.launch.kernel, vm.launch.file,
+                           vm.launch.gpu));
     ImGui::PopStyleColor();
     ImGui::TextWrapped("- %llu warp instructions", (unsigned long long)t.warp_insts);
     ImGui::TextWrapped("- %llu global requests, %llu sectors: %.1f sectors per request", (unsigned long long)t.requests,

@@ -142,11 +142,11 @@ void draw_coalescing(const ViewModel& vm, UiState& ui) {
   shown("coalescing.moved_bytes", double(fetched * kSector));
   shown("coalescing.waste_sectors", double(waste ? fetched - ideal : 0));
   shown("coalescing.ptx", a.ptx);
-  ImGui::TextWrapped("%u lanes -> %zu lines, %u sectors (ideal %u)%s: %u distinct bytes used of %u moved. %s", lanes,
-                     lines.size(), fetched, ideal,
-                     used < lanes * a.access_bytes ? (" - lanes share addresses (broadcast: " +
+  ImGui::TextWrapped("%u lanes -> %zu line%s, %u sector%s (ideal %u)%s: %u distinct bytes used of %u moved. %s", lanes,
+                     lines.size(), lines.size() == 1 ? "" : "s", fetched, fetched == 1 ? "" : "s", ideal,
+                     used < lanes * a.access_bytes ? (" - lanes share addresses (broadcast: each byte read by " +
                                                       std::to_string(lanes * a.access_bytes / std::max(1u, used)) +
-                                                      " lanes per byte)").c_str()
+                                                      " lanes)").c_str()
                                                    : "",
                      used, fetched * kSector,
                      waste ? ("Waste: " + std::to_string(fetched - ideal) + " sectors (" +

@@ -333,6 +333,10 @@ struct Moment {
   std::string caption;          // one sentence for the audience, with the numbers
   std::string pane;             // panel name: "coalescing", "banks", "sm", ...
   uint64_t position = 0;        // replay cursor
+  // About the replay's small launch leaving SMs idle (the GPU at its
+  // fullest short of full, one partial wave): true for the view's stepping,
+  // not the lecture's point, so the demo skips it.
+  bool underfilled = false;
 };
 
 struct Playback {
@@ -405,6 +409,9 @@ const char* panel_name(Panel p);
 struct UiState {
   Panel panel = Panel::All;      // All: the full layout; else one view fills the window
   bool presenter = false;        // `gpulab demo`: big fonts, high contrast
+  // A lesson step with nothing to run or show (text only): the projector
+  // layout gives its text the whole window instead of empty panes.
+  bool story_only = false;
   // Projector layout: the story's text and at most two large panes (chosen
   // by the lesson step or the demo's moment); empty = the full layout.
   std::vector<Panel> focus;

@@ -38,9 +38,12 @@ void draw_log_grid(ImDrawList* dl, const LogAxes& ax, const char* xlabel, const 
     dl->AddLine(ImVec2(a.x, ax.p0.y), ImVec2(a.x, ax.p1.y), IM_COL32(60, 64, 76, 255));
     std::snprintf(t, sizeof t, e >= 0 ? "%.0f" : "%g", std::pow(10.0, e));
     float w = ImGui::CalcTextSize(t).x;
-    if (a.x - w / 2 > last_right + fs / 2) {
-      dl->AddText(ImVec2(a.x - w / 2, ax.p1.y + 2), pal.panel_text_dim, t);
-      last_right = a.x + w / 2;
+    // Centred on its line, but inside the plot's width (the last label
+    // would run past the pane's edge, the first into the y labels).
+    const float x = std::clamp(a.x - w / 2, ax.p0.x, ax.p1.x + fs * 0.4f - w);
+    if (x > last_right + fs / 2) {
+      dl->AddText(ImVec2(x, ax.p1.y + 2), pal.panel_text_dim, t);
+      last_right = x + w;
     }
   }
   float last_top = 1e9f;
@@ -49,9 +52,10 @@ void draw_log_grid(ImDrawList* dl, const LogAxes& ax, const char* xlabel, const 
     dl->AddLine(ImVec2(ax.p0.x, a.y), ImVec2(ax.p1.x, a.y), IM_COL32(60, 64, 76, 255));
     double v = std::pow(10.0, e);
     if (v >= 1000) std::snprintf(t, sizeof t, "%gT", v / 1000); else std::snprintf(t, sizeof t, "%gG", v);
-    if (a.y + fs / 2 < last_top) {
-      dl->AddText(ImVec2(ax.p0.x - ImGui::CalcTextSize(t).x - 4, a.y - fs / 2), pal.panel_text_dim, t);
-      last_top = a.y - fs / 2;
+    const float y = std::min(a.y - fs / 2, ax.p1.y - fs);  // the lowest stays above the x labels
+    if (y + fs < last_top) {
+      dl->AddText(ImVec2(ax.p0.x - ImGui::CalcTextSize(t).x - 4, y), pal.panel_text_dim, t);
+      last_top = y;
     }
   }
   dl->AddRect(ax.p0, ax.p1, pal.line_frame);

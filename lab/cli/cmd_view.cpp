@@ -22,7 +22,8 @@ namespace {
 
 struct ViewArgs {
   std::vector<std::string> args, grid, block;
-  std::string target, kernel, version, gpu = "H100", screenshot, window_size = "1600x900", panel = "all", state;
+  std::string target, kernel, version, gpu = "H100", screenshot, window_size = "1600x900", panel = "all", state,
+      pictures;
   int n = 128, frames = 30, step = 0, predict = 0, warp = -1;
   double at = 0, minutes = 10, shot_after = 0;
   float speed = 400, scale = 1.f;
@@ -71,6 +72,7 @@ int run_view(const ViewArgs& a, bool demo) {
   o.demo_minutes = a.minutes;
   o.projector = a.projector;
   o.warp = a.warp;
+  o.pictures = a.pictures;
   o.size_given = a.size_given;
   if (!a.state.empty() && a.screenshot.empty()) {
     std::fprintf(stderr, "gpulab view: --state FILE.json is written with a picture: add --screenshot FILE.png\n");
@@ -161,7 +163,12 @@ int run_view(const ViewArgs& a, bool demo) {
       s.lesson_dir = dir;
       // --step 0 (the default) opens the first step that runs a kernel.
       try {
-        const size_t steps = lesson::load_lesson(dir).steps.size();
+        const lesson::Lesson l = lesson::load_lesson(dir);
+        const size_t steps = l.steps.size();
+        // A lesson that times the CPU GEMM (lesson 01) draws its CPU-against-GPU
+        // chart at the size its text measures, not the view's quick 128^3.
+        for (const auto& st : l.steps)
+          if (st.cpu_gemm > 0 && a.predict <= 0) s.predict_size = st.cpu_gemm;
         if (a.step < 0 || size_t(a.step) > steps) {
           std::fprintf(stderr, "gpulab view: --step %d: lesson %s has %zu steps; give 1 to %zu\n", a.step,
                        fs::path(dir).filename().c_str(), steps, steps);
@@ -215,6 +222,10 @@ void add_options(CLI::App* cmd, ViewArgs& a, bool target) {
   cmd->add_option("--state", a.state, "with --screenshot: write what the frame shows as JSON");
   cmd->add_option("--shot-after", a.shot_after, "take the screenshot this many seconds after the first trace is ready");
   cmd->add_flag("--projector", a.projector, "one or two large panes, chosen by the lesson step (P toggles)");
+  if (!target)
+    cmd->add_option("--pictures", a.pictures, "write each beat's picture (beat-NN.png) and beats.txt (time, caption) "
+                                              "into this existing folder, then exit at the script's end")
+        ->check(CLI::ExistingDirectory);
   if (target) cmd->add_option("--step", a.step, "a lesson: open at this step (1-based; default the first that runs a kernel)");
   cmd->add_option("--minutes", a.minutes, "demo: length of the lecture script")->capture_default_str()->check(CLI::Range(0.1, 120.0));
   cmd->add_option("--panel", a.panel, "one view full window: sm, block, memory, coalescing, banks, source, "

@@ -185,8 +185,13 @@ uint32_t element_from_float(float v, Type t) {
 // products in increasing kk; the loops run kk outside col so that the inner
 // loop is independent across columns (vectorisable) while every element
 // still sums in that same order, so the result is bit-identical.
-void multiply_accumulate(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n,
-                         uint32_t k) {
+// N is the shape's n when it is one of the common ones (8: mma.m16n8,
+// 16: wmma.m16n16): a fixed-width row the compiler keeps in registers and
+// vectorises; 0 for any other (the same arithmetic, in the same order).
+template <uint32_t N>
+void multiply_accumulate_n(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n_any,
+                           uint32_t k) {
+  const uint32_t n = N ? N : n_any;
   double s[16];
   for (uint32_t r = 0; r < m; ++r) {
     for (uint32_t col = 0; col < n; ++col) s[col] = C[r * n + col];
@@ -197,6 +202,13 @@ void multiply_accumulate(const float* A, const float* Bm, const float* C, float*
     }
     for (uint32_t col = 0; col < n; ++col) D[r * n + col] = float(s[col]);
   }
+}
+
+void multiply_accumulate(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n,
+                         uint32_t k) {
+  if (n == 8) multiply_accumulate_n<8>(A, Bm, C, D, m, n, k);
+  else if (n == 16) multiply_accumulate_n<16>(A, Bm, C, D, m, n, k);
+  else multiply_accumulate_n<0>(A, Bm, C, D, m, n, k);
 }
 
 // Every .f16 value as a float, from half_to_float once: fragments convert
@@ -274,12 +286,19 @@ void gather(const WarpContext& c, const uint32_t* slots, const frag::FragmentInf
   for (uint32_t i = 0; i < elems; ++i) {
     const uint32_t slot = slots[f.elem_bits == 32 ? i : i / 2];
     const uint32_t shift = f.elem_bits == 32 ? 0 : 16 * (i & 1);
-    const uint64_t* r = slot < ptx::kSinkReg ? c.regs + size_t(slot) * kWarpSize : nullptr;
+    const uint32_t mask = f.elem_bits == 32 ? 0xffffffffu : 0xffffu;
+    static const uint64_t kZeros[kWarpSize] = {};  // the sink register reads 0
+    const uint64_t* r = slot < ptx::kSinkReg ? c.regs + size_t(slot) * kWarpSize : kZeros;
+    if (half) {  // fp16 fragments (the common case): one table lookup per element
+      for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+        const frag::Coord p = t.at[lane][i];
+        M[p.row * ld + p.col] = half[(uint32_t(r[lane]) >> shift) & 0xffffu];
+      }
+      continue;
+    }
     for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-      uint32_t bits = r ? uint32_t(r[lane]) >> shift : 0;
-      if (f.elem_bits != 32) bits &= 0xffffu;
       const frag::Coord p = t.at[lane][i];
-      M[p.row * ld + p.col] = half ? half[bits] : element_value(bits, ty);
+      M[p.row * ld + p.col] = element_value((uint32_t(r[lane]) >> shift) & mask, ty);
     }
   }
 }

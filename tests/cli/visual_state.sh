@@ -76,9 +76,27 @@ k=$(get "$T/demo.json" demo.kernel_index)
   || { echo "FAIL: demo still on its first kernel after 15 s (state: $(head -c 400 "$T/demo.json"))"; fail=1; }
 
 # 4b. The whole demo: it opens on CPU against GPU, ends on the whole
-#     progression (chart and roofline), and its end is the picture taken.
+#     progression (chart and roofline), and its end is the picture taken;
+#     --pictures writes each beat's picture and the list of them on the way.
+mkdir -p "$T/beats"
 "${XVFB[@]}" "$GPULAB" demo --minutes 0.2 --n 32 --predict 128 --size 1280x720 --screenshot "$T/demo_end.png" \
-  --state "$T/demo_end.json" --shot-after 300 >/dev/null
+  --state "$T/demo_end.json" --shot-after 300 --pictures "$T/beats" >/dev/null
+python3 - "$T/beats" <<'PY' || fail=1
+import os, sys
+d = sys.argv[1]
+lines = open(os.path.join(d, "beats.txt")).read().splitlines()
+pngs = sorted(f for f in os.listdir(d) if f.endswith(".png"))
+# the opening, 9 kernels of at least 2 beats (overview, any moments, cycles), the close
+if len(lines) < 2 + 9 * 2 or len(pngs) != len(lines):
+    print(f"FAIL: --pictures wrote {len(pngs)} pictures and {len(lines)} lines"); sys.exit(1)
+if "Why GPUs?" not in lines[0] or "The whole progression" not in lines[-1]:
+    print(f"FAIL: --pictures: first {lines[0]!r}, last {lines[-1]!r}"); sys.exit(1)
+# the replay is small (so that it steps): its idle SMs are not the lecture's point
+idle = [l for l in lines if "nothing to do at this size" in l or "GPU at its fullest" in l]
+if idle:
+    print(f"FAIL: the demo shows the small replay's idle SMs: {idle[0]!r}"); sys.exit(1)
+print(f"ok: --pictures: {len(pngs)} beats, from {lines[0][:40]!r} to {lines[-1][:40]!r}")
+PY
 st=$(get "$T/demo_end.json" demo.stage); fin=$(get "$T/demo_end.json" demo.finished); panes=$(get "$T/demo_end.json" layout.panes)
 [ "$st" = closing ] && [ "$fin" = True ] && [ "$panes" = "comparison,roofline" ] && echo "ok: the demo ends on the whole progression ($panes)" \
   || { echo "FAIL: demo end: stage '$st', finished '$fin', panes '$panes'"; fail=1; }
