@@ -274,7 +274,9 @@ int run_app(const AppOptions& opt) {
       // The program pane waits for its program's run (or its error).
       bool program = ui.panel == Panel::Program || std::find(ui.focus.begin(), ui.focus.end(), Panel::Program) != ui.focus.end();
       bool ran = !program || !vm->program.devices.empty() || vm->program.status.rfind("error", 0) == 0;
-      bool ready = session.ready() && (!charts || session.charts_ready()) && timed && ran && vm->serial > 1;
+      // A text-only lesson step (ui.story_only) waits for nothing: its text is the picture.
+      bool ready = ui.story_only ||
+                   (session.ready() && (!charts || session.charts_ready()) && timed && ran && vm->serial > 1);
       if (ready && !was_ready) was_ready = true, ready_t0 = t0;
       if (ready) ++frames_after_ready;
       bool take = opt.shot_after_seconds > 0

@@ -118,7 +118,7 @@ void cycle_controls(const CycleTimeline& T, UiState& ui) {
   ImGui::SliderScalar("##cycle", ImGuiDataType_Double, &ui.timeline_cycle, &zero, &top, fmt);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(std::max(px(80.f), ImGui::GetContentRegionAvail().x * 0.4f));
-  ImGui::SliderFloat("cycles/s##cyc", &ui.timeline_speed, 10.f, 20000.f, "%.0f cycles/s", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderFloat("##cyc", &ui.timeline_speed, 10.f, 20000.f, "%.0f cycles/s", ImGuiSliderFlags_Logarithmic);
   shown("cycles.cursor", std::floor(ui.timeline_cycle));
   shown("cycles.of", double(maxc));
 }

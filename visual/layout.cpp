@@ -302,6 +302,7 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
     ImGui::End();
   }
   shown("layout.panes", panes);
+  shown("layout.story_only", ui.story_only && projector);
   shown("layout.projector", projector);
   ImGui::SetNextWindowPos(ImVec2(0, H - bar_h), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(W, bar_h), ImGuiCond_Always);

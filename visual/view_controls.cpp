@@ -121,7 +121,11 @@ void draw_launch_panel(const ViewModel& vm, UiState& ui) {
   ImGui::PopItemWidth();
   if (ImGui::Button("Run", ImVec2(w * 0.3f, 0))) ui.launch_requested = true;
   ImGui::SameLine();
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim), "%s", L.file.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim));
+  ImGui::BeginGroup();  // the file and its problem, broken at spaces beside the button
+  text_words(L.file);
+  ImGui::EndGroup();
+  ImGui::PopStyleColor();
   ImGui::Text("grid (%u,%u,%u)  block (%u,%u,%u)", L.grid[0], L.grid[1], L.grid[2], L.block[0], L.block[1], L.block[2]);
   ImGui::Text("%u registers/thread, %u B shared/block", L.registers, L.shared_bytes);
   if (L.predicted_seconds > 0) {
@@ -197,8 +201,10 @@ void draw_playback(const ViewModel& vm, UiState& ui) {
     ImGui::TextUnformatted(ui.export_note.c_str());
   }
   if (!pb.status.empty()) {
+    // The whole note where it fits, else a marker whose tooltip holds it (never cut at the edge).
     ImGui::SameLine();
-    ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "%s", pb.status.c_str());
+    const bool fits = ImGui::CalcTextSize(pb.status.c_str()).x <= ImGui::GetContentRegionAvail().x;
+    ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "%s", fits ? pb.status.c_str() : "(note)");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pb.status.c_str());
   }
   // Moments of this trace: one button each (the demo's beats, by hand).

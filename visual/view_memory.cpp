@@ -243,7 +243,8 @@ void draw_banks(const ViewModel& vm, UiState& ui) {
   access_header(a);
   const BankService& s = a.banks;
   if (!s.valid) {
-    ImGui::Text("%u wavefronts (ideal %u): %u extra from bank conflicts", a.wavefronts, a.ideal_wavefronts, a.conflicts);
+    ImGui::Text("%u wavefront%s (ideal %u): %u extra from bank conflicts", a.wavefronts, a.wavefronts == 1 ? "" : "s",
+                a.ideal_wavefronts, a.conflicts);
     return;
   }
   // Everything below is the simulator's service (lab/sim/memory_cost.h),
@@ -289,7 +290,8 @@ void draw_banks(const ViewModel& vm, UiState& ui) {
     shown("banks.conflicted_banks", double(red));
     shown("banks.most_lanes_per_word", double(broadcast));
   }
-  ImGui::TextWrapped("%u wavefronts (ideal %u): %u extra from bank conflicts. %u-byte lanes: %s", a.wavefronts,
+  ImGui::TextWrapped("%u wavefront%s (ideal %u): %u extra from bank conflicts. %u-byte lanes: %s", a.wavefronts,
+                     a.wavefronts == 1 ? "" : "s",
                      a.ideal_wavefronts, a.conflicts, a.access_bytes,
                      phases > 1 ? (std::to_string(phases) + " phases of " + std::to_string(s.lanes_per_phase) +
                                    " lanes, 128 bytes each; each phase is served on its own")
@@ -343,7 +345,7 @@ void draw_banks(const ViewModel& vm, UiState& ui) {
         // One lane: its number; a broadcast: how many lanes share the word.
         if (box.lanes.size() == 1) std::snprintf(t, sizeof t, "%d", box.lanes[0]);
         else std::snprintf(t, sizeof t, "x%zu", box.lanes.size());
-        if (cell >= fs && ImGui::CalcTextSize(t).x + 2 < bw) dl->AddText(ImVec2(x0 + 3, y), ink, t);
+        if (cell >= fs && ImGui::CalcTextSize(t).x + 6 < bw) dl->AddText(ImVec2(x0 + 3, y), ink, t);  // clear of the next bank's
       }
     }
   }

@@ -223,12 +223,23 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   shown("sm.time_base", std::string("cycle model"));
   shown("sm.cycle", double(c));
   shown("sm.cycles_total", double(cycle_span(T)));
+  // A short pane (a projector layout's half) keeps its lines for the grid:
+  // the caption shrinks to one sentence, and one side is drawn when both
+  // hold the same single block (T.same_residency: the sides would be twins).
+  const bool short_pane = ImGui::GetContentRegionAvail().y < ImGui::GetTextLineHeightWithSpacing() * 20;
+  const bool one_side = T.same_residency;
+  shown("sm.sides_drawn", one_side ? 1.0 : 2.0);
   char text[640];
-  std::snprintf(text, sizeof text,
-                "%s: one %s SM at cycle %llu of %llu, predicted by the lab's cycle model (%s). 1 block per SM "
-                "beside %u per SM (the occupancy limit). The model times this SM and scales it to the %u SMs.",
-                T.kernel.c_str(), T.gpu.c_str(), (unsigned long long)c, (unsigned long long)cycle_span(T),
-                T.problem.c_str(), T.sides[1].blocks_per_sm, vm.sm.sm_count);
+  if (short_pane)
+    std::snprintf(text, sizeof text, "%s: one %s SM at cycle %llu of %llu (the cycle model's prediction, %s).",
+                  T.kernel.c_str(), T.gpu.c_str(), (unsigned long long)c, (unsigned long long)cycle_span(T),
+                  T.problem.c_str());
+  else
+    std::snprintf(text, sizeof text,
+                  "%s: one %s SM at cycle %llu of %llu, predicted by the lab's cycle model (%s). 1 block per SM "
+                  "beside %u per SM (the occupancy limit). The model times this SM and scales it to the %u SMs.",
+                  T.kernel.c_str(), T.gpu.c_str(), (unsigned long long)c, (unsigned long long)cycle_span(T),
+                  T.problem.c_str(), T.sides[1].blocks_per_sm, vm.sm.sm_count);
   text_words(text);
   cycle_controls(T, ui);
   stall_legend(T, true);
@@ -250,11 +261,13 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   const float lines = avail.y / ImGui::GetTextLineHeightWithSpacing();
   const bool overview = lines >= 30;
   const float overview_h = overview ? std::max(ImGui::GetTextLineHeightWithSpacing() * 5.5f, avail.y * 0.28f) : 0.f;
-  const float h = std::max(ImGui::GetTextLineHeightWithSpacing() * 8, avail.y - overview_h);
+  const float h = std::max(ImGui::GetTextLineHeightWithSpacing() * (short_pane ? 5 : 8), avail.y - overview_h);
   const bool side_by_side = avail.x / 2 > h * 0.8f;
-  const ImVec2 each = side_by_side ? ImVec2(avail.x / 2 - ImGui::GetStyle().ItemSpacing.x, h) : ImVec2(avail.x, h / 2);
+  const ImVec2 each = one_side       ? ImVec2(avail.x, h)
+                      : side_by_side ? ImVec2(avail.x / 2 - ImGui::GetStyle().ItemSpacing.x, h)
+                                     : ImVec2(avail.x, h / 2);
   const char* keys[2] = {"sm.one", "sm.full"};
-  for (int side = 0; side < 2; ++side) {
+  for (int side = 0; side < (one_side ? 1 : 2); ++side) {
     if (side && side_by_side) ImGui::SameLine();
     ImGui::BeginChild(keys[side], each, true, ImGuiWindowFlags_NoScrollbar);
     side_sm(T, T.sides[side], vm.source, keys[side], side, c, ui);

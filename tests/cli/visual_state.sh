@@ -25,6 +25,13 @@ check "lesson 03's step runs it" "$(get "$T/l03.json" kernel.lesson_step)" "$(ge
 check "lesson 03's panes" "$(get "$T/l03.json" layout.panes)" "coalescing,source"
 check "the uncoalesced load on screen: sectors" "$(get "$T/l03.json" coalescing.sectors)" "32"
 
+# 1b. A text-only step (lesson 09's last, in a lesson whose other steps run
+#     kernels) is its text, full window, and its picture is taken at once
+#     (it waited for a kernel that never came).
+"${XVFB[@]}" "$GPULAB" view 09 --step 14 --size 1280x720 --screenshot "$T/l09.png" --state "$T/l09.json" \
+  --shot-after 1 >/dev/null || { echo "FAIL: a text-only step's picture did not finish"; fail=1; }
+check "a text-only step: its text alone" "$(get "$T/l09.json" layout.story_only)" "True"
+
 # 2. Broadcast: every lane reads in[0] (global) and s[0] (shared).
 cat > "$T/bcast.cu" <<'CU'
 extern "C" __global__ void bcast(const float* in, float* out) {
