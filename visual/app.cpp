@@ -194,6 +194,7 @@ int run_app(const AppOptions& opt) {
       bool next = ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN), prev = ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP);
       // Space pauses the script's clock (and, as everywhere, the replay).
       if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) demo.toggle_pause();
+      demo.hold(!opt.pictures.empty() && !beat_taken);  // each beat's picture before the next beat
       DemoScript::Action a = demo.update(dt, *vm, session.version_count(), next, prev, ui);
       if (a.select_kernel >= 0 && (frame > 0 || a.select_kernel != vm->launch.current_kernel))
         session.select_version(a.select_kernel);

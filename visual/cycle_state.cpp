@@ -123,7 +123,7 @@ void cycle_controls(const CycleTimeline& T, UiState& ui) {
   shown("cycles.of", double(maxc));
 }
 
-void stall_legend(const CycleTimeline& T, bool states) {
+void stall_legend(const CycleTimeline& T, bool states, const std::vector<bool>* present) {
   bool first = true;
   auto item = [&](ImU32 c, const std::string& label, const char* tip) {
     if (!first) {
@@ -137,6 +137,7 @@ void stall_legend(const CycleTimeline& T, bool states) {
   };
   for (size_t r = 0; r < T.reasons.size(); ++r) {
     const bool sel = int(r) == T.selected_reason;
+    if (present && !sel && (r >= present->size() || !(*present)[r])) continue;
     item(stall_color(T.reasons[r]), sel ? "issue (selected)" : T.reasons[r],
          r < T.explanations.size() ? T.explanations[r].c_str() : "");
   }

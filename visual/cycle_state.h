@@ -42,7 +42,9 @@ uint64_t cycle_span(const CycleTimeline& T);  // the longer side's drawn cycles
 // The cursor's controls (play, slider "cycle N of M") and the stall legend,
 // for every pane that draws cycles.
 void cycle_controls(const CycleTimeline& T, UiState& ui);
-void stall_legend(const CycleTimeline& T, bool states);  // states: add "not resident" and "done"
+// states: add "not resident" and "done"; `present` (by reason, when given):
+// only the reasons it marks (a short pane's legend of what is on screen).
+void stall_legend(const CycleTimeline& T, bool states, const std::vector<bool>* present = nullptr);
 
 constexpr uint32_t kNoWarpColor = 0xFF28211Eu;  // IM_COL32(30, 33, 40, 255): no warp in the slot
 

@@ -85,11 +85,11 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
     const bool waiting = opening && b.gpu_arrived < kernels && waited_ < 60;
     if (waiting && !paused_) waited_ += dt;
     else if (!paused_ && !finished_) beat_clock_ += dt, elapsed_ += dt;
-    if (opening && (next || beat_clock_ >= bookend)) {
+    if (opening && (next || (beat_clock_ >= bookend && !hold_))) {
       stage_ = Stage::Kernels;
       beat_clock_ = 0;
       beat_ = -1;
-    } else if (!opening && (next || beat_clock_ >= bookend)) {
+    } else if (!opening && (next || (beat_clock_ >= bookend && !hold_))) {
       finished_ = true;
     } else if (!opening && prev) {
       stage_ = Stage::Kernels;
@@ -185,7 +185,7 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
     if (on_screen(vm)) go_beat(0);
   } else {
     if (!finished_ && !paused_) beat_clock_ += dt, elapsed_ += dt;
-    if (next || (beat_clock_ >= per_beat && !finished_)) {
+    if (next || (beat_clock_ >= per_beat && !finished_ && !hold_)) {
       if (beat_ + 1 < beats) go_beat(beat_ + 1);
       else next_kernel(+1);
     } else if (prev) {

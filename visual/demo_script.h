@@ -36,6 +36,8 @@ class DemoScript {
   // show into `ui`.
   Action update(double dt, const ViewModel& vm, int kernels, bool next, bool prev, UiState& ui);
   void toggle_pause() { paused_ = !paused_; }
+  // --pictures: the beat on screen waits (past its time) until its picture is taken, so a slow frame never skips one.
+  void hold(bool h) { hold_ = h; }
   bool paused() const { return paused_; }
   int kernel() const { return kernel_; }
   int beat() const { return beat_; }
@@ -57,6 +59,7 @@ class DemoScript {
   enum class Stage { Opening, Kernels, Closing };
   Stage stage_ = Stage::Opening;
   bool paused_ = false;
+  bool hold_ = false;
   double waited_ = 0;      // seconds the opening waited for the chart's GPU points
   double minutes_;
   int kernel_ = 0;

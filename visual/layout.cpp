@@ -201,7 +201,7 @@ void draw_lab(const ViewModel& vm, UiState& ui) {
       seen_lesson = vm.lesson.id;
       const LessonStep& st = vm.lesson.steps[size_t(ui.lesson_step)];
       if (st.measure && vm.launch.lesson_step != ui.lesson_step) ui.run_target = "step:" + std::to_string(ui.lesson_step);
-      ui.story_only = st.panes.empty() && !st.measure && !st.program && st.run_label.empty();
+      ui.story_only = st.text_only;
       if (ui.story_only) ui.focus.clear();
       if (!st.panes.empty()) {
         ui.focus.clear();

@@ -212,6 +212,7 @@ void Session::run() {
           const auto& st = I.lesson->steps[size_t(want)];
           I.layer_charts(st.layer_in, st.layer_out);
           I.step_on_screen = want;
+          I.publish(I.base);  // and once more below, as the command steps: the picture waits for the second state
         }
         first_run = false;
         dirty = true;  // publish the step, even one that runs nothing

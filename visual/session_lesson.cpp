@@ -89,6 +89,8 @@ void Session::Impl::load_lesson() {
       if (s.panes.size() >= 2) s.panes.resize(1);
       s.panes.push_back("comparison");
     }
+    s.text_only = st.command.empty() && !s.measure && !st.compare && st.layer_in <= 0 && st.cpu_gemm <= 0 &&
+                  s.panes.empty();
     lt.steps.push_back(std::move(s));
   }
 }

@@ -226,6 +226,7 @@ void Session::Impl::layer_charts(int in, int out) {
   for (const lesson::LayerPoint& p : lesson::layer_roofline(in, out, gpu)) {
     if (p.batch != 1 && p.batch != 8 && p.batch != 64 && p.batch != 512 && p.batch != 4096) continue;  // labels that fit
     PerfPoint pt;
+    pt.bound = true;
     pt.label = fmt::format("B={}", p.batch);
     pt.intensity = p.intensity;
     pt.gflops = p.attainable / 1e9;

@@ -153,6 +153,7 @@ struct PerfPoint {
   double seconds = 0;
   bool cpu = false;           // a CPU version (measured here)
   bool measured = false;      // false: a prediction of the timing model
+  bool bound = false;         // neither: the roofline's bound for it (lesson 07's layer at each batch)
   bool current = false;       // the kernel on screen
   uint64_t blocks = 0;        // blocks the launch has (a GPU point), 0 = unknown
 };
@@ -218,6 +219,7 @@ struct LessonStep {
   std::vector<std::string> panes;  // the views that make this step's point (panel names)
   bool measure = false;     // a lesson step that runs a kernel
   bool program = false;     // ... or a CUDA program (the program pane; ViewModel::program)
+  bool text_only = false;   // runs and shows nothing: no kernel, command, chart or before/after (its text is the step)
 };
 
 struct LessonText {

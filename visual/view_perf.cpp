@@ -81,11 +81,12 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
     ImGui::TextWrapped("%s", r.note.c_str());
     shown("roofline.note", r.note);
   }
-  bool any_measured_gpu = false, any_cpu = false, any_pred = false;
+  bool any_measured_gpu = false, any_cpu = false, any_pred = false, any_bound = false;
   for (const auto& pt : r.points) {
     any_measured_gpu |= !pt.cpu && pt.measured && pt.gflops > 0;
     any_cpu |= pt.cpu && pt.gflops > 0;
-    any_pred |= !pt.cpu && !pt.measured && pt.gflops > 0;
+    any_bound |= pt.bound && pt.gflops > 0;
+    any_pred |= !pt.cpu && !pt.measured && !pt.bound && pt.gflops > 0;
   }
   // The legend lists only the kinds of point on the chart.
   bool first = true;
@@ -98,6 +99,7 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
     legend_item(c, label);
   };
   if (any_pred) item(pal.gpu_predicted, "GPU, predicted (hollow)");
+  if (any_bound) item(pal.gpu_predicted, "the roofline's bound (hollow): not a run");
   if (any_measured_gpu) item(pal.gpu_measured, "GPU, measured");
   if (any_cpu) item(pal.cpu_point, "CPU, measured here");
   shown("roofline.legend.gpu_measured", any_measured_gpu);

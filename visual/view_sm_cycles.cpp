@@ -120,14 +120,19 @@ std::string warp_story(const CycleTimeline& T, const SourceText& src, const Warp
 
 // One side: the timed SM's warp slots at cycle c, a row per resident block slot.
 void side_sm(const CycleTimeline& T, const TimelineSide& s, const SourceText& src, const std::string& key, int side,
-             uint64_t c, UiState& ui) {
+             uint64_t c, bool short_pane, UiState& ui) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kTitle), "%s", s.title.c_str());
   shown(key + ".title", s.title);
   const SideAtCycle n = side_at_cycle(T, s, c);
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim));
-  text_words(counts_text(T, n, key));
-  ImGui::PopStyleColor();
-  scheduler_strips(T, s, c, uint32_t(ui.cycle_strip), key);
+  const std::string counts = counts_text(T, n, key);
+  if (!short_pane) {  // a short pane keeps its lines for the warps (the counts are in the tooltip)
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().panel_text_dim));
+    text_words(counts);
+    ImGui::PopStyleColor();
+    scheduler_strips(T, s, c, uint32_t(ui.cycle_strip), key);
+  } else if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("%s", counts.c_str());
+  }
   // The picked warp (a click, or --warp): what it does now and what it waits for.
   if (ui.pinned_side == side)
     for (const TimelineWarp& w : s.warps) {
@@ -242,7 +247,13 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
                   T.problem.c_str(), T.sides[1].blocks_per_sm, vm.sm.sm_count);
   text_words(text);
   cycle_controls(T, ui);
-  stall_legend(T, true);
+  // A short pane's legend names only the states on screen at the cursor.
+  std::vector<bool> present(T.reasons.size(), false);
+  for (int side = 0; side < 2; ++side) {
+    const SideAtCycle n = side_at_cycle(T, T.sides[side], c);
+    for (size_t r = 0; r < n.by_reason.size() && r < present.size(); ++r) present[r] = present[r] || n.by_reason[r] > 0;
+  }
+  stall_legend(T, !short_pane, short_pane ? &present : nullptr);
   char strip[96];
   std::snprintf(strip, sizeof strip, "used issue slot (rows S0-S%u: the last %u cycles)", T.schedulers - 1,
                 unsigned(ui.cycle_strip));
@@ -270,7 +281,7 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   for (int side = 0; side < (one_side ? 1 : 2); ++side) {
     if (side && side_by_side) ImGui::SameLine();
     ImGui::BeginChild(keys[side], each, true, ImGuiWindowFlags_NoScrollbar);
-    side_sm(T, T.sides[side], vm.source, keys[side], side, c, ui);
+    side_sm(T, T.sides[side], vm.source, keys[side], side, c, short_pane, ui);
     ImGui::EndChild();
   }
   shown("sm.overview", overview);
