@@ -39,7 +39,28 @@ void draw_table(MdState& s) {
   if (cols == 0) return;
   const std::string id = "##md_table" + std::to_string(s.tables++);
   cols = std::min<size_t>(cols, 64);
-  if (ImGui::BeginTable(id.c_str(), int(cols), ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+  // Each column's longest word: when they do not all fit side by side (a
+  // wide table in a narrow lesson column) the table keeps every column at
+  // its whole width and scrolls sideways instead of cutting the cells.
+  float words_w = 0;
+  for (size_t c = 0; c < cols; ++c) {
+    float word = 0;
+    for (const auto& r : s.rows)
+      if (c < r.size())
+        for (size_t at = 0; at < r[c].size();) {
+          size_t end = r[c].find(' ', at);
+          if (end == std::string::npos) end = r[c].size();
+          word = std::max(word, ImGui::CalcTextSize(r[c].data() + at, r[c].data() + end).x);
+          at = end + 1;
+        }
+    words_w += word + 2 * ImGui::GetStyle().CellPadding.x + 2;
+  }
+  const bool scroll = words_w > ImGui::GetContentRegionAvail().x;
+  const float rows_h = float(s.rows.size()) * (ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y + 1) +
+                       ImGui::GetStyle().ScrollbarSize + 4;
+  if (ImGui::BeginTable(id.c_str(), int(cols),
+                        ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | (scroll ? ImGuiTableFlags_ScrollX : 0),
+                        scroll ? ImVec2(0, rows_h) : ImVec2(0, 0))) {
     // Each column's share of the width: its widest cell, but never below
     // its longest word, so a narrow column ("GPUs") is not broken letter by
     // letter while a long one wraps.
@@ -56,7 +77,8 @@ void draw_table(MdState& s) {
           at = end + 1;
         }
       }
-      ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, std::max(word, whole / 2) + 1);
+      if (scroll) ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, whole + 2);
+      else ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, std::max(word, whole / 2) + 1);
     }
     for (size_t r = 0; r < s.rows.size(); ++r) {
       const bool header = r < s.header_rows;

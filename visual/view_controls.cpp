@@ -49,8 +49,12 @@ void draw_lesson(const ViewModel& vm, UiState& ui) {
     // A program's run: the program pane draws it; the text gets its headline.
     const ProgramRun& P = vm.program;
     if (!P.devices.empty() && vm.launch.lesson_step == ui.lesson_step)
-      ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "Ran on %zu simulated %s: predicted step %.1f us",
-                         P.devices.size(), P.gpu.c_str(), P.step_s * 1e6);
+    {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.85f, 0.4f, 1.f));
+      text_words(fmt::format("Ran on {} simulated {}: predicted step {:.1f} us", P.devices.size(), P.gpu,
+                             P.step_s * 1e6));
+      ImGui::PopStyleColor();
+    }
     else if (!P.status.empty())
       ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "%s", P.status.rfind("error", 0) == 0 ? "the program failed (see its pane)" : "running this step's program...");
     ImGui::Separator();

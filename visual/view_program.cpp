@@ -14,6 +14,8 @@
 #include <map>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "visual/screen_state.h"
 #include "visual/theme.h"
 #include "visual/views.h"
@@ -71,9 +73,8 @@ void draw_program(const ViewModel& vm, UiState& ui) {
     const std::string link = P.devices.size() < 2 ? std::string()
                              : "   link: " + (P.link == "nvlink" ? std::string("NVLink (through an NVSwitch)")
                                               : P.link == "pcie" ? std::string("PCIe x16") : P.link);
-    ImGui::Text("%s  x %zu%s   predicted step: %.1f us", P.gpu.c_str(), P.devices.size(), link.c_str(), P.step_s * 1e6);
-    ImGui::SameLine();
-    ImGui::TextDisabled("(PREDICTED by the machine model, not measured)");
+    text_words(fmt::format("{}  x {}{}   predicted step: {:.1f} us (PREDICTED by the machine model, not measured)",
+                           P.gpu, P.devices.size(), link, P.step_s * 1e6));
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   text_words(P.command);
@@ -140,7 +141,9 @@ void draw_program(const ViewModel& vm, UiState& ui) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g us", t);
     dl->AddLine(ImVec2(x, o.y + axis_h - px(4)), ImVec2(x, o.y + axis_h + row * float(n)), IM_COL32(255, 255, 255, 28));
-    dl->AddText(ImVec2(x + px(2), o.y), dim, buf);
+    // Right of its tick, or left of it where it would run past the pane's edge.
+    const float tw = ImGui::CalcTextSize(buf).x;
+    dl->AddText(ImVec2(x + px(2) + tw > x0 + w ? x - px(2) - tw : x + px(2), o.y), dim, buf);
   }
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const ProgramRun::Event* hovered = nullptr;
@@ -184,8 +187,10 @@ void draw_program(const ViewModel& vm, UiState& ui) {
   float y = o.y + axis_h + row * float(n) + px(10);
   for (const auto& d : P.devices) ui.program_bytes_scale = std::max({ui.program_bytes_scale, d.peak_bytes, d.live_bytes});
   const uint64_t top = std::max<uint64_t>(1, ui.program_bytes_scale);
-  const std::string title = "cudaMalloc bytes per GPU (filled: live at the end; outline: peak); full width: " +
-                            bytes_text(top) + ", the most any GPU held in the runs shown so far";
+  std::string title = "cudaMalloc bytes per GPU (filled: live at the end; outline: peak); full width: " +
+                      bytes_text(top) + ", the most any GPU held in the runs shown so far";
+  if (ImGui::CalcTextSize(title.c_str()).x > w)  // a narrow pane: the short form (never cut at the edge)
+    title = "memory per GPU (full width: " + bytes_text(top) + ")";
   dl->AddText(ImVec2(o.x, y), text, title.c_str());
   shown("program.bytes_scale", double(top));
   y += ImGui::GetTextLineHeightWithSpacing();
