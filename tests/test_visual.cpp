@@ -232,7 +232,7 @@ TEST_CASE("program pane: memory bars keep one scale across the runs shown") {
       dev.predicted_s = 1e-5;
       vm.program.devices.push_back(dev);
     }
-    vm.program.step_s = 1e-5;
+    vm.program.timeline_s = 1e-5;
     ImGui::NewFrame();
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(ImVec2(800, 600));

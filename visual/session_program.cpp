@@ -77,7 +77,7 @@ ProgramRun parse_run(const std::string& text, const std::string& errors) {
     for (const auto& e : d.value("events", nlohmann::json::array()))
       dev.events.push_back({e.value("kind", ""), e.value("name", ""), e.value("start_s", 0.0), e.value("end_s", 0.0),
                             e.value("bytes", uint64_t(0))});
-    r.step_s = std::max(r.step_s, dev.predicted_s);
+    r.timeline_s = std::max(r.timeline_s, dev.predicted_s);
     r.devices.push_back(std::move(dev));
   }
   return r;

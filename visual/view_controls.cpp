@@ -51,8 +51,8 @@ void draw_lesson(const ViewModel& vm, UiState& ui) {
     if (!P.devices.empty() && vm.launch.lesson_step == ui.lesson_step)
     {
       ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.85f, 0.4f, 1.f));
-      text_words(fmt::format("Ran on {} simulated {}: predicted step {:.1f} us", P.devices.size(), P.gpu,
-                             P.step_s * 1e6));
+      text_words(fmt::format("Ran on {} simulated {}: predicted GPU timeline {:.1f} us (the whole run)",
+                             P.devices.size(), P.gpu, P.timeline_s * 1e6));
       ImGui::PopStyleColor();
     }
     else if (!P.status.empty())

@@ -372,7 +372,7 @@ struct ProgramRun {
   std::string command;   // as the lesson gives it
   std::string status;    // "" = done; "running ..." or "error: ..."
   std::string gpu, link;
-  double step_s = 0;     // the largest device time
+  double timeline_s = 0; // the largest device's predicted timeline: the whole run (all its steps), not one step
   std::vector<Device> devices;
   std::string output;    // the program's stdout
 };

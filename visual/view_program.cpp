@@ -64,7 +64,7 @@ void draw_program(const ViewModel& vm, UiState& ui) {
   shown("program.devices", double(P.devices.size()));
   shown("program.events", double(events));
   shown("program.peer_copies", double(peers));
-  shown("program.step_us", P.step_s * 1e6);
+  shown("program.timeline_us", P.timeline_s * 1e6);
   if (P.command.empty()) {
     ImGui::TextDisabled("This step runs no program. Steps of lessons 10 and 11 that do show each GPU's timeline here.");
     return;
@@ -73,8 +73,8 @@ void draw_program(const ViewModel& vm, UiState& ui) {
     const std::string link = P.devices.size() < 2 ? std::string()
                              : "   link: " + (P.link == "nvlink" ? std::string("NVLink (through an NVSwitch)")
                                               : P.link == "pcie" ? std::string("PCIe x16") : P.link);
-    text_words(fmt::format("{}  x {}{}   predicted step: {:.1f} us (PREDICTED by the machine model, not measured)",
-                           P.gpu, P.devices.size(), link, P.step_s * 1e6));
+    text_words(fmt::format("{}  x {}{}   the run's GPU timeline: {:.1f} us (PREDICTED by the machine model, not "
+                           "measured)", P.gpu, P.devices.size(), link, P.timeline_s * 1e6));
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   text_words(P.command);
@@ -130,7 +130,7 @@ void draw_program(const ViewModel& vm, UiState& ui) {
   const float row = std::clamp((avail.y - axis_h - mem_row * float(n) - px(40)) / float(n), px(18), px(90));
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const float x0 = o.x + label_w, w = std::max(px(50), avail.x - label_w - px(8));
-  const double span = std::max(P.step_s, 1e-12);
+  const double span = std::max(P.timeline_s, 1e-12);
   auto X = [&](double s) { return x0 + float(s / span) * w; };
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = palette().panel_text_dim;
 

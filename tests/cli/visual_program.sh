@@ -2,7 +2,7 @@
 # tests/cli/visual_program.sh GPULAB: the program pane (visual/view_program.cpp).
 # `gpulab view 11 --step 3` runs that step's CUDA program (4 simulated GPUs
 # through the lab's own `gpulab run --json`) and shows it: the state names 4
-# devices with events, peer copies among them, a predicted step time, and the
+# devices with events, peer copies among them, a predicted timeline, and the
 # step's pane; a step's text that runs nothing keeps the view alive.
 set -euo pipefail
 GPULAB=${1:?usage: visual_program.sh path/to/gpulab}
@@ -23,9 +23,9 @@ need(p.get("gpu") == "H100" and p.get("link") == "nvlink", f"gpu/link {p.get('gp
 # Per device at least its launches; the ring's copies: 2 (N - 1) per device.
 need(p.get("events", 0) >= 4 * 12, f"events {p.get('events')}")
 need(p.get("peer_copies") == 4 * 2 * 3, f"peer copies {p.get('peer_copies')}")
-need(p.get("step_us", 0) > 0, f"step {p.get('step_us')} us")
+need(p.get("timeline_us", 0) > 0, f"timeline {p.get('timeline_us')} us")
 if bad:
     print("FAIL:", *bad, sep="\n  "); sys.exit(1)
 print(f"ok: lesson 11 step 3's program pane: {p['devices']:.0f} GPUs, {p['events']:.0f} events, "
-      f"{p['peer_copies']:.0f} peer copies, step {p['step_us']:.1f} us (predicted)")
+      f"{p['peer_copies']:.0f} peer copies, timeline {p['timeline_us']:.1f} us (predicted)")
 PY
