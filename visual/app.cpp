@@ -184,7 +184,7 @@ int run_app(const AppOptions& opt) {
     }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
-    if (shot) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover tooltips in pictures
+    if (shot || !opt.pictures.empty()) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover tooltips in pictures
     ImGui::NewFrame();
     begin_frame_state();
     std::shared_ptr<const ViewModel> vm = session.snapshot();

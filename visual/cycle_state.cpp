@@ -115,7 +115,10 @@ void cycle_controls(const CycleTimeline& T, UiState& ui) {
   std::snprintf(fmt, sizeof fmt, "cycle %%.0f of %llu", (unsigned long long)maxc);
   ImGui::SetNextItemWidth(std::max(px(120.f), ImGui::GetContentRegionAvail().x * 0.5f));
   const double zero = 0, top = double(maxc);
-  ImGui::SliderScalar("##cycle", ImGuiDataType_Double, &ui.timeline_cycle, &zero, &top, fmt);
+  // The whole cycle the panes draw (they floor the cursor), so the slider's
+  // number and the text's never differ by one.
+  double shown_cycle = std::floor(ui.timeline_cycle);
+  if (ImGui::SliderScalar("##cycle", ImGuiDataType_Double, &shown_cycle, &zero, &top, fmt)) ui.timeline_cycle = shown_cycle;
   ImGui::SameLine();
   ImGui::SetNextItemWidth(std::max(px(80.f), ImGui::GetContentRegionAvail().x * 0.4f));
   ImGui::SliderFloat("##cyc", &ui.timeline_speed, 10.f, 20000.f, "%.0f cycles/s", ImGuiSliderFlags_Logarithmic);

@@ -101,7 +101,7 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
       what = fmt::format("{}: the best CPU code here ({}, measured) {}, the best GPU kernel ({}, predicted) {}: "
                          "{:.0f}x{}",
                          opening ? "Why GPUs? The same GEMM on this machine's CPU and on the GPU"
-                                 : "The whole progression, each step's speed-up on the chart",
+                                 : "The whole progression, each version's speed-up over the first CPU version on the chart",
                          b.cpu_name, flops_text(b.cpu), b.gpu_name, flops_text(b.gpu), b.gpu / b.cpu,
                          b.gpu_points < kernels ? fmt::format(" (GPU points: {} of {} so far)", b.gpu_points, kernels)
                                                 : "");
@@ -145,8 +145,12 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
     beat_clock_ = 0;
     ui.sm_placement = b != cycles_beat;  // the replay's beats show placement; the last one, cycles
     if (b == 0) {
-      act.seek = true, act.position = 0, act.play = true;
-      ui.focus = {Panel::SmGrid, Panel::Source};
+      // The kernel's main loop (the trace's middle) in the source with its
+      // per-line counts, beside the chart of every version: what changed, and
+      // what it bought. (The replay's placement grid is small by design: the
+      // GPU it shows is mostly idle, not the lecture's point.)
+      act.seek = true, act.position = vm.playback.total / 2, act.play = true;
+      ui.focus = {Panel::Source, Panel::Comparison};
     } else if (b == cycles_beat) {
       // The SM grid from cycles alone: both residencies, issue slots and warps
       // stay legible in the demo's large text (the timeline pane is key T).

@@ -222,7 +222,7 @@ void TraceReplay::find_moments() {
         moments_.push_back({"a full SM",
                             fmt::format("SM {} holds {} block{} ({} warps of {}): as many as its limits allow", e.sm,
                                         bps, bps > 1 ? "s" : "", bps * warps_per_block_, ctx_.max_warps_per_sm),
-                            "sm", pos + 1});
+                            "sm", pos + 1, nblocks < ctx_.sm_count});  // one full SM of a mostly idle GPU
       }
       if (placed > most) most = placed, most_pos = pos + 1;
     } else if (e.kind == sim::WarpEvent::BlockRetired && e.sm < resident.size()) {

@@ -231,7 +231,7 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   // A short pane (a projector layout's half) keeps its lines for the grid:
   // the caption shrinks to one sentence, and one side is drawn when both
   // hold the same single block (T.same_residency: the sides would be twins).
-  const bool short_pane = ImGui::GetContentRegionAvail().y < ImGui::GetTextLineHeightWithSpacing() * 20;
+  const bool short_pane = ImGui::GetContentRegionAvail().y < ImGui::GetTextLineHeightWithSpacing() * 14;
   const bool one_side = T.same_residency;
   shown("sm.sides_drawn", one_side ? 1.0 : 2.0);
   char text[640];
@@ -257,8 +257,10 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   char strip[96];
   std::snprintf(strip, sizeof strip, "used issue slot (rows S0-S%u: the last %u cycles)", T.schedulers - 1,
                 unsigned(ui.cycle_strip));
-  legend_next(stall_color("selected"), strip);
-  legend_next(kIdleSlot, "idle issue slot");
+  if (!short_pane) {  // a short pane draws no issue-slot rows (side_sm)
+    legend_next(stall_color("selected"), strip);
+    legend_next(kIdleSlot, "idle issue slot");
+  }
   if (T.same_residency) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));
     text_words(T.residency_note);

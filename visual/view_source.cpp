@@ -98,7 +98,11 @@ void draw_source(const ViewModel& vm, UiState& ui) {
   ImGui::SetNextItemWidth(ImGui::CalcTextSize("warp instructions").x + ImGui::GetFrameHeight() * 2);
   ImGui::Combo("bar: so far", &g_metric, kMetricNames, 3);
   ImGui::SameLine();
-  ImGui::TextDisabled(s.line_totals.empty() ? "(columns: so far)" : "(columns: whole run, the simulator's counts)");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::BeginGroup();  // beside the bar selector, broken at spaces (never cut at the edge)
+  text_words(s.line_totals.empty() ? "(columns: so far)" : "(columns: whole run, the simulator's counts)");
+  ImGui::EndGroup();
+  ImGui::PopStyleColor();
   shown("source.heat_metric", kMetricNames[g_metric]);
   shown("source.file", s.file);
   ImVec2 avail = ImGui::GetContentRegionAvail();
