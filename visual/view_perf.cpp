@@ -61,7 +61,7 @@ void draw_log_grid(ImDrawList* dl, const LogAxes& ax, const char* xlabel, const 
   dl->AddRect(ax.p0, ax.p1, pal.line_frame);
   dl->AddText(ImVec2((ax.p0.x + ax.p1.x) / 2 - ImGui::CalcTextSize(xlabel).x / 2, ax.p1.y + fs + 4), pal.panel_text_dim,
               xlabel);
-  dl->AddText(ImVec2(ax.p0.x, ax.p0.y - fs - 2), pal.panel_text_dim, ylabel);
+  dl->AddText(ImVec2(ax.p0.x + fs * 0.5f, ax.p0.y - fs - 2), pal.panel_text_dim, ylabel);  // clear of the top tick's label
 }
 }  // namespace
 
@@ -359,7 +359,7 @@ void draw_comparison(const ViewModel& vm, UiState& ui) {
     char t[24];
     double v = std::pow(10.0, e);
     std::snprintf(t, sizeof t, v >= 1000 ? "%.0fT" : "%gG", v >= 1000 ? v / 1000 : v);
-    dl->AddText(ImVec2(x - 8, p.y + row * cmp.versions.size() + 2), pal.panel_text_dim, t);
+    dl->AddText(ImVec2(x - ImGui::CalcTextSize(t).x / 2, p.y + row * cmp.versions.size() + 2), pal.panel_text_dim, t);  // centred on its line
   }
   for (size_t i = 0; i < cmp.versions.size(); ++i) {
     const PerfPoint& v = cmp.versions[i];
