@@ -82,7 +82,8 @@ DemoScript::Action DemoScript::update(double dt, const ViewModel& vm, int kernel
     const Best b = best_of(vm);
     // The opening's clock waits for the chart's GPU points (predicted in the
     // background, a few seconds each), at most a minute.
-    const bool waiting = opening && b.gpu_arrived < kernels && waited_ < 60;
+    // (With --pictures, hold_: no audience waits, so the opening's picture waits for every point.)
+    const bool waiting = opening && b.gpu_arrived < kernels && (waited_ < 60 || hold_);
     if (waiting && !paused_) waited_ += dt;
     else if (!paused_ && !finished_) beat_clock_ += dt, elapsed_ += dt;
     if (opening && (next || (beat_clock_ >= bookend && !hold_))) {

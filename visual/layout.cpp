@@ -117,7 +117,9 @@ void projector_layout(const ViewModel& vm, UiState& ui, float W, float H) {
   const float x0 = lw, w = W - lw, h = H - top;
   // Two panes side by side when each still gets a 4:3 area, else stacked;
   // three: the first across the top half, the other two side by side below.
-  const bool side = panes.size() == 2 && w / 2 > h * 0.9f;
+  // Source lines need the width: a pair with the source is always stacked.
+  const bool with_source = std::find(panes.begin(), panes.end(), Panel::Source) != panes.end();
+  const bool side = panes.size() == 2 && w / 2 > h * 0.9f && !with_source;
   for (size_t i = 0; i < panes.size(); ++i) {
     const PanelInfo* info = panel_info(panes[i]);
     float px0 = x0, py0 = top, pw = w, ph = h;
