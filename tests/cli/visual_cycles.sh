@@ -72,6 +72,22 @@ if p["waited_pc"] >= 0 and not ("It needs the result of" in t and p["cycles_earl
 print(f"ok: the picked warp: {t}")
 PY
 
+# 2b. One truth on screen: the timeline of a launch names the launch's
+#     standard prediction, and it is the number `gpulab sim` gives for the same launch.
+LAUNCH=(docs/examples/strided_copy.cu --kernel strided_copy --grid 8 --block 256 --arg "f32[2048]=iota" --arg "f32[2048]"
+        --arg i32=8 --arg i32=2048)
+xvfb 1280x720 "$GPULAB" view "${LAUNCH[@]}" --panel timeline --size 1280x720 \
+  --screenshot "$T/tl.png" --state "$T/tl.json" --frames 3 >/dev/null
+"$GPULAB" sim "${LAUNCH[@]}" --json >"$T/sim.json" 2>/dev/null
+python3 - "$T/tl.json" "$T/sim.json" <<'PY' || fail=1
+import json, sys
+view = json.load(open(sys.argv[1]))["timeline"]["standard_time_us"]
+sim = json.load(open(sys.argv[2]))["predicted"]["time_ms"] * 1e3
+if abs(view - sim) > 1e-6 * max(1.0, sim):
+    print(f"FAIL: the timeline names {view} us as the launch's prediction, gpulab sim gives {sim} us"); sys.exit(1)
+print(f"ok: the timeline's standard prediction is gpulab sim's ({sim:.4g} us)")
+PY
+
 # 3. --play moves the shared cursor.
 xvfb 960x540 "$GPULAB" view --version 01_naive --panel block --at 0.13 --size 960x540 --play \
   --screenshot "$T/play.png" --state "$T/play.json" --shot-after 2 >/dev/null
