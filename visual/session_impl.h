@@ -157,6 +157,10 @@ struct Session::Impl {
   // --arg ...`: that launch, as the command makes it (lessons/ paths taken
   // from the lessons folder the view reads). Empty when it is not one.
   std::optional<KernelRun> sim_step(int step) const;
+  // The step's `gpulab` command is one the view draws (sim, occupancy, a
+  // train step to compare, a program run); others (train --fit, --sweep, ...)
+  // leave the step to its text.
+  bool command_drawn(int step) const;
   void start_program(int step);
   void program_tick(bool& dirty);     // take a finished run into base.program
   void program_join();

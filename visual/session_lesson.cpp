@@ -89,8 +89,8 @@ void Session::Impl::load_lesson() {
       if (s.panes.size() >= 2) s.panes.resize(1);
       s.panes.push_back("comparison");
     }
-    s.text_only = st.command.empty() && !s.measure && !st.compare && st.layer_in <= 0 && st.cpu_gemm <= 0 &&
-                  s.panes.empty();
+    s.text_only = (st.command.empty() || !command_drawn(int(i))) && !s.measure && !st.compare &&
+                  st.layer_in <= 0 && st.cpu_gemm <= 0 && s.panes.empty();
     lt.steps.push_back(std::move(s));
   }
 }
@@ -126,6 +126,20 @@ bool Session::Impl::occupancy_step(int step) {
   }
   if (block <= 0) return false;
   occupancy_model(sim::gpu_model(gpu), block, regs, smem);  // throws for an unknown model
+  return true;
+}
+
+bool Session::Impl::command_drawn(int step) const {
+  if (program_step(step) || !command_words(lesson ? &*lesson : nullptr, step, "occupancy").empty()) return true;
+  try {
+    if (sim_step(step)) return true;
+  } catch (const std::exception&) {
+    return true;  // a sim command the view will report on
+  }
+  const std::vector<std::string> train = command_words(lesson ? &*lesson : nullptr, step, "train");
+  if (train.empty()) return false;
+  for (const auto& w : train)
+    if (w == "--fit" || w == "--sweep") return false;  // tables, as train_step below leaves them
   return true;
 }
 
