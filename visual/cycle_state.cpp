@@ -129,13 +129,9 @@ void cycle_controls(const CycleTimeline& T, UiState& ui) {
 void stall_legend(const CycleTimeline& T, bool states, const std::vector<bool>* present) {
   bool first = true;
   auto item = [&](ImU32 c, const std::string& label, const char* tip) {
-    if (!first) {
-      ImGui::SameLine(0, ImGui::GetFontSize());
-      if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label.c_str()).x + 2 * ImGui::GetFontSize())
-        ImGui::NewLine();
-    }
+    if (first) legend_item(c, label.c_str());
+    else legend_next(c, label.c_str());
     first = false;
-    legend_item(c, label.c_str());
     if (tip && *tip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
   };
   for (size_t r = 0; r < T.reasons.size(); ++r) {

@@ -106,6 +106,15 @@ std::vector<std::string> command_words(const lesson::Lesson* lesson, int step, c
   if (words.size() < 2 || words[0] != "gpulab" || words[1] != sub) return {};
   return words;
 }
+
+// A `gpulab train` command the view draws as one CPU step against one GPU
+// step; --fit and --sweep print tables, which the step's text carries.
+bool compared_train(const std::vector<std::string>& words) {
+  if (words.empty()) return false;
+  for (const auto& w : words)
+    if (w == "--fit" || w == "--sweep") return false;
+  return true;
+}
 }  // namespace
 
 bool Session::Impl::occupancy_step(int step) {
@@ -136,18 +145,12 @@ bool Session::Impl::command_drawn(int step) const {
   } catch (const std::exception&) {
     return true;  // a sim command the view will report on
   }
-  const std::vector<std::string> train = command_words(lesson ? &*lesson : nullptr, step, "train");
-  if (train.empty()) return false;
-  for (const auto& w : train)
-    if (w == "--fit" || w == "--sweep") return false;  // tables, as train_step below leaves them
-  return true;
+  return compared_train(command_words(lesson ? &*lesson : nullptr, step, "train"));
 }
 
 bool Session::Impl::train_step(int step) {
   const std::vector<std::string> words = command_words(lesson ? &*lesson : nullptr, step, "train");
-  if (words.empty()) return false;
-  for (const auto& w : words)
-    if (w == "--fit" || w == "--sweep") return false;  // tables, not one step to compare
+  if (!compared_train(words)) return false;
   std::error_code ec;
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return false;

@@ -124,8 +124,8 @@ void text_words(const std::string& text) {
 
 void legend_next(ImU32 color, const char* label) {
   ImGui::SameLine(0, ImGui::GetFontSize());
-  const float need = ImGui::GetTextLineHeight() + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(label).x;
-  if (ImGui::GetContentRegionAvail().x < need) ImGui::NewLine();
+  // The label and its swatch (about two text heights with the gap) must fit.
+  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label).x + 2 * ImGui::GetFontSize()) ImGui::NewLine();
   legend_item(color, label);
 }
 
@@ -141,12 +141,8 @@ void legend_item(ImU32 color, const char* label) {
 void warp_state_legend() {
   const Palette& p = palette();
   for (int s = 1; s <= 4; ++s) {
-    if (s > 1) {
-      ImGui::SameLine(0, ImGui::GetFontSize());
-      if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(warp_state_name(WarpState(s))).x + 2 * ImGui::GetFontSize())
-        ImGui::NewLine();
-    }
-    legend_item(p.warp_state[s], warp_state_name(WarpState(s)));
+    if (s > 1) legend_next(p.warp_state[s], warp_state_name(WarpState(s)));
+    else legend_item(p.warp_state[s], warp_state_name(WarpState(s)));
   }
 }
 

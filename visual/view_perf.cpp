@@ -91,12 +91,9 @@ void draw_roofline(const ViewModel& vm, UiState& ui) {
   // The legend lists only the kinds of point on the chart.
   bool first = true;
   auto item = [&](ImU32 c, const char* label) {
-    if (!first) {
-      ImGui::SameLine(0, fs);
-      if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label).x + 2 * fs) ImGui::NewLine();
-    }
+    if (first) legend_item(c, label);
+    else legend_next(c, label);
     first = false;
-    legend_item(c, label);
   };
   if (any_pred) item(pal.gpu_predicted, "GPU, predicted (hollow)");
   if (any_bound) item(pal.gpu_predicted, "the roofline's bound (hollow): not a run");

@@ -249,7 +249,7 @@ void draw_sm_cycles(const ViewModel& vm, UiState& ui) {
   cycle_controls(T, ui);
   // A short pane's legend names only the states on screen at the cursor.
   std::vector<bool> present(T.reasons.size(), false);
-  for (int side = 0; side < 2; ++side) {
+  for (int side = 0; short_pane && side < 2; ++side) {
     const SideAtCycle n = side_at_cycle(T, T.sides[side], c);
     for (size_t r = 0; r < n.by_reason.size() && r < present.size(); ++r) present[r] = present[r] || n.by_reason[r] > 0;
   }
