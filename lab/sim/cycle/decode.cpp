@@ -146,9 +146,32 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
     if (in.op == Op::Cvta || in.op == Op::Isspacep) { d.unit = Unit::Int; d.latency = p.lat_int; d.hold = p.ii_int; d.dep = Stall::Wait; }
   }
   for (const ptx::BasicBlock& b : ptx::basic_blocks(k))
-    if (b.first < dk.code.size()) dk.code[b.first].block_start = true;
+    if (b.first < dk.code.size()) dk.code[b.first].block_start = dk.code[b.first].region_start = true;
+  mark_if_conversions(k, dk);
   merge_shared_loads(k, dk);
   return dk;
+}
+
+void mark_if_conversions(const ptx::Kernel& k, DecodedKernel& dk) {
+  const size_t n = std::min(k.code.size(), dk.code.size());
+  std::vector<uint32_t> incoming(n + 1, 0);  // branches that target each instruction
+  for (size_t i = 0; i < n; ++i)
+    if (k.code[i].op == Op::Bra && k.code[i].target >= 0 && size_t(k.code[i].target) <= n) ++incoming[size_t(k.code[i].target)];
+  for (size_t b = 0; b < n; ++b) {
+    const ptx::Instr& br = k.code[b];
+    if (br.op != Op::Bra || br.guard == ptx::kNoReg || br.target < 0) continue;
+    const size_t t = size_t(br.target);
+    if (t <= b + 1 || t > n || t - b - 1 > kIfConvertMaxBody || incoming[t] != 1) continue;
+    bool straight = true;
+    for (size_t x = b + 1; x < t && straight; ++x) {
+      const ptx::Op op = k.code[x].op;
+      straight = incoming[x] == 0 && op != Op::Bra && !dk.code[x].fence && dk.code[x].unit != Unit::Barrier;
+    }
+    if (!straight) continue;
+    dk.code[b].if_converted_to = int32_t(t);
+    dk.code[b + 1].region_start = false;
+    if (t < n) dk.code[t].region_start = false;
+  }
 }
 
 namespace {

@@ -30,6 +30,16 @@ struct DecodedInstr {
   bool plain_load = false;
   bool fence = false;
   bool block_start = false;   // leads a basic block (ptx/cfg.h: a branch target, or after bra/ret/exit)
+  // ptxas's if-conversion, which the load scheduling of hoist.h follows: a
+  // conditional forward `bra` over a short straight-line body (at most
+  // kIfConvertMaxBody instructions, no branch, barrier, fence, call or exit,
+  // entered only from the branch) becomes predicated instructions in the
+  // SASS, so the body and what follows it are one scheduling region with
+  // what precedes the branch. `if_converted_to` is such a branch's target
+  // (-1 for every other instruction); `region_start` is block_start less the
+  // leaders that only the converted branches made.
+  int32_t if_converted_to = -1;
+  bool region_start = false;
   // ptxas's vectorisation of shared loads, which the model times as the SASS
   // has it: scalar 4-byte ld.shared in one basic block on the same address
   // register at offsets 16w, +4, +8, +12 (or 8w, +4) become one LDS.128 (or
@@ -42,6 +52,14 @@ struct DecodedInstr {
   bool merged_away = false;
 };
 
+// The longest body (PTX instructions) the model lets ptxas predicate. The
+// SASS of the lab's GEMMs for sm_90 (docs/fidelity/h200/gemm-sm90.sass.xz)
+// predicates the bounds-checked tile loads of 03 and 05, bodies of 1-7 PTX
+// instructions (`@!P0 LDG.E`), and issues a tile's loads together before its
+// stores; 8 covers 04's 8-instruction bodies too. ptxas's own threshold is
+// not published.
+constexpr uint32_t kIfConvertMaxBody = 8;
+
 struct DecodedKernel {
   std::vector<DecodedInstr> code;
   std::vector<uint32_t> slots;  // dense scoreboard indices, not PTX slots
@@ -49,6 +67,10 @@ struct DecodedKernel {
 };
 
 DecodedKernel decode_kernel(const ptx::Kernel& kernel, const CycleParams& p);
+
+// Marks the branches ptxas would predicate (if_converted_to, region_start);
+// decode_kernel runs it.
+void mark_if_conversions(const ptx::Kernel& kernel, DecodedKernel& dk);
 
 // The merge pass alone (decode_kernel runs it): sets merge / merged_away.
 void merge_shared_loads(const ptx::Kernel& kernel, DecodedKernel& dk);

@@ -50,13 +50,26 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
     return std::find(set.first, set.second, s) != set.second;
   };
 
-  // Basic blocks of the dynamic stream: one begins at a leader of the
+  // Scheduling regions of the dynamic stream: one begins at a leader of the
   // kernel's blocks (ptx/cfg.h), after a jump, and after an instruction
-  // nothing crosses.
+  // nothing crosses; a branch ptxas predicates (decode.h, if_converted_to)
+  // and its target start none, taken or not.
   std::vector<uint8_t> starts(n, 0);
-  for (size_t i = 1; i < n; ++i)
-    starts[i] = dk.code[w.insts[i].pc].block_start || w.insts[i].pc != w.insts[i - 1].pc + 1 ||
-                dk.code[w.insts[i - 1].pc].fence;
+  for (size_t i = 1; i < n; ++i) {
+    const DecodedInstr& prev = dk.code[w.insts[i - 1].pc];
+    const bool jumped = w.insts[i].pc != w.insts[i - 1].pc + 1 && int64_t(w.insts[i].pc) != prev.if_converted_to;
+    starts[i] = dk.code[w.insts[i].pc].region_start || jumped || prev.fence;
+  }
+  // A global load in a predicated body is guarded by the branch's predicate
+  // (`@!P0 LDG`): the branch counts as one of the load's producers, so the
+  // predicate's own producers move up with it.
+  auto guards_load = [&](size_t i) {
+    const int32_t to = dk.code[w.insts[i].pc].if_converted_to;
+    if (to < 0) return false;
+    for (size_t j = i + 1; j < n && w.insts[j].pc < uint32_t(to) && w.insts[j].pc > w.insts[i].pc; ++j)
+      if (access(j) == Access::GlobalLoad) return true;
+    return false;
+  };
   // Backward pass: the arithmetic that computes a global load's address or
   // guard within the load's region moves up with it (a list scheduler
   // places a load's producers before it).
@@ -68,6 +81,11 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
       if (i + 1 < n && starts[i + 1]) needed.clear();
       const auto ri = reads(i), wi = writes(i);
       if (access(i) == Access::GlobalLoad) {
+        needed.insert(needed.end(), ri.first, ri.second);
+        continue;
+      }
+      if (guards_load(i)) {
+        feeds[i] = 1;
         needed.insert(needed.end(), ri.first, ri.second);
         continue;
       }
@@ -85,6 +103,7 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
   std::vector<uint32_t> order;  // original indices, in the new order
   order.reserve(n);
   std::vector<uint32_t> dead;   // instructions whose results a moved load overwrites
+  std::vector<uint8_t> is_dead(n, 0);
   size_t region = 0;            // no load moves above order[region]
   uint32_t moved = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -119,6 +138,10 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
         for (const uint32_t* s = rj.first; s != rj.second; ++s)
           if (in(*s, wi)) war = true;
         if (raw) break;
+        // What an instruction whose result is dead reads does not matter:
+        // the `v = zero` default that NVRTC copies before a guarded load
+        // (ptxas gives the copy and the load different registers).
+        if (war && !waw && is_dead[j]) war = false;
         if (waw) {
           // Crossable only if all it writes the load overwrites (then what it
           // reads does not matter either), and it is no memory access.
@@ -126,12 +149,16 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
           for (const uint32_t* s = wj.first; s != wj.second && all; ++s) all = in(*s, wi);
           if (!all) break;
           dead.push_back(j);
+          is_dead[j] = 1;
         } else if (war) {
           break;
         }
         --pos;
       }
-      if (pos == order.size()) dead.resize(first_dead);
+      if (pos == order.size()) {
+        for (size_t d = first_dead; d < dead.size(); ++d) is_dead[dead[d]] = 0;
+        dead.resize(first_dead);
+      }
       else ++moved;
     }
     order.insert(order.begin() + ptrdiff_t(pos), uint32_t(i));
