@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <algorithm>
 #include <numeric>
 #include <random>
@@ -474,4 +476,40 @@ L9:
   MESSAGE("four guarded loads: " << res.metrics.cycle->cycles << " cycles");
   CHECK(res.metrics.cycle->cycles > dram);
   CHECK(res.metrics.cycle->cycles < 2 * dram);  // in the PTX's order: more than 4 x 480
+}
+
+TEST_CASE("cycle model: a short constant-trip loop is timed as ptxas unrolls it") {
+  // 04_blocktile_1d's inner k loop: NVRTC unrolls it by 2 (four iterations
+  // of 38 PTX instructions), ptxas completely (the sm_90 SASS has 16 LDS.128
+  // and 8 LDS per tile, no loop). 05's k loop, 8 x 85 instructions, stays a
+  // loop in the same SASS.
+  auto read = [](const std::string& name) {
+    std::ifstream f(std::string(GPULAB_SOURCE_DIR) + "/kernels/gemm/" + name);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  };
+  const auto& h100 = gpu_model("H100");
+  auto p04 = simtest::Program::from_cuda(read("04_blocktile_1d.cu"), "gemm_04_blocktile_1d", "compute_90");
+  REQUIRE(p04.kernel);
+  const cycle::DecodedKernel dk = cycle::decode_kernel(*p04.kernel, cycle::cycle_params(h100));
+  REQUIRE(dk.unrolled.size() == 1);
+  const cycle::UnrolledLoop& L = dk.unrolled[0];
+  CHECK(L.trip == 4);
+  int lds128 = 0, lds64 = 0, away = 0, folded = 0, loads = 0;
+  for (uint32_t it = 0; it < L.trip; ++it)
+    for (size_t i = 0; i < L.body(); ++i) {
+      const auto& f = L.flags[it * L.body() + i];
+      lds128 += f.merge == 2, lds64 += f.merge == 1, away += f.merged_away, folded += f.folded;
+      loads += p04.kernel->code[L.head + i].op == lab::ptx::Op::Ld;
+    }
+  CHECK(loads == 72);   // per tile in the PTX: 64 of A's tile, 8 of B's
+  CHECK(lds128 == 16);  // A: k 0-3 and 4-7 of each of the 8 rows, as the SASS
+  CHECK(lds64 == 0);
+  CHECK(away == 48);
+  CHECK(folded == 15);  // three iterations' counter step, compare, back edge and two address steps
+
+  auto p05 = simtest::Program::from_cuda(read("05_blocktile_2d.cu"), "gemm_05_blocktile_2d", "compute_90");
+  REQUIRE(p05.kernel);
+  CHECK(cycle::decode_kernel(*p05.kernel, cycle::cycle_params(h100)).unrolled.empty());
 }

@@ -1,5 +1,7 @@
 #include "lab/compile/nvrtc.h"
 
+#include "lab/compile/process.h"
+
 #include <nvJitLink.h>
 #include <nvrtc.h>
 
@@ -121,15 +123,9 @@ std::string compile_file_to_ptx(const std::string& path, const CompileOptions& o
 }
 
 namespace {
-// ptxas's verbose log for `ptx` on `sm_arch` (through nvJitLink), kept in the
-// cache beside the PTX so that a kernel is assembled once, not once per run.
-std::string ptxas_info(const std::string& ptx, const std::string& sm_arch) {
-  unsigned major = 0, minor = 0;
-  nvJitLinkVersion(&major, &minor);
-  fs::path cached = fs::path(cache_dir()) /
-                    fmt::format("{:016x}.ptxas", fnv1a(fmt::format("{}.{}\n{}\n", major, minor, sm_arch) + ptx));
-  std::error_code ec;
-  if (fs::exists(cached, ec)) return read_text(cached.string());
+// ptxas's verbose log through nvJitLink, which assembles relocatable code
+// (`ptxas -c`; see ptxas_info).
+std::string ptxas_relocatable(const std::string& ptx, const std::string& sm_arch) {
   nvJitLinkHandle handle;
   std::string arch_opt = "-arch=" + sm_arch;
   const char* opts[] = {arch_opt.c_str(), "-verbose"};
@@ -151,6 +147,48 @@ std::string ptxas_info(const std::string& ptx, const std::string& sm_arch) {
     throw std::runtime_error("ptxas (through nvJitLink) rejected the PTX for " + sm_arch + ":\n" + err);
   }
   nvJitLinkDestroy(&handle);
+  return info;
+}
+
+// The toolkit's ptxas on `ptx` as a whole program; `ran` false (and nothing
+// returned) where it is absent, could not be started or refused the PTX (a
+// module that calls functions defined elsewhere): nvJitLink answers then,
+// and reports the error if the PTX itself is at fault.
+std::string ptxas_whole_program(const std::string& ptx, const std::string& sm_arch, const fs::path& dir, bool& ran) {
+  ran = false;
+  std::error_code ec;
+  if (!fs::exists(GPULAB_PTXAS, ec)) return {};
+  fs::create_directories(dir, ec);
+  const fs::path input = dir / fmt::format("ptxas-{}-{:016x}.ptx", getpid(), fnv1a(ptx));
+  write_atomically(input, ptx);
+  std::string out;
+  const int rc = run_capture({GPULAB_PTXAS, "-arch=" + sm_arch, "-v", input.string(), "-o", "/dev/null"}, out);
+  fs::remove(input, ec);
+  if (rc != 0) return {};
+  ran = true;
+  return out;
+}
+
+// ptxas's verbose log for `ptx` on `sm_arch`, kept in the cache beside the
+// PTX so that a kernel is assembled once, not once per run.
+//
+// The GPU runs a module's PTX as the driver compiles it, a whole program
+// (cuModuleLoadDataEx; nvcc without -rdc does the same). nvJitLink assembles
+// PTX as relocatable code (`ptxas -c`), whose register allocation differs:
+// 09_tensor_core_mma for sm_90 gets 150 registers from nvJitLink, 126 from
+// `ptxas` (1 block per SM against 2), and the SASS nvcc makes for it uses
+// R0-R124 (docs/fidelity/h200/gemm-sm90.sass.xz). So the toolkit's ptxas
+// is asked, as a whole program; nvJitLink only where that binary is absent.
+std::string ptxas_info(const std::string& ptx, const std::string& sm_arch) {
+  unsigned major = 0, minor = 0;
+  nvJitLinkVersion(&major, &minor);
+  fs::path cached = fs::path(cache_dir()) /
+                    fmt::format("{:016x}.ptxas", fnv1a(fmt::format("{}.{}\n{}\nwhole program\n", major, minor, sm_arch) + ptx));
+  std::error_code ec;
+  if (fs::exists(cached, ec)) return read_text(cached.string());
+  bool ran = false;
+  std::string info = ptxas_whole_program(ptx, sm_arch, cached.parent_path(), ran);
+  if (!ran) info = ptxas_relocatable(ptx, sm_arch);
   fs::create_directories(cached.parent_path(), ec);
   if (!ec) write_atomically(cached, info);
   return info;

@@ -1,9 +1,7 @@
 #include "lab/program/build.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "lab/compile/nvrtc.h"
+#include "lab/compile/process.h"
 
 #ifndef GPULAB_NVCC
 #define GPULAB_NVCC "/usr/local/cuda/bin/nvcc"
@@ -73,33 +72,6 @@ void hash_with_includes(const fs::path& file, uint64_t& h, std::set<fs::path>& s
     if (!fs::exists(next, ec)) next = fs::path(GPULAB_SOURCE_DIR) / m[1].str();
     hash_with_includes(next, h, seen, include_dirs);
   }
-}
-
-// Runs argv, returning the exit status and stdout+stderr.
-int run_capture(const std::vector<std::string>& argv, std::string& output) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("gpulab run: cannot create a pipe");
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    std::perror(args[0]);
-    _exit(127);
-  }
-  close(fds[1]);
-  std::array<char, 4096> buf;
-  ssize_t n;
-  while ((n = read(fds[0], buf.data(), buf.size())) > 0) output.append(buf.data(), size_t(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 }  // namespace
@@ -285,7 +257,7 @@ std::string build_program(const ProgramBuild& b) {
       const fs::path tmp = o.object.string() + fmt::format(".{}.tmp", getpid());
       std::vector<std::string> argv = compile;
       argv.insert(argv.end(), {"-c", o.source, "-o", tmp.string()});
-      o.rc = run_capture(argv, o.output);
+      o.rc = compile::run_capture(argv, o.output);
       std::error_code rename_ec;
       if (o.rc == 0) fs::rename(tmp, o.object, rename_ec);  // atomic: another check may read it
       if (rename_ec) o.rc = -1, o.output = rename_ec.message();
@@ -316,7 +288,7 @@ std::string build_program(const ProgramBuild& b) {
   }
   for (const auto& l : libraries) link.push_back("-l" + l);
   std::string out;
-  if (run_capture(link, out) != 0) throw_build_error(out);
+  if (compile::run_capture(link, out) != 0) throw_build_error(out);
   fs::rename(tmp, exe, ec);
   if (ec) throw std::runtime_error(fmt::format("gpulab run: cannot write {}: {}", exe.string(), ec.message()));
   return exe.string();

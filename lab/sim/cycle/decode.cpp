@@ -1,5 +1,6 @@
 // lab/sim/cycle/decode.cpp: unit, latency and register slots per instruction.
 #include "lab/sim/cycle/decode.h"
+#include "lab/sim/cycle/unroll.h"
 
 #include <algorithm>
 #include <bit>
@@ -11,8 +12,6 @@
 namespace lab::sim::cycle {
 
 using ptx::Op;
-
-namespace {
 
 // How many leading operands are destinations (PTX lists destinations first;
 // module.h's operand-order table).
@@ -31,6 +30,8 @@ int destinations(const ptx::Instr& in) {
       return 1;
   }
 }
+
+namespace {
 
 void operand_slots(const ptx::Kernel& k, const ptx::Operand& o, std::vector<uint32_t>& out) {
   switch (o.kind) {
@@ -149,6 +150,7 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
     if (b.first < dk.code.size()) dk.code[b.first].block_start = dk.code[b.first].region_start = true;
   mark_if_conversions(k, dk);
   merge_shared_loads(k, dk);
+  dk.unrolled = find_unrolled_loops(k, dk);
   return dk;
 }
 
@@ -202,7 +204,9 @@ int full_align(const AddrVal& v) {
 
 }  // namespace
 
-void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
+std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel& dk, const std::vector<uint32_t>& seq,
+                                      const std::vector<uint8_t>& starts, const std::vector<uint8_t>& open_branch) {
+  std::vector<MergeFlag> flags(seq.size());
   // One candidate: a scalar 4-byte plain ld.shared [R + imm], no guard.
   auto candidate = [&](size_t pc) {
     const ptx::Instr& in = k.code[pc];
@@ -217,9 +221,11 @@ void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
     if (auto it = vals.find(o.reg); it != vals.end()) return it->second;
     return {mix(0x1e, o.reg), 0, -1};  // live into the block
   };
-  auto fresh = [&](size_t pc, int asym) { return AddrVal{mix(0xdef, pc), 0, asym}; };
+  // A value nothing else computes: one per position (the same pc in two
+  // iterations of an unrolled loop computes two values).
+  auto fresh = [&](size_t pos, int asym) { return AddrVal{mix(0xdef, pos), 0, asym}; };
   // Value of the register `in` defines, as far as address arithmetic goes.
-  auto define = [&](size_t pc, const ptx::Instr& in) -> AddrVal {
+  auto define = [&](size_t pos, const ptx::Instr& in) -> AddrVal {
     const AddrVal a = in.num_ops > 1 ? val(in.ops[1]) : AddrVal{};
     const AddrVal b = in.num_ops > 2 ? val(in.ops[2]) : AddrVal{};
     switch (in.op) {
@@ -231,29 +237,29 @@ void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
                 a.asym < 0 || b.asym < 0 ? -1 : std::min(a.asym, b.asym)};
       case Op::Sub:
         if (b.sym == 0) return {a.sym, a.off - b.off, a.asym};
-        return fresh(pc, 0);
+        return fresh(pos, 0);
       case Op::Shl:
-        if (b.sym != 0 || b.off < 0 || b.off > 31) return fresh(pc, 0);
+        if (b.sym != 0 || b.off < 0 || b.off > 31) return fresh(pos, 0);
         // Shifting leaves at least b zero bits, whatever was known before.
         return {a.sym ? mix(a.sym, 0x5000 + uint64_t(b.off)) : 0, a.off << b.off, std::max(a.asym, 0) + int(b.off)};
       case Op::Mul:
-        if (in.mul != ptx::MulMode::Lo && in.mul != ptx::MulMode::Wide) return fresh(pc, 0);
+        if (in.mul != ptx::MulMode::Lo && in.mul != ptx::MulMode::Wide) return fresh(pos, 0);
         if (b.sym == 0 && b.off > 0)
           return {a.sym ? mix(a.sym, 0x7000 + uint64_t(b.off)) : 0, a.off * b.off,
                   std::max(a.asym, 0) + trailing_zeros(b.off)};
-        return fresh(pc, 0);
+        return fresh(pos, 0);
       case Op::Or:
         // Or-ing bits the value is known to have clear is an add.
         if (b.sym == 0 && b.off >= 0 && (b.off >> std::min(full_align(a), 62)) == 0) return {a.sym, a.off + b.off, a.asym};
         if (a.sym == 0 && a.off >= 0 && (a.off >> std::min(full_align(b), 62)) == 0) return {b.sym, a.off + b.off, b.asym};
-        return fresh(pc, std::min(full_align(a), full_align(b)));
+        return fresh(pos, std::min(full_align(a), full_align(b)));
       case Op::And:
-        if (b.sym == 0) return fresh(pc, std::max(trailing_zeros(b.off), full_align(a)));
-        return fresh(pc, std::max(full_align(a), full_align(b)));
-      default: return fresh(pc, 0);
+        if (b.sym == 0) return fresh(pos, std::max(trailing_zeros(b.off), full_align(a)));
+        return fresh(pos, std::max(full_align(a), full_align(b)));
+      default: return fresh(pos, 0);
     }
   };
-  struct Load { size_t pc; int64_t off; int asym; };
+  struct Load { size_t pos; int64_t off; int asym; };
   std::unordered_map<uint64_t, std::vector<Load>> open;  // symbolic base -> its loads so far
   auto close = [&](std::vector<Load>& loads) {
     // Windows of 16 bytes, then of 8, each member present once, the
@@ -269,25 +275,26 @@ void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
         for (int64_t off = base; off < base + width; off += 4) {
           size_t found = 0, hits = 0;
           for (size_t j = 0; j < loads.size(); ++j)
-            if (loads[j].off == off && !dk.code[loads[j].pc].merged_away && !dk.code[loads[j].pc].merge)
+            if (loads[j].off == off && !flags[loads[j].pos].away && !flags[loads[j].pos].merge)
               found = j, ++hits;
           if (hits != 1) break;
-          members.push_back(loads[found].pc);
+          members.push_back(loads[found].pos);
         }
         if (members.size() != size_t(width / 4)) continue;
         std::sort(members.begin(), members.end());
-        dk.code[members[0]].merge = uint8_t(width / 4);
-        for (size_t m = 1; m < members.size(); ++m) dk.code[members[m]].merged_away = true;
+        flags[members[0]].merge = uint8_t(width / 4);
+        for (size_t m = 1; m < members.size(); ++m) flags[members[m]].away = true;
       }
     }
     loads.clear();
   };
   auto close_all = [&] { for (auto& [sym, loads] : open) close(loads); open.clear(); };
-  for (size_t pc = 0; pc < k.code.size(); ++pc) {
+  for (size_t pos = 0; pos < seq.size(); ++pos) {
+    const size_t pc = seq[pos];
     const ptx::Instr& in = k.code[pc];
     const DecodedInstr& d = dk.code[pc];
-    if (d.block_start) close_all(), vals.clear();
-    if (d.fence || in.op == Op::Bra) close_all();
+    if (starts[pos]) close_all(), vals.clear();
+    if ((d.fence || in.op == Op::Bra) && !open_branch[pos]) close_all();
     // A shared store may alias the loads: ptxas does not merge across it.
     if ((in.op == Op::St || in.op == Op::Atom || in.op == Op::Red) &&
         (in.space == ptx::Space::Shared || in.space == ptx::Space::Generic))
@@ -297,21 +304,34 @@ void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
       AddrVal a = ao.reg < ptx::kSinkReg ? val(ptx::Operand{ptx::OperandKind::Reg, 0, ptx::Space::Generic, false, ao.reg, 0})
                                          : AddrVal{0, 0, 63};
       a.off += ao.imm;
-      open[a.sym].push_back({pc, a.off, a.sym == 0 ? 63 : a.asym});
+      open[a.sym].push_back({pos, a.off, a.sym == 0 ? 63 : a.asym});
     }
     // The registers it writes get their new values (a load's: unknown).
     if (destinations(in) >= 1 && in.num_ops >= 1 && in.ops[0].kind == ptx::OperandKind::Reg &&
         in.ops[0].reg < ptx::kSinkReg) {
-      const AddrVal v = d.unit == Unit::Memory ? fresh(pc, 0) : define(pc, in);
+      const AddrVal v = d.unit == Unit::Memory ? fresh(pos, 0) : define(pos, in);
       vals[in.ops[0].reg] = v;
     }
     for (int i = 1; i < destinations(in) && i < in.num_ops; ++i)
-      if (in.ops[i].kind == ptx::OperandKind::Reg) vals[in.ops[i].reg] = fresh(pc, 0);
+      if (in.ops[i].kind == ptx::OperandKind::Reg) vals[in.ops[i].reg] = fresh(pos, 0);
     if (destinations(in) >= 1 && in.num_ops >= 1 && in.ops[0].kind == ptx::OperandKind::Vec)
       for (uint32_t v = 0; v < in.ops[0].vec_len; ++v)
-        if (in.ops[0].reg + v < k.vec_slots.size()) vals[k.vec_slots[in.ops[0].reg + v]] = fresh(pc, 0);
+        if (in.ops[0].reg + v < k.vec_slots.size()) vals[k.vec_slots[in.ops[0].reg + v]] = fresh(pos, 0);
   }
   close_all();
+  return flags;
+}
+
+void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
+  const size_t n = std::min(k.code.size(), dk.code.size());
+  std::vector<uint32_t> seq(n);
+  std::vector<uint8_t> starts(n), open_branch(n, 0);
+  for (size_t pc = 0; pc < n; ++pc) seq[pc] = uint32_t(pc), starts[pc] = dk.code[pc].block_start;
+  const std::vector<MergeFlag> flags = merge_sequence(k, dk, seq, starts, open_branch);
+  for (size_t pc = 0; pc < n; ++pc) {
+    dk.code[pc].merge = flags[pc].merge;
+    dk.code[pc].merged_away = flags[pc].away;
+  }
 }
 
 }  // namespace lab::sim::cycle

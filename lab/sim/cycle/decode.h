@@ -60,13 +60,30 @@ struct DecodedInstr {
 // not published.
 constexpr uint32_t kIfConvertMaxBody = 8;
 
+// A loop ptxas unrolls (unroll.h).
+struct UnrolledLoop {
+  uint32_t head = 0, back = 0;  // the body [head, back]; `back` is the back edge
+  uint32_t trip = 0;            // iterations
+  // Per iteration, per instruction of the body: the TraceInst flags.
+  struct Flags {
+    uint8_t merge = 0;  // TraceInst::merge: 0, 1 (LDS.64), 2 (LDS.128)
+    bool merged_away = false, folded = false;
+  };
+  std::vector<Flags> flags;  // [iteration * body + (pc - head)]
+  size_t body() const { return back - head + 1; }
+};
+
 struct DecodedKernel {
   std::vector<DecodedInstr> code;
   std::vector<uint32_t> slots;  // dense scoreboard indices, not PTX slots
   uint32_t num_slots = 0;       // scoreboard entries per warp
+  std::vector<UnrolledLoop> unrolled;  // unroll.h
 };
 
 DecodedKernel decode_kernel(const ptx::Kernel& kernel, const CycleParams& p);
+
+// How many leading operands of `in` are destinations (PTX lists them first).
+int destinations(const ptx::Instr& in);
 
 // Marks the branches ptxas would predicate (if_converted_to, region_start);
 // decode_kernel runs it.
@@ -74,5 +91,17 @@ void mark_if_conversions(const ptx::Kernel& kernel, DecodedKernel& dk);
 
 // The merge pass alone (decode_kernel runs it): sets merge / merged_away.
 void merge_shared_loads(const ptx::Kernel& kernel, DecodedKernel& dk);
+
+// The merge rules over any sequence of the kernel's instructions in the
+// order they run (the kernel's own order, or a loop's body repeated as ptxas
+// unrolls it: unroll.h). `starts`: positions that begin a basic block (the
+// groups close and register values are forgotten); `open_branch`: branches
+// that close no group (an unrolled loop's back edges).
+struct MergeFlag {
+  uint8_t merge = 0;  // 2 or 4: the first of an LDS.64 / LDS.128
+  bool away = false;  // merged into the first
+};
+std::vector<MergeFlag> merge_sequence(const ptx::Kernel& kernel, const DecodedKernel& dk, const std::vector<uint32_t>& seq,
+                                      const std::vector<uint8_t>& starts, const std::vector<uint8_t>& open_branch);
 
 }  // namespace lab::sim::cycle

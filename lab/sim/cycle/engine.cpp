@@ -686,9 +686,11 @@ class Slice {
 
   // The loads ptxas merged into the one before them (decode.h): they take no
   // issue slot and make no request; their results arrive with the merged
-  // load's. Their trace requests are consumed (and counted as traced).
+  // load's. Their trace requests are consumed (and counted as traced). And
+  // the loop control an unrolled loop does not have (unroll.h): no issue
+  // slot, its result (a counter, an address step) at once.
   void skip_merged(Warp& w, uint64_t t) {
-    while (w.next < w.tr->insts.size() && dk_.code[w.tr->insts[w.next].pc].merged_away) {
+    while (w.next < w.tr->insts.size() && (w.tr->insts[w.next].merged_away || w.tr->insts[w.next].folded)) {
       const TraceInst& f = w.tr->insts[w.next];
       const DecodedInstr& fd = dk_.code[f.pc];
       while (w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == w.next)
@@ -696,11 +698,12 @@ class Slice {
       if (f.mask != 0 && !f.dead) {
         const uint32_t* sl = dk_.slots.data() + fd.first + fd.reads;
         for (uint32_t i = 0; i < fd.writes; ++i) {
-          w.scoreboard[sl[i]] = score(std::max(w.merged_ready, t + 1), Stall::ShortScoreboard);
+          w.scoreboard[sl[i]] = f.folded ? score(t, Stall::Wait)
+                                         : score(std::max(w.merged_ready, t + 1), Stall::ShortScoreboard);
           if (w.producers) w.producers[sl[i]] = producer(f.pc, t);  // its share of the merged load, issued now
         }
       }
-      ++acc_.merged_loads;
+      ++(f.folded ? acc_.folded_instructions : acc_.merged_loads);
       ++w.next;
     }
   }
@@ -754,7 +757,7 @@ class Slice {
         if (m.space == ptx::Space::Shared) {
           acc_.traced_wavefronts += m.count;
           // A merged LDS.64/LDS.128 costs the widened access's wavefronts.
-          const uint16_t cost = d.merge == 4 ? m.wide16() : d.merge == 2 ? m.wide8() : m.count;
+          const uint16_t cost = ti.merge == 2 ? m.wide16() : ti.merge == 1 ? m.wide8() : m.count;
           const double start = std::max(double(t), sm.l1_free);
           sm.l1_free = start + std::max<uint16_t>(1, cost);
           acc_.l1_busy_cycles += std::max<uint16_t>(1, cost);
@@ -779,7 +782,7 @@ class Slice {
         if (w.producers) w.producers[sl[i]] = producer(ti.pc, t);
       }
     }
-    if (d.merge) w.merged_ready = ready_at;
+    if (ti.merge) w.merged_ready = ready_at;
     w.next = idx + 1;
     skip_merged(w, t);
     w.deps_ok = false;

@@ -55,8 +55,10 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
   // nothing crosses; a branch ptxas predicates (decode.h, if_converted_to)
   // and its target start none, taken or not.
   std::vector<uint8_t> starts(n, 0);
+  // Nor does the back edge of a loop ptxas unrolls (unroll.h: folded).
   for (size_t i = 1; i < n; ++i) {
     const DecodedInstr& prev = dk.code[w.insts[i - 1].pc];
+    if (w.insts[i - 1].folded) continue;
     const bool jumped = w.insts[i].pc != w.insts[i - 1].pc + 1 && int64_t(w.insts[i].pc) != prev.if_converted_to;
     starts[i] = dk.code[w.insts[i].pc].region_start || jumped || prev.fence;
   }

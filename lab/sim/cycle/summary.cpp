@@ -84,6 +84,8 @@ nlohmann::json cycle_json(const CycleResult& r) {
   j["warp_instructions_issued"] = r.issued;
   // Scalar shared loads folded into LDS.64/LDS.128 as ptxas does (decode.h).
   j["shared_loads_merged"] = r.merged_loads;
+  // Loop control of the loops ptxas unrolls, not issued (unroll.h).
+  j["loop_instructions_folded"] = r.folded_instructions;
   j["l1_busy_cycles"] = r.l1_busy_cycles;
   j["traced_sectors"] = r.traced_sectors;
   j["traced_wavefronts"] = r.traced_wavefronts;

@@ -21,6 +21,7 @@
 #include "lab/sim/cycle/decode.h"
 #include "lab/sim/cycle/engine.h"
 #include "lab/sim/cycle/hoist.h"
+#include "lab/sim/cycle/unroll.h"
 #include "lab/sim/cycle/params.h"
 #include "lab/sim/cpu_clock.h"
 #include "lab/sim/cycle/sample.h"
@@ -138,8 +139,12 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     t->warps.resize(warps_per_block);
     auto i0 = std::chrono::steady_clock::now();
     run_traced(b, *t);
-    // The SASS's load order, not the PTX's (hoist.h); on this, the prefetch thread.
-    for (WarpTrace& w : t->warps) hoist_global_loads(dk, w);
+    // The SASS's shape (merged loads, unrolled loops: unroll.h) and load
+    // order (hoist.h), not the PTX's; on this, the prefetch thread.
+    for (WarpTrace& w : t->warps) {
+      apply_sass_shape(dk, w);
+      hoist_global_loads(dk, w);
+    }
     std::lock_guard<std::mutex> lock(interp_m);
     interpreter_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - i0).count();
     return t;

@@ -19,10 +19,15 @@ namespace lab::sim::cycle {
 
 struct TraceInst {
   TraceInst() = default;
-  TraceInst(uint32_t pc_, uint32_t mask_) : pc(pc_), dead(0), mask(mask_) {}
-  uint32_t pc : 31 = 0;
+  TraceInst(uint32_t pc_, uint32_t mask_) : pc(pc_), mask(mask_) {}
+  uint32_t pc : 27 = 0;
   uint32_t dead : 1 = 0;  // its result is overwritten unread: issues without operands or result (hoist.h)
-  uint32_t mask = 0;      // lanes that executed (active & guard)
+  // How the SASS has this instance (unroll.h sets them from decode.h's
+  // static pass and from the loops ptxas unrolls, per iteration):
+  uint32_t merge : 2 = 0;        // 1: the first of an LDS.64's pair, 2: of an LDS.128's four
+  uint32_t merged_away : 1 = 0;  // merged into the load before it: no issue, no request
+  uint32_t folded : 1 = 0;       // loop control an unrolled loop does not have: no issue, result at once
+  uint32_t mask = 0;             // lanes that executed (active & guard)
 };
 
 struct SectorRun {

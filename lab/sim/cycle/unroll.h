@@ -1,0 +1,48 @@
+// lab/sim/cycle/unroll.h: the loops ptxas unrolls, timed as unrolled.
+//
+// NVRTC's PTX keeps some short loops with a constant trip count that ptxas
+// then unrolls completely. 04_blocktile_1d's inner loop over k (BK = 8) is
+// unrolled by 2 in the PTX, four iterations of 38 instructions; the sm_90
+// SASS (docs/fidelity/h200/gemm-sm90.sass.xz) has no loop there: its A-tile
+// reads, scalar ld.shared at [r + 0], [r + 4] in one PTX iteration and
+// [r + 8], [r + 12] in the next, are one LDS.128 per four (16 LDS.128 and
+// 8 LDS per tile, where the PTX issues 72 loads), and the loop's counter,
+// compare, branch and pointer increments are gone (folded into the
+// addresses). 05_blocktile_2d's k loop (8 iterations of 85 instructions)
+// stays a loop in the same SASS.
+//
+// So a loop whose body is one basic block ending in its back edge, counted
+// by a register that starts at a constant, steps by a constant and is
+// compared with a constant, is treated as ptxas would unroll it when its
+// unrolled length is at most kUnrollMaxInstructions: the shared-load merges
+// (decode.h) run over the body repeated trip times, and in every iteration
+// but the last the counter's update, its compare, the back edge and the
+// updates of registers used only as shared-memory addresses take no issue
+// slot. The trace's instances get these flags per iteration (TraceInst).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lab/ptx/module.h"
+#include "lab/sim/cycle/decode.h"
+#include "lab/sim/cycle/trace.h"
+
+namespace lab::sim::cycle {
+
+// Unrolled length (PTX instructions, body x trip count) up to which ptxas
+// is taken to unroll a constant-trip loop: 04's 152 were unrolled, 05's
+// 680 were not (the SASS above). ptxas's own heuristic is not published.
+constexpr uint32_t kUnrollMaxInstructions = 256;
+
+
+// The loops of `kernel` ptxas would unroll, with their flags (decode_kernel
+// stores them in DecodedKernel::unrolled).
+std::vector<UnrolledLoop> find_unrolled_loops(const ptx::Kernel& kernel, const DecodedKernel& dk);
+
+// Sets every instance's merge / merged_away / folded in `w` (before the load
+// scheduling of hoist.h reorders it): decode.h's static merges, and per
+// iteration inside the loops of dk.unrolled.
+void apply_sass_shape(const DecodedKernel& dk, WarpTrace& w);
+
+}  // namespace lab::sim::cycle
