@@ -226,10 +226,18 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write) {
     // on the naive GEMM, whose touches mostly hit the set's last line.)
     if (L.unchanged(s, line, bits, is_write)) continue;
     if (concurrent_) L.acquire(s);
-    misses += L.touch(s, line, bits, is_write);
+    const uint32_t m = L.touch(s, line, bits, is_write);
     if (concurrent_) L.release(s);
+    // Another SM's block fetched it (set_fetch_fraction): decided per line,
+    // by bits of the line's hash the set index does not use.
+    if (m && !is_write && fetch_threshold_ < kFetchAll && uint32_t(h >> 40) >= fetch_threshold_) continue;
+    misses += m;
   }
   return misses;
+}
+
+void L2Model::set_fetch_fraction(double fraction) {
+  fetch_threshold_ = uint32_t(std::clamp(fraction, 0.0, 1.0) * double(kFetchAll));
 }
 
 }  // namespace lab::sim

@@ -61,6 +61,14 @@ class L2Model {
   // set is then locked while it is read and updated. Off (the default), no
   // lock is taken. Not to be changed while another thread accesses it.
   void set_concurrent(bool concurrent) { concurrent_ = concurrent; }
+  // A sampled-only run (launch.cpp) sends this cache the reads of a few
+  // blocks, where on the GPU the blocks on every other SM read many of the
+  // same lines at about the same time, and only the first of them fetches a
+  // line from DRAM. `fraction` (0..1] of the lines this cache misses on a
+  // read are fetched from DRAM; the others (chosen by a hash of the line,
+  // the same in every run) another SM brought in: they become present and
+  // cost no DRAM sector. 1, the default, for every other run.
+  void set_fetch_fraction(double fraction);
 
   struct Sets;  // l2_model.cpp
 
@@ -68,6 +76,8 @@ class L2Model {
   std::unique_ptr<Sets> sets_;
   uint64_t capacity_ = 0;
   bool concurrent_ = false;
+  uint32_t fetch_threshold_ = kFetchAll;  // set_fetch_fraction, in 1/2^24
+  static constexpr uint32_t kFetchAll = 1u << 24;
 };
 
 }  // namespace lab::sim

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "lab/ptx/cfg.h"
+#include "lab/sim/cycle/corunners.h"
 #include "lab/sim/cycle/result.h"
 #include "lab/sim/cycle/timed_launch.h"
 #include "lab/sim/cpu_clock.h"
@@ -648,13 +649,63 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     // sample_only the others never run.
     uint64_t cursor = 0;
     const bool only = options.timing.sample_only;
+    double fetch_fraction = 1;
+    auto first_read_fetch_fraction = [&](const cycle::SamplePlan& plan) {
+      const uint64_t gx = cfg.grid.x, gy = cfg.grid.y, b0 = plan.segments[0].blocks[0];
+      const uint64_t x0 = b0 % gx, y0 = (b0 / gx) % gy, z0 = b0 / (gx * gy);
+      // The neighbour `d` steps along x (or y), stepping back at the grid's edge.
+      auto step = [](uint64_t at, uint64_t extent, uint64_t d) -> int64_t {
+        if (at + d < extent) return int64_t(at + d);
+        return at >= d ? int64_t(at - d) : -1;
+      };
+      WorkerState scratch;
+      scratch.per_pc.assign(kernel.code.size(), PcCounters{});
+      scratch.shared_memo.assign(kernel.code.size(), SharedCostMemo{});
+      L2Model* const l2_of_run = L.l2;
+      uint32_t* const insts_of_run = L.warp_insts_by_warp;
+      uint32_t* const requests_of_run = L.global_requests_by_warp;
+      EventSink* const events_of_run = L.events;
+      L.l2 = nullptr, L.warp_insts_by_warp = nullptr, L.global_requests_by_warp = nullptr, L.events = nullptr;
+      auto lines_of = [&](int64_t x, int64_t y) -> std::vector<uint64_t> {
+        if (x < 0 || y < 0 || stopped()) return {};
+        cycle::BlockTrace trace;
+        trace.warps.resize((block_threads + kWarpSize - 1) / kWarpSize);
+        scratch.trace = &trace;
+        run_block(L, scratch, uint64_t(x) + uint64_t(y) * gx + z0 * gx * gy, ctl);
+        scratch.trace = nullptr;
+        return cycle::read_lines(trace);
+      };
+      const std::vector<uint64_t> self = lines_of(int64_t(x0), int64_t(y0));
+      cycle::Neighbours n;
+      n.x1 = lines_of(step(x0, gx, 1), int64_t(y0));
+      n.x2 = lines_of(step(x0, gx, 2), int64_t(y0));
+      n.y1 = lines_of(int64_t(x0), step(y0, gy, 1));
+      n.y2 = lines_of(int64_t(x0), step(y0, gy, 2));
+      L.l2 = l2_of_run, L.warp_insts_by_warp = insts_of_run, L.global_requests_by_warp = requests_of_run;
+      L.events = events_of_run;
+      const uint64_t wave = std::min<uint64_t>(total_blocks, uint64_t(gpu.sm_count) * plan.blocks_per_sm);
+      const uint64_t row_mates = std::min(gx, wave);
+      const uint64_t column_mates = gx >= wave ? 1 : std::min(gy, (wave + gx - 1) / gx);
+      return cycle::first_read_fetch_fraction(self, n, row_mates, column_mates);
+    };
     // With sample_only only the timed blocks touch the L2, so it holds what
     // their share of the GPU's L2 would: a slice of S of the busy SMs gets
     // S/busy of the capacity, as it gets that share of the bandwidth. (The
     // first timed block, run to choose S, saw the whole cache; the blocks
     // that share data with the sample from other SMs are not run at all.)
-    const cycle::PlanListener share_l2 = [&](double share) {
-      if (only && share < 1) l2.resize(std::max<uint64_t>(uint64_t(double(l2.capacity_bytes()) * share), 1 << 20));
+    //
+    // Nor do the blocks on other SMs read the lines the sample reads, as on
+    // the GPU they would at about the same time: a few of the first timed
+    // block's grid neighbours run untimed (outside the L2 model and the
+    // metrics) to tell which of its lines they share, and the L2 fetches
+    // from DRAM only the share of first reads its own SM would (corunners.h).
+    const cycle::PlanListener share_l2 = [&](const cycle::SamplePlan& plan) {
+      const double share = plan.full ? 1.0 : plan.bandwidth_share;
+      if (!only || share >= 1) return;
+      l2.resize(std::max<uint64_t>(uint64_t(double(l2.capacity_bytes()) * share), 1 << 20));
+      if (plan.segments.empty() || plan.segments[0].blocks.empty()) return;
+      fetch_fraction = first_read_fetch_fraction(plan);
+      l2.set_fetch_fraction(fetch_fraction);
     };
     timing = cycle::time_launch(kernel, cfg, gpu, options.timing, L.shared_bytes,
                                 [&](uint64_t b, cycle::BlockTrace& trace) {

@@ -177,7 +177,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     }
   }
 
-  if (on_plan) on_plan(plan.full ? 1.0 : plan.bandwidth_share);
+  if (on_plan) on_plan(plan);
   r->sampled = !plan.full;
   r->slice_sms = plan.slice_sms;
   r->sm_count = sms;

@@ -12,16 +12,17 @@
 #include "lab/sim/cycle/result.h"
 #include "lab/sim/cycle/trace.h"
 #include "lab/sim/device.h"
+#include "lab/sim/cycle/sample.h"
 #include "lab/sim/launch.h"
 
 namespace lab::sim::cycle {
 
 using BlockRunner = std::function<void(uint64_t block, BlockTrace& trace)>;
 
-// Told the slice's share of the GPU once the sample is planned (the first
-// timed block may already have run): `share` is the part of the L2 and DRAM
-// the slice's SMs have, 1 when every block is timed on every SM.
-using PlanListener = std::function<void(double share)>;
+// Told the sample's plan once it is made (the first timed block may already
+// have run): plan.bandwidth_share is the part of the L2 and DRAM the slice's
+// SMs have (plan.full: every block is timed on every SM).
+using PlanListener = std::function<void(const SamplePlan& plan)>;
 
 std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const LaunchConfig& cfg, const GpuModel& gpu,
                                          const TimingOptions& options, uint32_t shared_bytes_per_block,
