@@ -723,6 +723,15 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
                                   blocks_done.fetch_add(1);
                                 },
                                 share_l2);
+    if (timing && fetch_fraction < 1) {
+      auto noted = std::make_shared<cycle::CycleResult>(*timing);
+      noted->first_read_fetch_fraction = fetch_fraction;
+      noted->sample_note += fmt::format(
+          "; of the lines it misses in L2, {:.0f}% fetched from DRAM by the slice, the rest by the blocks on "
+          "other SMs that read them too (estimated from its grid neighbours)",
+          fetch_fraction * 100);
+      timing = std::move(noted);
+    }
     if (!only) run_range(cursor, total_blocks);
   } else {
     run_range(0, total_blocks);

@@ -31,7 +31,9 @@ less "predicted kernel cycles, full vs 1 block" "$(get "$S" timeline.full.kernel
   "$(get "$S" timeline.one.kernel_cycles)"
 less "long_scoreboard waits drawn on the 1-block side" 0 "$(get "$S" timeline.one.view_waits.long_scoreboard)"
 less "waits drawn on the full side" 0 "$(get "$S" timeline.full.view_waits_total)"
-less "long_scoreboard's share of the 1-block side's warp-cycles" 0.2 "$(get "$S" timeline.one.stall_share.long_scoreboard)"
+# (0.13 of them since a tile's two guarded loads issue together, as in the
+# SASS, docs/timing-model.md; 0.2+ when each waited out its own latency.)
+less "long_scoreboard's share of the 1-block side's warp-cycles" 0.1 "$(get "$S" timeline.one.stall_share.long_scoreboard)"
 # Pixels: long_scoreboard waits (245,160,40) paint many separate row pieces; idle slots (95,38,38) more than the legend.
 less "orange (long_scoreboard) regions" 10 "$($PIX "$T/tl.png" components 245 160 40)"
 less "dark red (idle issue slot) regions" 1 "$($PIX "$T/tl.png" components 95 38 38)"

@@ -71,6 +71,9 @@ struct CycleResult {
   double waves = 0;
   std::vector<SampleSegment> segments;
   std::string sample_note;    // one sentence: what was sampled and how it was scaled
+  // A sampled-only run: the share of its missed reads its own SMs fetched
+  // from DRAM (corunners.h); 1 for every other run.
+  double first_read_fetch_fraction = 1;
   std::string scheduler = "GTO";
   // ---- Nsight-style metrics of the timed blocks ------------------------------------
   uint64_t sim_cycles = 0;          // SM cycles simulated (sum over segments, per slice)

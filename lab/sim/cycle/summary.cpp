@@ -86,6 +86,8 @@ nlohmann::json cycle_json(const CycleResult& r) {
   j["shared_loads_merged"] = r.merged_loads;
   // Loop control of the loops ptxas unrolls, not issued (unroll.h).
   j["loop_instructions_folded"] = r.folded_instructions;
+  // Sampled-only runs: the share of missed reads fetched by the sample's own SMs (corunners.h).
+  j["first_read_fetch_fraction"] = r.first_read_fetch_fraction;
   j["l1_busy_cycles"] = r.l1_busy_cycles;
   j["traced_sectors"] = r.traced_sectors;
   j["traced_wavefronts"] = r.traced_wavefronts;
