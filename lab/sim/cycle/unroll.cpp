@@ -70,14 +70,30 @@ uint32_t constant_trip(const ptx::Kernel& k, const DecodedKernel& dk, size_t hea
     step = *s, step_pc = x;
   }
   if (step_pc == SIZE_MAX || step == 0) return 0;
-  // The start: the last write before the loop, in the block that falls into it.
+  // The start: the last write before the loop, in the block that falls into
+  // it: a constant, or a register the whole kernel sets once, to a constant
+  // (NVRTC hoists the `0` of an inner loop's counter out of the outer loop).
+  auto constant_register = [&](uint32_t reg) -> std::optional<int64_t> {
+    std::optional<int64_t> value;
+    int writes = 0;
+    for (const ptx::Instr& in : k.code) {
+      if (!writes_reg(in, reg)) continue;
+      if (++writes > 1 || in.op != Op::Mov || in.num_ops < 2 || in.ops[1].kind != OperandKind::Imm ||
+          in.guard != ptx::kNoReg)
+        return {};
+      value = in.ops[1].imm;
+    }
+    return value;
+  };
   std::optional<int64_t> start;
   for (size_t x = head; x-- > 0;) {
     const ptx::Instr& in = k.code[x];
     if (in.op == Op::Bra) return 0;
     if (writes_reg(in, counter)) {
-      if (in.op != Op::Mov || in.num_ops < 2 || in.ops[1].kind != OperandKind::Imm || in.guard != ptx::kNoReg) return 0;
-      start = in.ops[1].imm;
+      if (in.op != Op::Mov || in.num_ops < 2 || in.guard != ptx::kNoReg) return 0;
+      if (in.ops[1].kind == OperandKind::Imm) start = in.ops[1].imm;
+      else if (in.ops[1].kind == OperandKind::Reg) start = constant_register(in.ops[1].reg);
+      if (!start) return 0;
       break;
     }
     if (dk.code[x].block_start) break;

@@ -12,8 +12,9 @@
 // stays a loop in the same SASS.
 //
 // So a loop whose body is one basic block ending in its back edge, counted
-// by a register that starts at a constant, steps by a constant and is
-// compared with a constant, is treated as ptxas would unroll it when its
+// by a register that starts at a constant (an immediate, or a register the
+// kernel sets once, to one), steps by a constant and is compared with a
+// constant, is treated as ptxas would unroll it when its
 // unrolled length is at most kUnrollMaxInstructions: the shared-load merges
 // (decode.h) run over the body repeated trip times, and in every iteration
 // but the last the counter's update, its compare, the back edge and the
