@@ -513,3 +513,48 @@ TEST_CASE("cycle model: a short constant-trip loop is timed as ptxas unrolls it"
   REQUIRE(p05.kernel);
   CHECK(cycle::decode_kernel(*p05.kernel, cycle::cycle_params(h100)).unrolled.empty());
 }
+
+TEST_CASE("cycle model: an unrolled loop's counter may start from a register set once to a constant") {
+  // NVRTC hoists an inner loop's `0` out of the outer loop (siboehm's kernel
+  // 4): `mov %r3, %r1` with %r1 set once, to 0. Written twice, it is not a
+  // constant and the loop stays a loop.
+  auto ptx_with = [](const std::string& second_write) {
+    return std::string(R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry loop_reg(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .f32 %f<16>;
+  .shared .align 16 .b8 tile[4096];
+  mov.u32 %r1, 0;
+  mov.u32 %r2, tile;
+)") + second_write + R"(
+  mov.u32 %r3, %r1;
+  mov.u32 %r4, %r2;
+L_inner:
+  ld.shared.f32 %f1, [%r4];
+  ld.shared.f32 %f2, [%r4+4];
+  add.s32 %r4, %r4, 8;
+  add.s32 %r3, %r3, 1;
+  setp.ne.s32 %p1, %r3, 4;
+  @%p1 bra L_inner;
+  exit;
+}
+)";
+  };
+  const auto params = cycle::cycle_params(gpu_model("H100"));
+  auto once = simtest::Program::from_ptx(ptx_with(""), "loop_reg");
+  REQUIRE(once.kernel);
+  const cycle::DecodedKernel dk = cycle::decode_kernel(*once.kernel, params);
+  REQUIRE(dk.unrolled.size() == 1);
+  CHECK(dk.unrolled[0].trip == 4);
+  int lds128 = 0;
+  for (const auto& f : dk.unrolled[0].flags) lds128 += f.merge == 2;
+  CHECK(lds128 == 2);  // [r], [r+4] of two iterations each: one LDS.128 per pair of iterations
+  auto twice = simtest::Program::from_ptx(ptx_with("  mov.u32 %r1, 1;\n"), "loop_reg");
+  REQUIRE(twice.kernel);
+  CHECK(cycle::decode_kernel(*twice.kernel, params).unrolled.empty());
+}
