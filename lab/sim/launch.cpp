@@ -650,14 +650,9 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     uint64_t cursor = 0;
     const bool only = options.timing.sample_only;
     double fetch_fraction = 1;
-    auto first_read_fetch_fraction = [&](const cycle::SamplePlan& plan) {
-      const uint64_t gx = cfg.grid.x, gy = cfg.grid.y, b0 = plan.segments[0].blocks[0];
-      const uint64_t x0 = b0 % gx, y0 = (b0 / gx) % gy, z0 = b0 / (gx * gy);
-      // The neighbour `d` steps along x (or y), stepping back at the grid's edge.
-      auto step = [](uint64_t at, uint64_t extent, uint64_t d) -> int64_t {
-        if (at + d < extent) return int64_t(at + d);
-        return at >= d ? int64_t(at - d) : -1;
-      };
+    auto estimate_fetch_fraction = [&](const cycle::SamplePlan& plan) {
+      const uint64_t wave = std::min<uint64_t>(total_blocks, uint64_t(gpu.sm_count) * plan.blocks_per_sm);
+      const cycle::GridNeighbours g = cycle::grid_neighbours(cfg.grid.x, cfg.grid.y, plan.segments[0].blocks[0], wave);
       WorkerState scratch;
       scratch.per_pc.assign(kernel.code.size(), PcCounters{});
       scratch.shared_memo.assign(kernel.code.size(), SharedCostMemo{});
@@ -666,27 +661,20 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       uint32_t* const requests_of_run = L.global_requests_by_warp;
       EventSink* const events_of_run = L.events;
       L.l2 = nullptr, L.warp_insts_by_warp = nullptr, L.global_requests_by_warp = nullptr, L.events = nullptr;
-      auto lines_of = [&](int64_t x, int64_t y) -> std::vector<uint64_t> {
-        if (x < 0 || y < 0 || stopped()) return {};
+      auto lines_of = [&](int64_t block) -> std::vector<uint64_t> {
+        if (block < 0 || stopped()) return {};
         cycle::BlockTrace trace;
         trace.warps.resize((block_threads + kWarpSize - 1) / kWarpSize);
         scratch.trace = &trace;
-        run_block(L, scratch, uint64_t(x) + uint64_t(y) * gx + z0 * gx * gy, ctl);
+        run_block(L, scratch, uint64_t(block), ctl);
         scratch.trace = nullptr;
         return cycle::read_lines(trace);
       };
-      const std::vector<uint64_t> self = lines_of(int64_t(x0), int64_t(y0));
-      cycle::Neighbours n;
-      n.x1 = lines_of(step(x0, gx, 1), int64_t(y0));
-      n.x2 = lines_of(step(x0, gx, 2), int64_t(y0));
-      n.y1 = lines_of(int64_t(x0), step(y0, gy, 1));
-      n.y2 = lines_of(int64_t(x0), step(y0, gy, 2));
+      const std::vector<uint64_t> self = lines_of(g.self);
+      const cycle::Neighbours n{lines_of(g.x1), lines_of(g.x2), lines_of(g.y1), lines_of(g.y2)};
       L.l2 = l2_of_run, L.warp_insts_by_warp = insts_of_run, L.global_requests_by_warp = requests_of_run;
       L.events = events_of_run;
-      const uint64_t wave = std::min<uint64_t>(total_blocks, uint64_t(gpu.sm_count) * plan.blocks_per_sm);
-      const uint64_t row_mates = std::min(gx, wave);
-      const uint64_t column_mates = gx >= wave ? 1 : std::min(gy, (wave + gx - 1) / gx);
-      return cycle::first_read_fetch_fraction(self, n, row_mates, column_mates);
+      return cycle::first_read_fetch_fraction(self, n, g.row_mates, g.column_mates);
     };
     // With sample_only only the timed blocks touch the L2, so it holds what
     // their share of the GPU's L2 would: a slice of S of the busy SMs gets
@@ -704,10 +692,10 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       if (!only || share >= 1) return;
       l2.resize(std::max<uint64_t>(uint64_t(double(l2.capacity_bytes()) * share), 1 << 20));
       if (plan.segments.empty() || plan.segments[0].blocks.empty()) return;
-      fetch_fraction = first_read_fetch_fraction(plan);
+      fetch_fraction = estimate_fetch_fraction(plan);
       l2.set_fetch_fraction(fetch_fraction);
     };
-    timing = cycle::time_launch(kernel, cfg, gpu, options.timing, L.shared_bytes,
+    std::shared_ptr<cycle::CycleResult> timed = cycle::time_launch(kernel, cfg, gpu, options.timing, L.shared_bytes,
                                 [&](uint64_t b, cycle::BlockTrace& trace) {
                                   if (!only) run_range(cursor, b);
                                   cursor = std::max(cursor, b + 1);
@@ -723,15 +711,14 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
                                   blocks_done.fetch_add(1);
                                 },
                                 share_l2);
-    if (timing && fetch_fraction < 1) {
-      auto noted = std::make_shared<cycle::CycleResult>(*timing);
-      noted->first_read_fetch_fraction = fetch_fraction;
-      noted->sample_note += fmt::format(
+    if (timed && fetch_fraction < 1) {
+      timed->first_read_fetch_fraction = fetch_fraction;
+      timed->sample_note += fmt::format(
           "; of the lines it misses in L2, {:.0f}% fetched from DRAM by the slice, the rest by the blocks on "
           "other SMs that read them too (estimated from its grid neighbours)",
           fetch_fraction * 100);
-      timing = std::move(noted);
     }
+    timing = std::move(timed);
     if (!only) run_range(cursor, total_blocks);
   } else {
     run_range(0, total_blocks);

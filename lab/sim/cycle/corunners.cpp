@@ -20,6 +20,26 @@ std::vector<uint64_t> read_lines(const BlockTrace& trace) {
   return lines;
 }
 
+GridNeighbours grid_neighbours(uint64_t gx, uint64_t gy, uint64_t block, uint64_t wave) {
+  gx = std::max<uint64_t>(gx, 1), gy = std::max<uint64_t>(gy, 1);
+  const uint64_t x0 = block % gx, y0 = (block / gx) % gy, plane = block / (gx * gy) * gx * gy;
+  // `d` steps along one axis, back at the grid's edge.
+  auto step = [](uint64_t at, uint64_t extent, uint64_t d) -> int64_t {
+    if (at + d < extent) return int64_t(at + d);
+    return at >= d ? int64_t(at - d) : -1;
+  };
+  auto at = [&](int64_t x, int64_t y) { return x < 0 || y < 0 ? -1 : int64_t(plane + uint64_t(y) * gx + uint64_t(x)); };
+  GridNeighbours g;
+  g.self = int64_t(block);
+  g.x1 = at(step(x0, gx, 1), int64_t(y0));
+  g.x2 = at(step(x0, gx, 2), int64_t(y0));
+  g.y1 = at(int64_t(x0), step(y0, gy, 1));
+  g.y2 = at(int64_t(x0), step(y0, gy, 2));
+  g.row_mates = std::min(gx, wave);
+  g.column_mates = gx >= wave ? 1 : std::min(gy, (wave + gx - 1) / gx);
+  return g;
+}
+
 double first_read_fetch_fraction(const std::vector<uint64_t>& self, const Neighbours& n, uint64_t row_mates,
                                  uint64_t column_mates) {
   if (self.empty()) return 1;

@@ -33,6 +33,16 @@ struct Neighbours {
   std::vector<uint64_t> x1, x2, y1, y2;  // read_lines of blocks x+1, x+2, y+1, y+2 (empty: none)
 };
 
+// The blocks the estimate runs, by linear id in a gx x gy (x z) grid: the
+// first timed block and its neighbours x + 1, x + 2, y + 1, y + 2 (stepping
+// back at the grid's edge; -1 where the grid has none), and how many blocks
+// of one wave of `wave` blocks share its row and its column.
+struct GridNeighbours {
+  int64_t self = -1, x1 = -1, x2 = -1, y1 = -1, y2 = -1;
+  uint64_t row_mates = 1, column_mates = 1;
+};
+GridNeighbours grid_neighbours(uint64_t gx, uint64_t gy, uint64_t block, uint64_t wave);
+
 // The mean over `self`'s lines of 1 / (blocks of one wave reading the line).
 // `row_mates`: blocks of one wave in one grid row (min(gridDim.x, wave));
 // `column_mates`: in one grid column.

@@ -47,6 +47,9 @@ bool compare(ptx::Cmp c, int64_t a, int64_t b) {
 
 constexpr uint32_t kMaxTrip = 64;
 
+// TraceInst::merge from a merge width (decode.h: 4 for LDS.128, 2 for LDS.64).
+uint8_t merge_code(uint8_t width) { return width == 4 ? 2 : width == 2 ? 1 : 0; }
+
 // The trip count of the loop whose back edge is `back`, when the counter is
 // a constant start, a constant step and a constant bound; 0 otherwise.
 uint32_t constant_trip(const ptx::Kernel& k, const DecodedKernel& dk, size_t head, size_t back, size_t& setp_pc,
@@ -168,7 +171,7 @@ std::vector<UnrolledLoop> find_unrolled_loops(const ptx::Kernel& k, const Decode
       for (size_t i = 0; i < body; ++i) {
         UnrolledLoop::Flags& f = L.flags[it * body + i];
         const MergeFlag& m = merges[it * body + i];
-        f.merge = m.merge == 4 ? 2 : m.merge == 2 ? 1 : 0;
+        f.merge = merge_code(m.merge);
         f.merged_away = m.away;
         f.folded = folds[i] && it + 1 < trip;
       }
@@ -183,7 +186,7 @@ void apply_sass_shape(const DecodedKernel& dk, WarpTrace& w) {
   for (size_t i = 0; i < w.insts.size(); ++i) {
     TraceInst& t = w.insts[i];
     const DecodedInstr& d = dk.code[t.pc];
-    t.merge = d.merge == 4 ? 2 : d.merge == 2 ? 1 : 0;
+    t.merge = merge_code(d.merge);
     t.merged_away = d.merged_away;
     t.folded = 0;
     if (dk.unrolled.empty()) continue;
