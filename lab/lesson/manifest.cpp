@@ -632,13 +632,26 @@ Lesson load_lesson_from(const std::string& dir_in, const std::string* text) {
         if (!n || *n < 1 || *n > 8192) r.fail(fs_ + "cpu_gemm", "must be a matrix size from 1 to 8192");
         s.cpu_gemm = int(*n);
       }
+      if (auto cc = st->get("cpu_conv")) {
+        // {N, C, H, W, K}: lesson 12's 3x3 convolution on this machine's CPU.
+        auto t = cc->as_table();
+        for (const char* k : {"N", "C", "H", "W", "K"}) {
+          auto v = t ? t->get(k) : nullptr;
+          auto n = v ? v->value<int64_t>() : std::nullopt;
+          if (!n || *n < 1 || *n > 4096) {
+            r.fail(fs_ + "cpu_conv", std::string("needs ") + k + " from 1 to 4096 (a table {N, C, H, W, K})");
+            break;
+          }
+          s.cpu_conv[k] = *n;
+        }
+      }
       if (!s.section.empty()) {
         std::string body = markdown_section(read_text((dir / L.readme).string()), s.section);
         if (body.empty()) r.fail(fs_ + "section", "no heading \"## " + s.section + "\" in " + L.readme);
         if (s.title.empty()) s.title = s.section;
         s.text = body + (s.text.empty() ? "" : "\n" + s.text);
       }
-      if (s.text.empty() && s.command.empty() && !s.cpu_gemm && !s.layer_in && s.measure_file.empty() && !s.compare) r.fail(fs_ + "text", "a step needs text, section, run, or a mix");
+      if (s.text.empty() && s.command.empty() && !s.cpu_gemm && s.cpu_conv.empty() && !s.layer_in && s.measure_file.empty() && !s.compare) r.fail(fs_ + "text", "a step needs text, section, run, or a mix");
       L.steps.push_back(s);
     }
   }

@@ -73,6 +73,7 @@ struct Step {
   std::string text;     // markdown, shown as is; from the README when `section` is given
   std::string section;  // a "## " heading of the README whose text this step shows
   int cpu_gemm = 0;     // > 0: time every CPU GEMM version on an n x n x n problem
+  SizeVars cpu_conv;    // N, C, H, W, K: time every CPU 3x3 convolution (lab/cpu/conv.h) on that layer
   std::string measure_exercise, measure_file, measure_kernel;  // run a file as that exercise and show the simulator's counts
   SizeVars measure_size;  // the size it runs at; empty: the exercise's metric size
   int layer_in = 0, layer_out = 0;  // > 0: roofline table of Y = X*W over batch sizes

@@ -169,6 +169,30 @@ void col_sum(const ReferenceArgs& a) {
   }
 }
 
+// Y[N][K][H][W] = the 3x3 convolution (cross-correlation, as deep learning
+// frameworks define it) of X[N][C][H][W] with F[K][C][3][3], stride 1, zero
+// padding 1 (lesson 12): NCHW, the output the same size as the input.
+void conv3x3(const ReferenceArgs& a) {
+  const int64_t N = dim(a, "N"), C = dim(a, "C"), H = dim(a, "H"), W = dim(a, "W"), K = dim(a, "K");
+  auto& X = *a.in[0];
+  auto& F = *a.in[1];
+  auto& Y = *a.out[0];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t p = 0; p < H; ++p)
+        for (int64_t q = 0; q < W; ++q) {
+          double acc = 0;
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t r = 0; r < 3; ++r)
+              for (int64_t s = 0; s < 3; ++s) {
+                const int64_t ih = p + r - 1, iw = q + s - 1;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                acc += F[size_t(((k * C + c) * 3 + r) * 3 + s)] * X[size_t(((n * C + c) * H + ih) * W + iw)];
+              }
+          Y[size_t(((n * K + k) * H + p) * W + q)] = acc;
+        }
+}
+
 const std::vector<Reference>& table() {
   static const std::vector<Reference> t = {
       {"vector_add", "C = A + B, element by element", 2, 1, 0, {}, vector_add},
@@ -187,6 +211,8 @@ const std::vector<Reference>& table() {
        7, {}, adamw},
       {"col_sum", "db[N] (+)= column sums of dY[M][N] (args M, N, in dY, inout db, accumulate = adds - 1)", 2, 1, 0,
        {"M", "N", "adds"}, col_sum},
+      {"conv3x3", "Y[N][K][H][W] = 3x3 convolution of X[N][C][H][W] with F[K][C][3][3], stride 1, padding 1", 2, 1, 0,
+       {"N", "C", "H", "W", "K"}, conv3x3},
       {"poly_by_degree", "y[i] = 1 + x[i] + ... + x[i]^d[i]", 2, 1, 0, {}, poly_by_degree},
   };
   return t;

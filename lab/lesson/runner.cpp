@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -14,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "lab/cpu/conv.h"
 #include "lab/cpu/gemm.h"
 #include "lab/gemm/gemm_problem.h"
 #include "lab/gemm/gemm_registry.h"
@@ -74,6 +76,42 @@ void time_cpu_gemm(int n, FILE* out) {
     double s = r.median_ms / 1e3;
     fmt::print(out, "  {:<22} {:>8} {:>10.4f} s {:>12.1f}{}\n", v.name, v.threaded ? "all" : "1", s, flop / s / 1e9,
                r.spread > cpu::kUnsteadySpread ? fmt::format("   (repeats spread {:.0f}%)", 100 * r.spread) : "");
+    worst_spread = std::max(worst_spread, r.spread);
+    std::fflush(out);
+  }
+  fmt::print(out, "(measured here, median of repeats; your numbers depend on your CPU)\n");
+  if (const std::string w = cpu::spread_warning(worst_spread); !w.empty()) fmt::print(out, "{}\n", w);
+}
+
+// Lesson 12's layer on this machine's CPU: every version of lab/cpu/conv.h,
+// each checked against the direct one (the same sums in another order).
+void time_cpu_conv(const SizeVars& v, FILE* out) {
+  cpu::ConvShape s{int(v.at("N")), int(v.at("C")), int(v.at("H")), int(v.at("W")), int(v.at("K"))};
+  std::vector<float> X(size_t(s.N) * s.C * s.H * s.W), F(size_t(s.K) * s.C * 9);
+  for (size_t i = 0; i < X.size(); ++i) X[i] = float((i * 7919) % 1000) / 1000.f - 0.5f;
+  for (size_t i = 0; i < F.size(); ++i) F[i] = float((i * 104729) % 1000) / 1000.f - 0.5f;
+  const size_t out_n = size_t(s.N) * s.K * s.H * s.W;
+  std::vector<float> first(out_n), Y(out_n);
+  fmt::print(out, "Timing the 3x3 convolution N={} C={} H={} W={} K={} on this machine's CPU ({:.2g} FLOP)\n", s.N, s.C,
+             s.H, s.W, s.K, s.flop());
+  fmt::print(out, "  {:<22} {:>8} {:>12} {:>12}\n", "version", "threads", "time", "GFLOP/s");
+  double worst_spread = 0;
+  for (const auto& c : cpu::cpu_conv_versions()) {
+    cpu::TimingOptions t;
+    t.warmup = c.threaded ? 1 : 0;
+    t.min_repeats = 1;
+    t.max_repeats = 5;
+    t.min_total_seconds = 0.2;
+    const bool is_first = &c == &cpu::cpu_conv_versions().front();
+    std::vector<float>& y = is_first ? first : Y;
+    auto r = cpu::time_median([&] { c.fn(s, X.data(), F.data(), y.data()); }, t);
+    double worst = 0;
+    if (!is_first)
+      for (size_t i = 0; i < out_n; ++i) worst = std::max(worst, double(std::abs(Y[i] - first[i])) / std::max(1.f, std::abs(first[i])));
+    const double sec = r.median_ms / 1e3;
+    fmt::print(out, "  {:<22} {:>8} {:>10.4f} s {:>12.1f}{}{}\n", c.name, c.threaded ? "all" : "1", sec, s.flop() / sec / 1e9,
+               r.spread > cpu::kUnsteadySpread ? fmt::format("   (repeats spread {:.0f}%)", 100 * r.spread) : "",
+               worst > 1e-3 ? fmt::format("   (DIFFERS from direct by {:.2g})", worst) : "");
     worst_spread = std::max(worst_spread, r.spread);
     std::fflush(out);
   }
@@ -173,6 +211,7 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
     if (s.compare) run_compare_step(L, *s.compare, o.measure_on_gpu, o.out, failed);
     if (s.layer_in) roofline_layer(s.layer_in, s.layer_out, o.out), fmt::print(o.out, "\n");
     if (s.cpu_gemm) time_cpu_gemm(s.cpu_gemm, o.out), fmt::print(o.out, "\n");
+    if (!s.cpu_conv.empty()) time_cpu_conv(s.cpu_conv, o.out), fmt::print(o.out, "\n");
     if (!s.command.empty()) {
       const std::string cmd = localize_command(s.command, o.lessons_root, o.carry_lessons);
       fmt::print(o.out, "$ {}\n", cmd);

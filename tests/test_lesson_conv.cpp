@@ -1,0 +1,117 @@
+// tests/test_lesson_conv.cpp: lesson 12's kernels beside the exercise compute
+// the convolution. A compare step times its sides without checking what they
+// compute (the check does that for the exercise's files only), so the direct,
+// im2col and register-tiled kernels are run here, whole, on odd shapes, and
+// held against the float64 reference the exercise uses; so are the CPU
+// versions the lesson times (lab/cpu/conv.h).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lab/cpu/conv.h"
+#include "lab/lesson/manifest.h"
+#include "lab/lesson/measure_run.h"
+#include "lab/lesson/reference.h"
+#include "lab/sim/run.h"
+
+using namespace lab;
+using namespace lab::lesson;
+
+namespace {
+
+const SizeVars kShapes[] = {{{"N", 2}, {"C", 3}, {"H", 5}, {"W", 7}, {"K", 5}},
+                            {{"N", 1}, {"C", 11}, {"H", 9}, {"W", 33}, {"K", 70}}};
+
+std::vector<float> read_floats(const sim::RunOutcome& o, size_t arg) {
+  std::vector<float> v(o.args.buffer_bytes.at(arg) / 4);
+  o.memory->read(o.args.buffer_address.at(arg), v.data(), v.size() * 4);
+  return v;
+}
+
+std::vector<double> widen(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+
+std::vector<double> reference_conv(const SizeVars& s, const std::vector<float>& X, const std::vector<float>& F) {
+  const Reference* ref = find_reference("conv3x3");
+  REQUIRE(ref);
+  std::vector<double> x = widen(X), f = widen(F);
+  std::vector<double> y(size_t(s.at("N") * s.at("K") * s.at("H") * s.at("W")));
+  ReferenceArgs a;
+  a.in = {&x, &f};
+  a.out = {&y};
+  a.sizes = s;
+  ref->run(a);
+  return y;
+}
+
+double worst_error(const std::vector<float>& got, const std::vector<double>& want) {
+  REQUIRE(got.size() == want.size());
+  double w = 0;
+  for (size_t i = 0; i < got.size(); ++i) w = std::max(w, std::abs(got[i] - want[i]) / std::max(1.0, std::abs(want[i])));
+  return w;
+}
+
+sim::RunOutcome run_side(const Lesson& L, const Exercise& ex, const std::string& file, const std::string& kernel,
+                         const Geometry& g, const SizeVars& s) {
+  MeasureRun mr = measure_run_at(L, ex, file, kernel, "H100", s, g);
+  sim::RunOutcome o = sim::run_kernel(mr.request);
+  REQUIRE(o.result.ok);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("lesson 12: the direct and register-tiled kernels compute the convolution the exercise checks") {
+  Lesson L = load_lesson("lessons/12-convolution");
+  const Exercise* ex = L.find_exercise("implicit-gemm");
+  REQUIRE(ex);
+  // The geometries the lesson's compare steps launch them with.
+  Geometry direct{{"cdiv(H*W, 256)", "K", "N"}, {"256"}};
+  Geometry regtile{{"cdiv(H*W, 64)", "cdiv(K, 64)", "N"}, {"256"}};
+  for (const SizeVars& s : kShapes) {
+    CAPTURE(s.at("W"));
+    for (auto [file, kernel, g] : {std::tuple{"direct.cu", "conv3x3_direct", direct},
+                                   std::tuple{"implicit_regtile.cu", "conv3x3_regtile", regtile}}) {
+      CAPTURE(file);
+      sim::RunOutcome o = run_side(L, *ex, file, kernel, g, s);
+      // Arguments: N C H W K X F Y.
+      const auto want = reference_conv(s, read_floats(o, 5), read_floats(o, 6));
+      CHECK(worst_error(read_floats(o, 7), want) < 1e-4);
+    }
+  }
+}
+
+TEST_CASE("lesson 12: the im2col kernel writes the im2col matrix, nine copies of the image") {
+  Lesson L = load_lesson("lessons/12-convolution");
+  Exercise as = *L.find_exercise("implicit-gemm");
+  as.args.clear();
+  for (const char* a : {"i32 N", "i32 C", "i32 H", "i32 W", "in f32 X[N][C][H][W]", "out f32 col[N][C*9][H*W]"})
+    as.args.push_back(parse_arg_spec(a));
+  for (const SizeVars& s : kShapes) {
+    sim::RunOutcome o = run_side(L, as, "im2col.cu", "im2col3x3", Geometry{{"cdiv(H*W, 256)", "C*9", "N"}, {"256"}}, s);
+    const std::vector<float> X = read_floats(o, 4), col = read_floats(o, 5);
+    cpu::ConvShape cs{int(s.at("N")), int(s.at("C")), int(s.at("H")), int(s.at("W")), int(s.at("K"))};
+    const size_t per_image = size_t(cs.C) * 9 * cs.H * cs.W;
+    std::vector<float> want(per_image);
+    for (int n = 0; n < cs.N; ++n) {
+      cpu::im2col3x3(cs, X.data(), n, want.data());
+      CHECK(std::equal(want.begin(), want.end(), col.begin() + ptrdiff_t(n * per_image)));
+    }
+  }
+}
+
+TEST_CASE("lesson 12: every CPU convolution the lesson times matches the float64 reference") {
+  for (const SizeVars& s : kShapes) {
+    cpu::ConvShape cs{int(s.at("N")), int(s.at("C")), int(s.at("H")), int(s.at("W")), int(s.at("K"))};
+    std::vector<float> X(size_t(cs.N) * cs.C * cs.H * cs.W), F(size_t(cs.K) * cs.C * 9);
+    for (size_t i = 0; i < X.size(); ++i) X[i] = float(int(i * 37 % 101) - 50) / 50.f;
+    for (size_t i = 0; i < F.size(); ++i) F[i] = float(int(i * 53 % 97) - 48) / 48.f;
+    const auto want = reference_conv(s, X, F);
+    for (const auto& v : cpu::cpu_conv_versions()) {
+      CAPTURE(v.name);
+      std::vector<float> Y(want.size(), 7.f);  // stale values must be overwritten
+      v.fn(cs, X.data(), F.data(), Y.data());
+      CHECK(worst_error(Y, want) < 1e-4);
+    }
+  }
+}
