@@ -65,8 +65,8 @@ TEST_CASE("lesson 12: the direct and register-tiled kernels compute the convolut
   Lesson L = load_lesson("lessons/12-convolution");
   const Exercise* ex = L.find_exercise("implicit-gemm");
   REQUIRE(ex);
-  // The geometries the lesson's compare steps launch them with.
-  Geometry direct{{"cdiv(H*W, 256)", "K", "N"}, {"256"}};
+  // The geometries the lesson's steps launch them with (direct.cu: the exercise's).
+  Geometry direct = ex->geometry;
   Geometry regtile{{"cdiv(H*W, 64)", "cdiv(K, 64)", "N"}, {"256"}};
   for (const SizeVars& s : kShapes) {
     CAPTURE(s.at("W"));
