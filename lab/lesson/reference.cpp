@@ -193,6 +193,36 @@ void conv3x3(const ReferenceArgs& a) {
         }
 }
 
+// O[BH][L][64] = softmax(Q K^T / sqrt(64)) V for each of BH heads of Q, K,
+// V [BH][L][64] (lesson 13: scaled dot-product attention, Vaswani et al. 2017,
+// eq. 1, without a mask).
+void attention(const ReferenceArgs& a) {
+  const int64_t BH = dim(a, "BH"), L = dim(a, "L"), D = 64;
+  auto& Q = *a.in[0];
+  auto& K = *a.in[1];
+  auto& V = *a.in[2];
+  auto& O = *a.out[0];
+  std::vector<double> s(static_cast<size_t>(L));
+  for (int64_t h = 0; h < BH; ++h)
+    for (int64_t i = 0; i < L; ++i) {
+      const size_t qi = size_t((h * L + i) * D);
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < L; ++j) {
+        const size_t kj = size_t((h * L + j) * D);
+        double dot = 0;
+        for (int64_t c = 0; c < D; ++c) dot += Q[qi + size_t(c)] * K[kj + size_t(c)];
+        s[size_t(j)] = dot / std::sqrt(double(D));
+        mx = std::max(mx, s[size_t(j)]);
+      }
+      for (int64_t j = 0; j < L; ++j) sum += s[size_t(j)] = std::exp(s[size_t(j)] - mx);
+      for (int64_t c = 0; c < D; ++c) {
+        double o = 0;
+        for (int64_t j = 0; j < L; ++j) o += s[size_t(j)] * V[size_t((h * L + j) * D + c)];
+        O[qi + size_t(c)] = o / sum;
+      }
+    }
+}
+
 const std::vector<Reference>& table() {
   static const std::vector<Reference> t = {
       {"vector_add", "C = A + B, element by element", 2, 1, 0, {}, vector_add},
@@ -213,6 +243,8 @@ const std::vector<Reference>& table() {
        {"M", "N", "adds"}, col_sum},
       {"conv3x3", "Y[N][K][H][W] = 3x3 convolution of X[N][C][H][W] with F[K][C][3][3], stride 1, padding 1", 2, 1, 0,
        {"N", "C", "H", "W", "K"}, conv3x3},
+      {"attention", "O[BH][L][64] = softmax(Q K^T / 8) V per head, of Q, K, V [BH][L][64]", 3, 1, 0, {"BH", "L"},
+       attention},
       {"poly_by_degree", "y[i] = 1 + x[i] + ... + x[i]^d[i]", 2, 1, 0, {}, poly_by_degree},
   };
   return t;

@@ -1,19 +1,26 @@
-// tests/test_lesson_conv.cpp: lesson 12's kernels beside the exercise compute
-// the convolution. A compare step times its sides without checking what they
-// compute (the check does that for the exercise's files only), so the direct,
-// im2col and register-tiled kernels are run here, whole, on odd shapes, and
-// held against the float64 reference the exercise uses; so are the CPU
-// versions the lesson times (lab/cpu/conv.h).
+// tests/test_lesson_side_kernels.cpp: the kernels a lesson times beside its
+// exercise compute what the exercise computes. A compare step times its sides
+// without checking what they compute (the check does that for the exercise's
+// files only), so lesson 12's direct, im2col and register-tiled convolutions
+// and lesson 13's unfused attention chain are run here, whole, on odd shapes,
+// and held against the float64 references the exercises use; so are the CPU
+// convolutions lesson 12 times (lab/cpu/conv.h).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include "lab/cpu/conv.h"
 #include "lab/lesson/manifest.h"
 #include "lab/lesson/measure_run.h"
 #include "lab/lesson/reference.h"
 #include "lab/sim/run.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 using namespace lab;
 using namespace lab::lesson;
@@ -114,4 +121,74 @@ TEST_CASE("lesson 12: every CPU convolution the lesson times matches the float64
       CHECK(worst_error(Y, want) < 1e-4);
     }
   }
+}
+
+TEST_CASE("lesson 13: the unfused chain (scores, softmax, P V) computes attention, kernel by kernel") {
+  Lesson L = load_lesson("lessons/13-attention");
+  Exercise as = *L.find_exercise("flash");
+  const auto tmp = std::filesystem::temp_directory_path() / ("gpulab_attn_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(tmp);
+  auto with_args = [&](std::initializer_list<const char*> specs) {
+    as.args.clear();
+    for (const char* a : specs) as.args.push_back(parse_arg_spec(a));
+  };
+  // A buffer one kernel wrote, handed to the next as a file (the --arg @PATH initialiser).
+  auto hand_over = [&](sim::RunOutcome& o, size_t arg, const char* name) {
+    const std::vector<float> v = read_floats(o, arg);
+    const auto path = tmp / name;
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), std::streamsize(v.size() * 4));
+    return fmt::format("f32[{}]=@{}", v.size(), path.string());
+  };
+  for (int64_t Ltok : {33, 70}) {
+    const SizeVars s{{"BH", 2}, {"L", Ltok}};
+    CAPTURE(Ltok);
+    with_args({"i32 BH", "i32 L", "in f32 Q[BH][L][64]", "in f32 K[BH][L][64]", "out f32 S[BH][L][L]"});
+    MeasureRun scores = measure_run_at(L, as, "naive.cu", "attn_scores", "H100", s,
+                                       Geometry{{"cdiv(L, 32)", "cdiv(L, 32)", "BH"}, {"32", "32"}});
+    sim::RunOutcome so = sim::run_kernel(scores.request);
+    REQUIRE(so.result.ok);
+    const std::vector<float> Q = read_floats(so, 2), K = read_floats(so, 3), S = read_floats(so, 4);
+    std::vector<double> want_s(S.size());
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t i = 0; i < Ltok; ++i)
+        for (int64_t j = 0; j < Ltok; ++j) {
+          double d = 0;
+          for (int c = 0; c < 64; ++c) d += double(Q[size_t((h * Ltok + i) * 64 + c)]) * K[size_t((h * Ltok + j) * 64 + c)];
+          want_s[size_t((h * Ltok + i) * Ltok + j)] = d / 8;
+        }
+    CHECK(worst_error(S, want_s) < 1e-5);
+
+    with_args({"i32 BH", "i32 L", "in f32 S[BH][L][L]", "out f32 P[BH][L][L]"});
+    MeasureRun softmax = measure_run_at(L, as, "naive.cu", "attn_softmax", "H100", s, Geometry{{"cdiv(L, 8)", "BH"}, {"32", "8"}});
+    softmax.request.args[2] = hand_over(so, 4, "S");
+    sim::RunOutcome mo = sim::run_kernel(softmax.request);
+    REQUIRE(mo.result.ok);
+    const std::vector<float> P = read_floats(mo, 3);
+    std::vector<double> want_p(P.size());
+    for (size_t r = 0; r < size_t(2 * Ltok); ++r) {
+      double mx = -INFINITY, sum = 0;
+      for (size_t j = 0; j < size_t(Ltok); ++j) mx = std::max(mx, double(S[r * size_t(Ltok) + j]));
+      for (size_t j = 0; j < size_t(Ltok); ++j) sum += std::exp(S[r * size_t(Ltok) + j] - mx);
+      for (size_t j = 0; j < size_t(Ltok); ++j) want_p[r * size_t(Ltok) + j] = std::exp(S[r * size_t(Ltok) + j] - mx) / sum;
+    }
+    CHECK(worst_error(P, want_p) < 1e-5);
+
+    with_args({"i32 BH", "i32 L", "in f32 P[BH][L][L]", "in f32 V[BH][L][64]", "out f32 O[BH][L][64]"});
+    MeasureRun pv = measure_run_at(L, as, "naive.cu", "attn_pv", "H100", s, Geometry{{"2", "cdiv(L, 32)", "BH"}, {"32", "32"}});
+    pv.request.args[2] = hand_over(mo, 3, "P");
+    sim::RunOutcome po = sim::run_kernel(pv.request);
+    REQUIRE(po.result.ok);
+    const std::vector<float> V = read_floats(po, 3), O = read_floats(po, 4);
+    // The chain end to end against the exercise's reference, from the Q, K, V it started with.
+    const Reference* ref = find_reference("attention");
+    REQUIRE(ref);
+    std::vector<double> q = widen(Q), k = widen(K), v = widen(V), want_o(O.size());
+    ReferenceArgs a;
+    a.in = {&q, &k, &v};
+    a.out = {&want_o};
+    a.sizes = s;
+    ref->run(a);
+    CHECK(worst_error(O, want_o) < 1e-4);
+  }
+  std::filesystem::remove_all(tmp);
 }
