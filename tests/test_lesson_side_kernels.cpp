@@ -17,6 +17,7 @@
 #include "lab/lesson/manifest.h"
 #include "lab/lesson/measure_run.h"
 #include "lab/lesson/reference.h"
+#include "lab/sim/float16.h"
 #include "lab/sim/run.h"
 
 #include <fmt/format.h>
@@ -33,6 +34,14 @@ const SizeVars kShapes[] = {{{"N", 2}, {"C", 3}, {"H", 5}, {"W", 7}, {"K", 5}},
 std::vector<float> read_floats(const sim::RunOutcome& o, size_t arg) {
   std::vector<float> v(o.args.buffer_bytes.at(arg) / 4);
   o.memory->read(o.args.buffer_address.at(arg), v.data(), v.size() * 4);
+  return v;
+}
+
+std::vector<float> read_halves(const sim::RunOutcome& o, size_t arg) {
+  std::vector<uint16_t> h(o.args.buffer_bytes.at(arg) / 2);
+  o.memory->read(o.args.buffer_address.at(arg), h.data(), h.size() * 2);
+  std::vector<float> v(h.size());
+  for (size_t i = 0; i < h.size(); ++i) v[i] = sim::half_to_float(h[i]);
   return v;
 }
 
@@ -189,6 +198,66 @@ TEST_CASE("lesson 13: the unfused chain (scores, softmax, P V) computes attentio
     a.sizes = s;
     ref->run(a);
     CHECK(worst_error(O, want_o) < 1e-4);
+  }
+  std::filesystem::remove_all(tmp);
+}
+
+TEST_CASE("lesson 13: the tensor-core chain and the tensor-core fused kernel compute attention (fp16 inputs)") {
+  Lesson L = load_lesson("lessons/13-attention");
+  Exercise as = *L.find_exercise("flash");
+  const auto tmp = std::filesystem::temp_directory_path() / ("gpulab_tc_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(tmp);
+  auto with_args = [&](std::initializer_list<const char*> specs) {
+    as.args.clear();
+    for (const char* a : specs) as.args.push_back(parse_arg_spec(a));
+  };
+  auto dump = [&](sim::RunOutcome& o, size_t arg, const char* name, size_t elem_bytes, const char* type) {
+    std::vector<uint8_t> raw(o.args.buffer_bytes.at(arg));
+    o.memory->read(o.args.buffer_address.at(arg), raw.data(), raw.size());
+    const auto path = tmp / name;
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(raw.data()), std::streamsize(raw.size()));
+    return fmt::format("{}[{}]=@{}", type, raw.size() / elem_bytes, path.string());
+  };
+  auto reference = [&](const SizeVars& s, const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V) {
+    std::vector<double> q = widen(Q), k = widen(K), v = widen(V), o(Q.size());
+    ReferenceArgs a;
+    a.in = {&q, &k, &v};
+    a.out = {&o};
+    a.sizes = s;
+    find_reference("attention")->run(a);
+    return o;
+  };
+  for (int64_t Ltok : {64, 192}) {
+    const SizeVars s{{"BH", 2}, {"L", Ltok}};
+    CAPTURE(Ltok);
+    // Fused.
+    with_args({"i32 BH", "i32 L", "in f16 Q[BH][L][64]", "in f16 K[BH][L][64]", "in f16 V[BH][L][64]", "out f32 O[BH][L][64]"});
+    MeasureRun fused = measure_run_at(L, as, "tensor_core.cu", "tc_flash", "H100", s, Geometry{{"L/64", "BH"}, {"128"}});
+    sim::RunOutcome fo = sim::run_kernel(fused.request);
+    REQUIRE(fo.result.ok);
+    const std::vector<float> Q = read_halves(fo, 2), K = read_halves(fo, 3), V = read_halves(fo, 4);
+    const auto want = reference(s, Q, K, V);
+    // fp16 probabilities (11-bit significands) feed the P V product: about 1e-3 relative.
+    CHECK(worst_error(read_floats(fo, 5), want) < 5e-3);
+    // The chain, from the same inputs.
+    with_args({"i32 BH", "i32 L", "in f16 Q[BH][L][64]", "in f16 K[BH][L][64]", "out f32 S[BH][L][L]"});
+    MeasureRun sc = measure_run_at(L, as, "tensor_core.cu", "tc_scores", "H100", s, Geometry{{"L/32", "L/32", "BH"}, {"128"}});
+    sc.request.args[2] = dump(fo, 2, "Q", 2, "f16");
+    sc.request.args[3] = dump(fo, 3, "K", 2, "f16");
+    sim::RunOutcome so = sim::run_kernel(sc.request);
+    REQUIRE(so.result.ok);
+    with_args({"i32 BH", "i32 L", "in f32 S[BH][L][L]", "out f16 P[BH][L][L]"});
+    MeasureRun sm = measure_run_at(L, as, "tensor_core.cu", "tc_softmax", "H100", s, Geometry{{"L/8", "BH"}, {"32", "8"}});
+    sm.request.args[2] = dump(so, 4, "S", 4, "f32");
+    sim::RunOutcome mo = sim::run_kernel(sm.request);
+    REQUIRE(mo.result.ok);
+    with_args({"i32 BH", "i32 L", "in f16 P[BH][L][L]", "in f16 V[BH][L][64]", "out f32 O[BH][L][64]"});
+    MeasureRun pv = measure_run_at(L, as, "tensor_core.cu", "tc_pv", "H100", s, Geometry{{"L/64", "BH"}, {"128"}});
+    pv.request.args[2] = dump(mo, 3, "P", 2, "f16");
+    pv.request.args[3] = dump(fo, 4, "V", 2, "f16");
+    sim::RunOutcome po = sim::run_kernel(pv.request);
+    REQUIRE(po.result.ok);
+    CHECK(worst_error(read_floats(po, 4), want) < 5e-3);
   }
   std::filesystem::remove_all(tmp);
 }
