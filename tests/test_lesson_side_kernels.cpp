@@ -67,6 +67,29 @@ double worst_error(const std::vector<float>& got, const std::vector<double>& wan
   return w;
 }
 
+// The exercise's launch with other parameters: a kernel from another of the lesson's files.
+Exercise with_params(Exercise e, std::initializer_list<const char*> specs) {
+  e.args.clear();
+  for (const char* a : specs) e.args.push_back(parse_arg_spec(a));
+  return e;
+}
+
+// Buffers one kernel wrote, handed to the next as files (the --arg TYPE[N]=@PATH initialiser).
+struct Handover {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("gpulab_handover_" + std::to_string(::getpid()));
+  Handover() { std::filesystem::create_directories(dir); }
+  ~Handover() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::string operator()(const sim::RunOutcome& o, size_t arg, const char* name, const char* type, size_t elem_bytes) const {
+    std::vector<uint8_t> raw(o.args.buffer_bytes.at(arg));
+    o.memory->read(o.args.buffer_address.at(arg), raw.data(), raw.size());
+    std::ofstream(dir / name, std::ios::binary).write(reinterpret_cast<const char*>(raw.data()), std::streamsize(raw.size()));
+    return fmt::format("{}[{}]=@{}", type, raw.size() / elem_bytes, (dir / name).string());
+  }
+};
+
 sim::RunOutcome run_side(const Lesson& L, const Exercise& ex, const std::string& file, const std::string& kernel,
                          const Geometry& g, const SizeVars& s) {
   MeasureRun mr = measure_run_at(L, ex, file, kernel, "H100", s, g);
@@ -99,10 +122,8 @@ TEST_CASE("lesson 12: the direct and register-tiled kernels compute the convolut
 
 TEST_CASE("lesson 12: the im2col kernel writes the im2col matrix, nine copies of the image") {
   Lesson L = load_lesson("lessons/12-convolution");
-  Exercise as = *L.find_exercise("implicit-gemm");
-  as.args.clear();
-  for (const char* a : {"i32 N", "i32 C", "i32 H", "i32 W", "in f32 X[N][C][H][W]", "out f32 col[N][C*9][H*W]"})
-    as.args.push_back(parse_arg_spec(a));
+  const Exercise as = with_params(*L.find_exercise("implicit-gemm"), {"i32 N", "i32 C", "i32 H", "i32 W",
+                                                                     "in f32 X[N][C][H][W]", "out f32 col[N][C*9][H*W]"});
   for (const SizeVars& s : kShapes) {
     sim::RunOutcome o = run_side(L, as, "im2col.cu", "im2col3x3", Geometry{{"cdiv(H*W, 256)", "C*9", "N"}, {"256"}}, s);
     const std::vector<float> X = read_floats(o, 4), col = read_floats(o, 5);
@@ -134,24 +155,13 @@ TEST_CASE("lesson 12: every CPU convolution the lesson times matches the float64
 
 TEST_CASE("lesson 13: the unfused chain (scores, softmax, P V) computes attention, kernel by kernel") {
   Lesson L = load_lesson("lessons/13-attention");
-  Exercise as = *L.find_exercise("flash");
-  const auto tmp = std::filesystem::temp_directory_path() / ("gpulab_attn_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(tmp);
-  auto with_args = [&](std::initializer_list<const char*> specs) {
-    as.args.clear();
-    for (const char* a : specs) as.args.push_back(parse_arg_spec(a));
-  };
-  // A buffer one kernel wrote, handed to the next as a file (the --arg @PATH initialiser).
-  auto hand_over = [&](sim::RunOutcome& o, size_t arg, const char* name) {
-    const std::vector<float> v = read_floats(o, arg);
-    const auto path = tmp / name;
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), std::streamsize(v.size() * 4));
-    return fmt::format("f32[{}]=@{}", v.size(), path.string());
-  };
+  const Exercise& ex = *L.find_exercise("flash");
+  Exercise as;
+  const Handover hand_over;
   for (int64_t Ltok : {33, 70}) {
     const SizeVars s{{"BH", 2}, {"L", Ltok}};
     CAPTURE(Ltok);
-    with_args({"i32 BH", "i32 L", "in f32 Q[BH][L][64]", "in f32 K[BH][L][64]", "out f32 S[BH][L][L]"});
+    as = with_params(ex, {"i32 BH", "i32 L", "in f32 Q[BH][L][64]", "in f32 K[BH][L][64]", "out f32 S[BH][L][L]"});
     MeasureRun scores = measure_run_at(L, as, "naive.cu", "attn_scores", "H100", s,
                                        Geometry{{"cdiv(L, 32)", "cdiv(L, 32)", "BH"}, {"32", "32"}});
     sim::RunOutcome so = sim::run_kernel(scores.request);
@@ -167,9 +177,9 @@ TEST_CASE("lesson 13: the unfused chain (scores, softmax, P V) computes attentio
         }
     CHECK(worst_error(S, want_s) < 1e-5);
 
-    with_args({"i32 BH", "i32 L", "in f32 S[BH][L][L]", "out f32 P[BH][L][L]"});
+    as = with_params(ex, {"i32 BH", "i32 L", "in f32 S[BH][L][L]", "out f32 P[BH][L][L]"});
     MeasureRun softmax = measure_run_at(L, as, "naive.cu", "attn_softmax", "H100", s, Geometry{{"cdiv(L, 8)", "BH"}, {"32", "8"}});
-    softmax.request.args[2] = hand_over(so, 4, "S");
+    softmax.request.args[2] = hand_over(so, 4, "S", "f32", 4);
     sim::RunOutcome mo = sim::run_kernel(softmax.request);
     REQUIRE(mo.result.ok);
     const std::vector<float> P = read_floats(mo, 3);
@@ -182,9 +192,9 @@ TEST_CASE("lesson 13: the unfused chain (scores, softmax, P V) computes attentio
     }
     CHECK(worst_error(P, want_p) < 1e-5);
 
-    with_args({"i32 BH", "i32 L", "in f32 P[BH][L][L]", "in f32 V[BH][L][64]", "out f32 O[BH][L][64]"});
+    as = with_params(ex, {"i32 BH", "i32 L", "in f32 P[BH][L][L]", "in f32 V[BH][L][64]", "out f32 O[BH][L][64]"});
     MeasureRun pv = measure_run_at(L, as, "naive.cu", "attn_pv", "H100", s, Geometry{{"2", "cdiv(L, 32)", "BH"}, {"32", "32"}});
-    pv.request.args[2] = hand_over(mo, 3, "P");
+    pv.request.args[2] = hand_over(mo, 3, "P", "f32", 4);
     sim::RunOutcome po = sim::run_kernel(pv.request);
     REQUIRE(po.result.ok);
     const std::vector<float> V = read_floats(po, 3), O = read_floats(po, 4);
@@ -199,25 +209,13 @@ TEST_CASE("lesson 13: the unfused chain (scores, softmax, P V) computes attentio
     ref->run(a);
     CHECK(worst_error(O, want_o) < 1e-4);
   }
-  std::filesystem::remove_all(tmp);
 }
 
 TEST_CASE("lesson 13: the tensor-core chain and the tensor-core fused kernel compute attention (fp16 inputs)") {
   Lesson L = load_lesson("lessons/13-attention");
-  Exercise as = *L.find_exercise("flash");
-  const auto tmp = std::filesystem::temp_directory_path() / ("gpulab_tc_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(tmp);
-  auto with_args = [&](std::initializer_list<const char*> specs) {
-    as.args.clear();
-    for (const char* a : specs) as.args.push_back(parse_arg_spec(a));
-  };
-  auto dump = [&](sim::RunOutcome& o, size_t arg, const char* name, size_t elem_bytes, const char* type) {
-    std::vector<uint8_t> raw(o.args.buffer_bytes.at(arg));
-    o.memory->read(o.args.buffer_address.at(arg), raw.data(), raw.size());
-    const auto path = tmp / name;
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(raw.data()), std::streamsize(raw.size()));
-    return fmt::format("{}[{}]=@{}", type, raw.size() / elem_bytes, path.string());
-  };
+  const Exercise& ex = *L.find_exercise("flash");
+  Exercise as;
+  const Handover hand_over;
   auto reference = [&](const SizeVars& s, const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V) {
     std::vector<double> q = widen(Q), k = widen(K), v = widen(V), o(Q.size());
     ReferenceArgs a;
@@ -231,7 +229,7 @@ TEST_CASE("lesson 13: the tensor-core chain and the tensor-core fused kernel com
     const SizeVars s{{"BH", 2}, {"L", Ltok}};
     CAPTURE(Ltok);
     // Fused.
-    with_args({"i32 BH", "i32 L", "in f16 Q[BH][L][64]", "in f16 K[BH][L][64]", "in f16 V[BH][L][64]", "out f32 O[BH][L][64]"});
+    as = with_params(ex, {"i32 BH", "i32 L", "in f16 Q[BH][L][64]", "in f16 K[BH][L][64]", "in f16 V[BH][L][64]", "out f32 O[BH][L][64]"});
     MeasureRun fused = measure_run_at(L, as, "tensor_core.cu", "tc_flash", "H100", s, Geometry{{"L/64", "BH"}, {"128"}});
     sim::RunOutcome fo = sim::run_kernel(fused.request);
     REQUIRE(fo.result.ok);
@@ -240,24 +238,23 @@ TEST_CASE("lesson 13: the tensor-core chain and the tensor-core fused kernel com
     // fp16 probabilities (11-bit significands) feed the P V product: about 1e-3 relative.
     CHECK(worst_error(read_floats(fo, 5), want) < 5e-3);
     // The chain, from the same inputs.
-    with_args({"i32 BH", "i32 L", "in f16 Q[BH][L][64]", "in f16 K[BH][L][64]", "out f32 S[BH][L][L]"});
+    as = with_params(ex, {"i32 BH", "i32 L", "in f16 Q[BH][L][64]", "in f16 K[BH][L][64]", "out f32 S[BH][L][L]"});
     MeasureRun sc = measure_run_at(L, as, "tensor_core.cu", "tc_scores", "H100", s, Geometry{{"L/32", "L/32", "BH"}, {"128"}});
-    sc.request.args[2] = dump(fo, 2, "Q", 2, "f16");
-    sc.request.args[3] = dump(fo, 3, "K", 2, "f16");
+    sc.request.args[2] = hand_over(fo, 2, "Q", "f16", 2);
+    sc.request.args[3] = hand_over(fo, 3, "K", "f16", 2);
     sim::RunOutcome so = sim::run_kernel(sc.request);
     REQUIRE(so.result.ok);
-    with_args({"i32 BH", "i32 L", "in f32 S[BH][L][L]", "out f16 P[BH][L][L]"});
+    as = with_params(ex, {"i32 BH", "i32 L", "in f32 S[BH][L][L]", "out f16 P[BH][L][L]"});
     MeasureRun sm = measure_run_at(L, as, "tensor_core.cu", "tc_softmax", "H100", s, Geometry{{"L/8", "BH"}, {"32", "8"}});
-    sm.request.args[2] = dump(so, 4, "S", 4, "f32");
+    sm.request.args[2] = hand_over(so, 4, "S", "f32", 4);
     sim::RunOutcome mo = sim::run_kernel(sm.request);
     REQUIRE(mo.result.ok);
-    with_args({"i32 BH", "i32 L", "in f16 P[BH][L][L]", "in f16 V[BH][L][64]", "out f32 O[BH][L][64]"});
+    as = with_params(ex, {"i32 BH", "i32 L", "in f16 P[BH][L][L]", "in f16 V[BH][L][64]", "out f32 O[BH][L][64]"});
     MeasureRun pv = measure_run_at(L, as, "tensor_core.cu", "tc_pv", "H100", s, Geometry{{"L/64", "BH"}, {"128"}});
-    pv.request.args[2] = dump(mo, 3, "P", 2, "f16");
-    pv.request.args[3] = dump(fo, 4, "V", 2, "f16");
+    pv.request.args[2] = hand_over(mo, 3, "P", "f16", 2);
+    pv.request.args[3] = hand_over(fo, 4, "V", "f16", 2);
     sim::RunOutcome po = sim::run_kernel(pv.request);
     REQUIRE(po.result.ok);
     CHECK(worst_error(read_floats(po, 4), want) < 5e-3);
   }
-  std::filesystem::remove_all(tmp);
 }
