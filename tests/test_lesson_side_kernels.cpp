@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "lab/cpu/conv.h"
+#include "lab/cpu/gemm.h"
 #include "lab/lesson/manifest.h"
 #include "lab/lesson/measure_run.h"
 #include "lab/lesson/reference.h"
@@ -60,11 +61,10 @@ std::vector<double> reference_conv(const SizeVars& s, const std::vector<float>& 
   return y;
 }
 
+// |got - want| / max(|want|, 1), the check's measure (lab/cpu/gemm.h).
 double worst_error(const std::vector<float>& got, const std::vector<double>& want) {
   REQUIRE(got.size() == want.size());
-  double w = 0;
-  for (size_t i = 0; i < got.size(); ++i) w = std::max(w, std::abs(got[i] - want[i]) / std::max(1.0, std::abs(want[i])));
-  return w;
+  return cpu::max_rel_error(got.data(), want, 1.0);
 }
 
 // The exercise's launch with other parameters: a kernel from another of the lesson's files.

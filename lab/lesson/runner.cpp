@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -58,21 +57,35 @@ std::string localize_command(const std::string& command, const std::string& less
   return out;
 }
 
+// Inputs in [-0.5, 0.5) that need no generator: element i is (i * prime) mod 1000, scaled.
+void fill_pattern(std::vector<float>& v, uint64_t prime) {
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float((i * prime) % 1000) / 1000.f - 0.5f;
+}
+
+// How a lesson step times a CPU version: a warm-up only for the threaded
+// ones (the single-threaded versions are slow enough without), then the
+// median of up to 5 repeats.
+cpu::TimingOptions step_timing(bool threaded) {
+  cpu::TimingOptions t;
+  t.warmup = threaded ? 1 : 0;
+  t.min_repeats = 1;
+  t.max_repeats = 5;
+  t.min_total_seconds = 0.2;
+  return t;
+}
+
 void time_cpu_gemm(int n, FILE* out) {
   std::vector<float> A(size_t(n) * n), B(size_t(n) * n), C(size_t(n) * n);
-  for (size_t i = 0; i < A.size(); ++i) A[i] = float((i * 7919) % 1000) / 1000.f - 0.5f, B[i] = float((i * 104729) % 1000) / 1000.f - 0.5f;
+  fill_pattern(A, 7919);
+  fill_pattern(B, 104729);
   double flop = 2.0 * n * double(n) * n;
   fmt::print(out, "Timing C = A * B on this machine's CPU, n = {} ({:.2g} FLOP: n^3 multiply-adds, 2 FLOP each)\n", n, flop);
   fmt::print(out, "  {:<22} {:>8} {:>12} {:>12}\n", "version", "threads", "time", "GFLOP/s");
   double worst_spread = 0;
   for (const auto& v : cpu::cpu_gemm_versions()) {
-    cpu::TimingOptions t;
-    t.warmup = v.threaded ? 1 : 0;  // the single-threaded versions are slow enough without a warm-up
-    t.min_repeats = 1;
-    t.max_repeats = 5;
-    t.min_total_seconds = 0.2;
     unsigned threads = v.threaded ? 0 : 1;
-    auto r = cpu::time_median([&] { v.fn(n, n, n, 1.f, A.data(), B.data(), 0.f, C.data(), threads); }, t);
+    auto r = cpu::time_median([&] { v.fn(n, n, n, 1.f, A.data(), B.data(), 0.f, C.data(), threads); },
+                              step_timing(v.threaded));
     double s = r.median_ms / 1e3;
     fmt::print(out, "  {:<22} {:>8} {:>10.4f} s {:>12.1f}{}\n", v.name, v.threaded ? "all" : "1", s, flop / s / 1e9,
                r.spread > cpu::kUnsteadySpread ? fmt::format("   (repeats spread {:.0f}%)", 100 * r.spread) : "");
@@ -88,26 +101,22 @@ void time_cpu_gemm(int n, FILE* out) {
 void time_cpu_conv(const SizeVars& v, FILE* out) {
   cpu::ConvShape s{int(v.at("N")), int(v.at("C")), int(v.at("H")), int(v.at("W")), int(v.at("K"))};
   std::vector<float> X(size_t(s.N) * s.C * s.H * s.W), F(size_t(s.K) * s.C * 9);
-  for (size_t i = 0; i < X.size(); ++i) X[i] = float((i * 7919) % 1000) / 1000.f - 0.5f;
-  for (size_t i = 0; i < F.size(); ++i) F[i] = float((i * 104729) % 1000) / 1000.f - 0.5f;
+  fill_pattern(X, 7919);
+  fill_pattern(F, 104729);
   const size_t out_n = size_t(s.N) * s.K * s.H * s.W;
-  std::vector<float> first(out_n), Y(out_n);
+  std::vector<float> Y(out_n);
+  std::vector<double> first;  // the direct version's output, the others' yardstick
   fmt::print(out, "Timing the 3x3 convolution N={} C={} H={} W={} K={} on this machine's CPU ({:.2g} FLOP)\n", s.N, s.C,
              s.H, s.W, s.K, s.flop());
   fmt::print(out, "  {:<22} {:>8} {:>12} {:>12}\n", "version", "threads", "time", "GFLOP/s");
   double worst_spread = 0;
   for (const auto& c : cpu::cpu_conv_versions()) {
-    cpu::TimingOptions t;
-    t.warmup = c.threaded ? 1 : 0;
-    t.min_repeats = 1;
-    t.max_repeats = 5;
-    t.min_total_seconds = 0.2;
-    const bool is_first = &c == &cpu::cpu_conv_versions().front();
-    std::vector<float>& y = is_first ? first : Y;
-    auto r = cpu::time_median([&] { c.fn(s, X.data(), F.data(), y.data()); }, t);
+    auto r = cpu::time_median([&] { c.fn(s, X.data(), F.data(), Y.data()); }, step_timing(c.threaded));
     double worst = 0;
-    if (!is_first)
-      for (size_t i = 0; i < out_n; ++i) worst = std::max(worst, double(std::abs(Y[i] - first[i])) / std::max(1.f, std::abs(first[i])));
+    if (first.empty())
+      first.assign(Y.begin(), Y.end());
+    else
+      worst = cpu::max_rel_error(Y.data(), first, 1.0);
     const double sec = r.median_ms / 1e3;
     fmt::print(out, "  {:<22} {:>8} {:>10.4f} s {:>12.1f}{}{}\n", c.name, c.threaded ? "all" : "1", sec, s.flop() / sec / 1e9,
                r.spread > cpu::kUnsteadySpread ? fmt::format("   (repeats spread {:.0f}%)", 100 * r.spread) : "",

@@ -656,11 +656,19 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       WorkerState scratch;
       scratch.per_pc.assign(kernel.code.size(), PcCounters{});
       scratch.shared_memo.assign(kernel.code.size(), SharedCostMemo{});
-      L2Model* const l2_of_run = L.l2;
-      uint32_t* const insts_of_run = L.warp_insts_by_warp;
-      uint32_t* const requests_of_run = L.global_requests_by_warp;
-      EventSink* const events_of_run = L.events;
-      L.l2 = nullptr, L.warp_insts_by_warp = nullptr, L.global_requests_by_warp = nullptr, L.events = nullptr;
+      // The neighbours run outside the L2 model, the per-warp counters and the
+      // event stream: those outputs are detached while they run, and put back after.
+      struct Detached {
+        LaunchState& l;
+        L2Model* l2;
+        uint32_t *insts, *requests;
+        EventSink* events;
+        explicit Detached(LaunchState& l_)
+            : l(l_), l2(l_.l2), insts(l_.warp_insts_by_warp), requests(l_.global_requests_by_warp), events(l_.events) {
+          l.l2 = nullptr, l.warp_insts_by_warp = nullptr, l.global_requests_by_warp = nullptr, l.events = nullptr;
+        }
+        ~Detached() { l.l2 = l2, l.warp_insts_by_warp = insts, l.global_requests_by_warp = requests, l.events = events; }
+      } detached(L);
       auto lines_of = [&](int64_t block) -> std::vector<uint64_t> {
         if (block < 0 || stopped()) return {};
         cycle::BlockTrace trace;
@@ -672,8 +680,6 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       };
       const std::vector<uint64_t> self = lines_of(g.self);
       const cycle::Neighbours n{lines_of(g.x1), lines_of(g.x2), lines_of(g.y1), lines_of(g.y2)};
-      L.l2 = l2_of_run, L.warp_insts_by_warp = insts_of_run, L.global_requests_by_warp = requests_of_run;
-      L.events = events_of_run;
       return cycle::first_read_fetch_fraction(self, n, g.row_mates, g.column_mates);
     };
     // With sample_only only the timed blocks touch the L2, so it holds what
