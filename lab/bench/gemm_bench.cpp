@@ -173,7 +173,8 @@ void cuda_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVers
     r.gflops = gemm_flops(p.M, p.N, p.K) / (t.median_ms * 1e-3) / 1e9;
     rows.push_back(r);
   };
-  const std::string arch = fmt::format("compute_{}", std::min(cc, 90));
+  // Hopper: the architecture-specific target, which 10 and 11 need (wgmma).
+  const std::string arch = cc == 90 ? std::string("compute_90a") : fmt::format("compute_{}", std::min(cc, 90));
   for (const auto& v : versions) {
     if (!selected(o, v.name)) continue;
     BenchRow r;

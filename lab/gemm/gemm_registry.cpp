@@ -18,6 +18,20 @@ sim::LaunchConfig GemmVersion::launch_config(int M, int N, int K) const {
   return cfg;
 }
 
+std::vector<GemmTensorMap> gemm_tensor_maps(const GemmVersion& v, int M, int N, int K, uint64_t A, uint64_t B) {
+  if (!v.uses_tma()) return {};
+  GemmTensorMap a, b;
+  a.address = A;
+  a.dims[0] = uint64_t(K), a.dims[1] = uint64_t(M);
+  a.row_stride_bytes = uint64_t(K) * 2;
+  a.box[0] = v.tma_box_a[0], a.box[1] = v.tma_box_a[1];
+  b.address = B;
+  b.dims[0] = uint64_t(N), b.dims[1] = uint64_t(K);
+  b.row_stride_bytes = uint64_t(N) * 2;
+  b.box[0] = v.tma_box_b[0], b.box[1] = v.tma_box_b[1];
+  return {a, b};
+}
+
 std::string default_gemm_manifest() { return std::string(GPULAB_SOURCE_DIR) + "/kernels/gemm/gemm.toml"; }
 
 std::vector<GemmVersion> load_gemm_versions(const std::string& manifest_path) {
@@ -70,6 +84,12 @@ std::vector<GemmVersion> load_gemm_versions(const std::string& manifest_path) {
     v.grid_y = dim("grid_y");
     v.dynamic_shared_bytes = uint32_t((*t)["dynamic_shared"].value_or(int64_t(0)));
     v.min_arch = int((*t)["min_arch"].value_or(int64_t(50)));
+    if (t->contains("tma_box_a") || t->contains("tma_box_b")) {
+      pair("tma_box_a", v.tma_box_a);
+      pair("tma_box_b", v.tma_box_b);
+      if (v.precision != Precision::Fp16)
+        throw ManifestError(fmt::format("{}:{}: a TMA version copies fp16 tiles: precision must be \"fp16\"", manifest_path, line));
+    }
     if (!fs::exists(v.file))
       throw ManifestError(fmt::format("{}:{}: kernel file {} does not exist", manifest_path, line, v.file));
     out.push_back(std::move(v));

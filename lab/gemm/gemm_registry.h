@@ -25,9 +25,26 @@ struct GemmVersion {
   uint32_t tile[2] = {1, 1};        // outputs per block along grid x, y
   uint32_t dynamic_shared_bytes = 0;
   int min_arch = 50;                // lowest compute capability (x10) the kernel compiles for
+  // TMA versions (gemm.toml tma_box_a / tma_box_b): the kernel takes two
+  // tensor maps after its 8 parameters, A's and B's, each copying a box of
+  // the row-major fp16 matrix (inner dimension first: A's [k, rows], B's
+  // [n, k]) with the 128-byte swizzle.
+  uint32_t tma_box_a[2] = {0, 0}, tma_box_b[2] = {0, 0};
+  bool uses_tma() const { return tma_box_a[0] != 0; }
 
   sim::LaunchConfig launch_config(int M, int N, int K) const;
 };
+
+// One tensor map of a TMA version, as cuTensorMapEncodeTiled takes it: a
+// row-major 2-D fp16 matrix (dims inner first) and the box one copy moves.
+struct GemmTensorMap {
+  uint64_t address = 0;
+  uint64_t dims[2] = {0, 0};       // [columns, rows]
+  uint64_t row_stride_bytes = 0;
+  uint32_t box[2] = {0, 0};
+};
+// A's and B's maps for a TMA version (empty for the others).
+std::vector<GemmTensorMap> gemm_tensor_maps(const GemmVersion& v, int M, int N, int K, uint64_t A, uint64_t B);
 
 // A manifest the lab cannot use: message names the file and what to fix.
 struct ManifestError : std::runtime_error {

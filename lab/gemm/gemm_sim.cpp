@@ -12,12 +12,13 @@
 namespace lab::gemm {
 
 std::vector<uint8_t> pack_gemm_params(const ptx::Kernel& kernel, int M, int N, int K, float alpha, uint64_t A,
-                                      uint64_t B, float beta, uint64_t C) {
-  if (kernel.params.size() != 8)
+                                      uint64_t B, float beta, uint64_t C, const std::vector<TensorMapBytes>& maps) {
+  if (kernel.params.size() != 8 + maps.size())
     throw std::runtime_error(fmt::format(
         "kernel {} has {} parameters; a GEMM version must take (int M, int N, int K, float alpha, const T* A, "
-        "const T* B, float beta, float* C)",
-        kernel.name, kernel.params.size()));
+        "const T* B, float beta, float* C){}",
+        kernel.name, kernel.params.size(),
+        maps.empty() ? "" : ", then const __grid_constant__ CUtensorMap for A and for B"));
   std::vector<uint8_t> buf(kernel.param_bytes);
   auto put = [&](size_t i, const void* v, uint32_t bytes) {
     assert(kernel.params[i].size == bytes);
@@ -25,6 +26,7 @@ std::vector<uint8_t> pack_gemm_params(const ptx::Kernel& kernel, int M, int N, i
   };
   put(0, &M, 4); put(1, &N, 4); put(2, &K, 4); put(3, &alpha, 4);
   put(4, &A, 8); put(5, &B, 8); put(6, &beta, 4); put(7, &C, 8);
+  for (size_t i = 0; i < maps.size(); ++i) put(8 + i, maps[i].data(), sim::kTensorMapBytes);
   return buf;
 }
 
@@ -61,7 +63,20 @@ SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& p, const sim::SimOpt
     mem.write(b, p.B.data(), p.B.size() * 4);
   }
   mem.write(c, p.C0.data(), p.C0.size() * 4);  // NaN poison when beta == 0
-  auto params = pack_gemm_params(run.kernel(), p.M, p.N, p.K, p.alpha, a, b, p.beta, c);
+  // TMA versions: the lab encodes the tensor maps, as cuTensorMapEncodeTiled would.
+  std::vector<TensorMapBytes> maps;
+  for (const GemmTensorMap& g : gemm_tensor_maps(v, p.M, p.N, p.K, a, b)) {
+    alignas(64) TensorMapBytes m{};
+    const uint32_t estride[2] = {1, 1};
+    const std::string err = sim::encode_tensor_map_tiled(m.data(), sim::kTmFloat16, 2, g.address, g.dims,
+                                                         &g.row_stride_bytes, g.box, estride, 0, sim::kTmSwizzle128B,
+                                                         0, 0);
+    if (!err.empty())
+      throw std::runtime_error(fmt::format("{}: the tensor map for {}x{}x{}: {} (the sizes TMA needs: rows of a "
+                                           "multiple of 8 halves)", v.name, p.M, p.N, p.K, err));
+    maps.push_back(m);
+  }
+  auto params = pack_gemm_params(run.kernel(), p.M, p.N, p.K, p.alpha, a, b, p.beta, c, maps);
   run.result = sim::launch(run.compiled, run.launch, params, mem, options);
   for (const auto& e : run.result.errors)
     if (e.kind == "unsupported") {

@@ -11,6 +11,9 @@
 #include "lab/gemm/gemm_registry.h"
 #include "lab/ptx/module.h"
 #include "lab/sim/compiled.h"
+#include "lab/sim/tensor_map.h"
+
+#include <array>
 
 namespace lab::gemm {
 
@@ -32,7 +35,9 @@ SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& problem, const sim::
 
 // The param buffer for (M, N, K, alpha, A, B, beta, C) laid out by `kernel`'s
 // param offsets. Asserts the kernel has that signature.
+// TMA versions take the tensor maps of A and B after those (`maps`).
+using TensorMapBytes = std::array<uint8_t, sim::kTensorMapBytes>;
 std::vector<uint8_t> pack_gemm_params(const ptx::Kernel& kernel, int M, int N, int K, float alpha, uint64_t A,
-                                      uint64_t B, float beta, uint64_t C);
+                                      uint64_t B, float beta, uint64_t C, const std::vector<TensorMapBytes>& maps = {});
 
 }  // namespace lab::gemm

@@ -187,7 +187,7 @@ bool parse_shape(Mods& m, Instr& in) {
       if (!num(kk) || p != w.size()) continue;
     }
     in.shape_m = static_cast<uint8_t>(mm);
-    in.shape_n = static_cast<uint8_t>(nn);
+    in.shape_n = static_cast<uint16_t>(nn);
     in.shape_k = static_cast<uint8_t>(kk);
     m.rest.erase(m.rest.begin() + i);
     return true;
@@ -235,6 +235,18 @@ bool is_bulk_to_shared(std::string_view opcode) {
          opcode.find("multicast") == std::string_view::npos;
 }
 
+// The tensor form the lab models (TMA): a tile-mode box global -> this CTA's
+// shared memory through a tensor map, completing on an mbarrier (PTX ISA
+// 9.7.9.25.5.1 "cp.async.bulk.tensor"). im2col mode, multicast, prefetch and
+// shared -> global stay unsupported.
+bool is_tensor_to_shared(std::string_view opcode) {
+  return starts_with(opcode, "cp.async.bulk.tensor.") &&
+         (opcode.find(".shared::cluster.global") != std::string_view::npos ||
+          opcode.find(".shared::cta.global") != std::string_view::npos) &&
+         opcode.find(".mbarrier::complete_tx::bytes") != std::string_view::npos &&
+         opcode.find("multicast") == std::string_view::npos && opcode.find("im2col") == std::string_view::npos;
+}
+
 }  // namespace
 
 const char* unsupported_family(std::string_view opcode) {
@@ -245,9 +257,10 @@ const char* unsupported_family(std::string_view opcode) {
     return "the lab's simulator does not model surfaces";
   if (base == "brkpt") return "the lab's simulator does not model breakpoints; remove brkpt";
   if (base == "brx") return "indirect branches (switch jump tables) are not modelled";
-  if (base == "tcgen05" || base == "wgmma" || base == "setmaxnreg" || base == "elect" ||
+  if (base == "tcgen05" || base == "elect" ||
       base == "mapa" || base == "getctarank" || base == "multimem" || base == "tensormap" ||
-      base == "clusterlaunchcontrol" || (opcode.substr(0, 13) == "cp.async.bulk" && !is_bulk_to_shared(opcode)) ||
+      base == "clusterlaunchcontrol" ||
+      (opcode.substr(0, 13) == "cp.async.bulk" && !is_bulk_to_shared(opcode) && !is_tensor_to_shared(opcode)) ||
       opcode.substr(0, 15) == "cp.reduce.async")
     return "Hopper/Blackwell asynchronous and cluster features are not modelled";
   if (base == "vabsdiff" || base == "vadd" || base == "vsub" || base == "vmad" || base == "vmin" ||
@@ -606,6 +619,48 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
     return;
   }
 
+  // ---- TMA: cp.async.bulk.tensor (PTX ISA 9.7.9.25.5.1) ---------------------
+  //   cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{.L2::cache_hint}
+  //     [dstMem], [tensorMap, {c0, ..., cN-1}], [mbar] {, cache-policy}
+  // ops: 0 dst, 1 tensor map, 2 coordinates (Vec, c0 innermost), 3 mbarrier.
+  // shape_m holds the dimension count N.
+  if (base == "cp" && is_tensor_to_shared(opcode)) {
+    take(m, "async");
+    take(m, "bulk");
+    take(m, "tensor");
+    take(m, "tile");
+    take(m, "mbarrier::complete_tx::bytes");
+    int dims = 0;
+    for (int d = 1; d <= 5; ++d)
+      if (take(m, std::string(1, char('0' + d)) + "d")) dims = d;
+    if (!dims) fail("'" + std::string(opcode) + "' needs a dimension count (.1d to .5d)");
+    in.op = Op::CpAsyncBulkTensor;
+    in.space = Space::Shared;
+    in.shape_m = uint8_t(dims);
+    no_rest(m, opcode);
+    check_count(raw, 4, m.cache_hint_operand ? 5 : 4, opcode);
+    copy_ops(in, raw);
+    in.num_ops = 4;  // a cache policy is a hint: dropped
+    if (in.ops[0].kind != OperandKind::Addr || in.ops[1].kind != OperandKind::Addr || in.ops[3].kind != OperandKind::Addr)
+      fail("'" + std::string(opcode) + "': expected [dst], [tensorMap, {coordinates}], [mbar]");
+    require_vec(in.ops[2], opcode, "the coordinates");
+    if (in.ops[2].vec_len != dims)
+      fail("'" + std::string(opcode) + "': " + std::to_string(dims) + " dimensions need " + std::to_string(dims) +
+           " coordinates, found " + std::to_string(in.ops[2].vec_len));
+    return;
+  }
+  if (base == "setmaxnreg") {
+    // setmaxnreg.{inc,dec}.sync.aligned.u32 imm (PTX ISA 9.7.17.1): imm in 24 .. 256, a multiple of 8.
+    in.op = Op::Setmaxnreg;
+    if (!take(m, "inc") && !take(m, "dec")) fail("'setmaxnreg' needs .inc or .dec");
+    no_rest(m, opcode);
+    check_count(raw, 1, 1, opcode);
+    copy_ops(in, raw);
+    if (in.ops[0].kind != OperandKind::Imm || in.ops[0].imm < 24 || in.ops[0].imm > 256 || in.ops[0].imm % 8)
+      fail("'setmaxnreg' takes a constant register count in 24 .. 256, a multiple of 8 (PTX ISA, setmaxnreg)");
+    return;
+  }
+
   // ---- mbarrier (PTX ISA 9.7.13.15) ------------------------------------------
   // .sem (.release/.acquire/.relaxed) and .scope (.cta/.cluster) are dropped by
   // classify(): the interpreter runs one warp instruction at a time, so every
@@ -823,6 +878,58 @@ void decode_instruction(std::string_view opcode, std::vector<RawOperand>& raw, I
     check_count(raw, 4, 4, opcode);
     copy_ops(in, raw);
     for (int i = 0; i < 4; ++i) require_vec(in.ops[i], opcode, "each fragment");
+    return;
+  }
+  if (base == "wgmma") {
+    // PTX ISA 9.7.15 (warpgroup-level matrix multiply-accumulate, sm_90a).
+    if (take(m, "fence")) in.op = Op::WgmmaFence;
+    else if (take(m, "commit_group")) in.op = Op::WgmmaCommitGroup;
+    else if (take(m, "wait_group")) in.op = Op::WgmmaWaitGroup;
+    else if (take(m, "mma_async")) in.op = Op::WgmmaMmaAsync;
+    else fail("unsupported wgmma form '" + std::string(opcode) + "'");
+    if (!(m.flags & kFlagAligned)) fail("'" + std::string(opcode) + "' needs .sync.aligned");
+    if (in.op == Op::WgmmaFence || in.op == Op::WgmmaCommitGroup) {
+      no_rest(m, opcode);
+      check_count(raw, 0, 0, opcode);
+      return;
+    }
+    if (in.op == Op::WgmmaWaitGroup) {  // wgmma.wait_group.sync.aligned N
+      no_rest(m, opcode);
+      check_count(raw, 1, 1, opcode);
+      copy_ops(in, raw);
+      if (in.ops[0].kind != OperandKind::Imm) fail("'wgmma.wait_group' takes a constant group count");
+      return;
+    }
+    // wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}.{f16,bf16}
+    //   d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
+    // ops: 0 d (Vec), 1 a-desc, 2 b-desc, 3 scale-d (predicate or constant);
+    // imm-scale-a/b are kWgmmaNegA/B in `mode` (-1 negates), imm-trans-a/b
+    // are layout_a/layout_b (1: the operand is MN-major, "transposed").
+    if (!parse_shape(m, in)) fail("'" + std::string(opcode) + "' needs a shape (.m64n128k16)");
+    no_rest(m, opcode);
+    if (m.ntypes != 3) fail("'" + std::string(opcode) + "' needs .dtype.atype.btype (.f32.f16.f16)");
+    in.type = m.types[0];
+    in.type2 = m.types[1];
+    in.type3 = m.types[2];
+    if (raw.size() >= 2 && raw[1].op.kind == OperandKind::Vec)
+      fail("'" + std::string(opcode) + "' with A in registers is not modelled; read A from shared memory through a "
+           "matrix descriptor");
+    if (raw.size() != 8 && raw.size() != 6)
+      fail("'" + std::string(opcode) + "' takes d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, "
+           "imm-trans-b");
+    require_vec(raw[0].op, opcode, "the accumulator");
+    for (int i = 4; i < int(raw.size()); ++i)
+      if (raw[i].op.kind != OperandKind::Imm) fail("'" + std::string(opcode) + "': imm-scale and imm-trans must be constants");
+    if (raw[4].op.imm != 1 && raw[4].op.imm != -1) fail("'" + std::string(opcode) + "': imm-scale-a must be 1 or -1");
+    if (raw[5].op.imm != 1 && raw[5].op.imm != -1) fail("'" + std::string(opcode) + "': imm-scale-b must be 1 or -1");
+    if (raw[4].op.imm < 0) in.mode |= kWgmmaNegA;
+    if (raw[5].op.imm < 0) in.mode |= kWgmmaNegB;
+    if (raw.size() == 8) {
+      in.layout_a = uint8_t(raw[6].op.imm != 0);
+      in.layout_b = uint8_t(raw[7].op.imm != 0);
+    }
+    std::vector<RawOperand> four(raw.begin(), raw.begin() + 4);
+    copy_ops(in, four);
     return;
   }
   if (base == "ldmatrix" || base == "stmatrix") {

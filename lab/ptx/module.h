@@ -31,6 +31,9 @@ namespace lab::ptx {
 // kGlobalBase + VarDecl::offset.
 constexpr uint64_t kSharedWindow = 0x0000'0010'0000'0000ull;
 constexpr uint64_t kLocalWindow = 0x0000'0020'0000'0000ull;
+// A generic pointer to a kernel parameter (cvta.param of a __grid_constant__
+// parameter's address, e.g. a CUtensorMap): kParamWindow + its param offset.
+constexpr uint64_t kParamWindow = 0x0000'0030'0000'0000ull;
 constexpr uint64_t kWindowSize = 0x0000'0001'0000'0000ull;   // 4 GiB each
 constexpr uint64_t kGlobalBase = 0x0000'0100'0000'0000ull;
 
@@ -106,6 +109,11 @@ enum MbarrierMode : uint8_t {
   kMbarExpectTx = 1 << 2,    // mbarrier.arrive.expect_tx: raise tx-count, then arrive
   kMbarParity = 1 << 3,      // test_wait/try_wait .parity: operand is a phase parity, not a state
   kMbarNoInc = 1 << 4,       // cp.async.mbarrier.arrive.noinc
+};
+// wgmma.mma_async's imm-scale-a / imm-scale-b (PTX ISA 9.7.15.5.2), bits of Instr::mode.
+enum WgmmaMode : uint8_t {
+  kWgmmaNegA = 1 << 0,  // imm-scale-a = -1: A negated
+  kWgmmaNegB = 1 << 1,  // imm-scale-b = -1: B negated
 };
 enum class TestpMode : uint8_t { None, Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 
@@ -224,7 +232,10 @@ struct Instr {
   uint32_t guard = kNoReg;      // predicate slot of `@%p`, or kNoReg
   bool guard_negated = false;   // `@!%p`
   // Shape for mma/wmma: m, n, k (e.g. 16, 8, 16); layouts 0=row 1=col for A and B.
-  uint8_t shape_m = 0, shape_n = 0, shape_k = 0;
+  // (wgmma: n up to 256, so n is 16 bits wide)
+  uint8_t shape_m = 0;
+  uint16_t shape_n = 0;
+  uint8_t shape_k = 0;
   uint8_t layout_a = 0, layout_b = 0;
   int32_t target = -1;          // branch target instruction index
   uint32_t loc = 0;             // index into Kernel::locs (0 = no location)

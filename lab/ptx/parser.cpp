@@ -152,8 +152,17 @@ class Parser {
         break;
       case Op::MbarrierArrive: need = (in.mode & kMbarExpectTx) ? 90 : 80; break;
       case Op::MbarrierTryWait: case Op::MbarrierExpectTx: case Op::MbarrierCompleteTx: case Op::CpAsyncBulk:
+      case Op::CpAsyncBulkTensor:
         need = 90;
         break;
+      case Op::WgmmaMmaAsync: case Op::WgmmaFence: case Op::WgmmaCommitGroup: case Op::WgmmaWaitGroup:
+      case Op::Setmaxnreg:
+        // Architecture-specific (PTX ISA 9.7.15, 9.7.17.1: "requires sm_90a").
+        if (sm == 90 && mod_.target.size() > 0 && mod_.target.back() == 'a') return;
+        fail(line,
+             "'" + std::string(opcode) + "' needs .target sm_90a (the module targets " + mod_.target +
+                 "); compile for the architecture-specific target (-arch=sm_90a)",
+             opcode);
       default: return;
     }
     if (sm < need)
@@ -1042,6 +1051,13 @@ class Parser {
       next();
       r.op.imm += neg ? -o.op.imm : o.op.imm;
     }
+    // `[tensorMap, {c0, c1}]` (cp.async.bulk.tensor): the coordinates become
+    // the operand after the address (the instruction loop takes them from here).
+    if (accept(',')) {
+      if (!is_punct(peek(), '{')) fail(open.line, "expected {coordinates} after ',' inside [...]");
+      address_vector_ = parse_vector(open.line);
+      has_address_vector_ = true;
+    }
     expect(']', "to close an address");
     return r;
   }
@@ -1152,6 +1168,10 @@ class Parser {
     if (!accept(';')) {
       for (;;) {
         raw_.push_back(parse_operand(line, label_context));
+        if (has_address_vector_) {
+          raw_.push_back(address_vector_);
+          has_address_vector_ = false;
+        }
         if (accept('|')) {
           raw_.push_back(parse_operand(line, label_context));
           raw_.back().pipe = true;
@@ -1329,6 +1349,8 @@ class Parser {
   std::vector<RegEntry> regs_;        // visible declarations, innermost last
   std::vector<size_t> scope_marks_;   // regs_.size() at each open '{'
   std::unordered_map<std::string_view, uint32_t> kshared_index_, klocal_index_, kparam_index_;
+  RawOperand address_vector_;  // the {coordinates} of the last `[map, {...}]` address
+  bool has_address_vector_ = false;
   std::unordered_map<std::string, int32_t> labels_;  // qualified by label_scope_
   std::string label_scope_;            // "" in the kernel, "#N/" inside inlined call N
   std::vector<LabelFixup> label_fixups_;

@@ -188,7 +188,10 @@ GpuModel make_h100() {
   m.full_name = "NVIDIA H100 SXM5 80GB";
   m.architecture = "Hopper";
   m.cc_major = 9, m.cc_minor = 0;                 // [PG]
-  m.sm_arch = "sm_90", m.ptx_target = "compute_90";
+  // The architecture-specific target (PTX ISA "sm_90a"): the same code as
+  // sm_90 for every instruction, plus wgmma and setmaxnreg, which exist only
+  // there, so the GEMM progression's Hopper versions compile for the model.
+  m.sm_arch = "sm_90a", m.ptx_target = "compute_90a";
   m.sm_count = 132;                               // [H100] whitepaper: SXM5 has 132 SMs
   m.boost_clock_hz = 1980e6;                      // [H100] 1980 MHz: 132 x 128 x 2 x 1.98 GHz = 67 TFLOPS
   m.max_warps_per_sm = 64;                        // [PG] cc 9.0: 2048 threads

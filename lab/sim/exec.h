@@ -231,12 +231,18 @@ void exec_cvt(const ptx::Instr& in, WarpContext& c);      // cvt, mov (incl. pac
 void exec_memory(const ptx::Instr& in, WarpContext& c);   // ld, st, atom, red, cvta, cp.async, isspacep
 void exec_warp(const ptx::Instr& in, WarpContext& c);     // bar, shfl, vote, match, redux, activemask
 void exec_matrix(const ptx::Instr& in, WarpContext& c);   // wmma, mma, ldmatrix, stmatrix
+void exec_wgmma(const ptx::Instr& in, WarpContext& c);    // wgmma.* (exec_matrix dispatches)
+void exec_tma(const ptx::Instr& in, WarpContext& c);      // cp.async.bulk.tensor (exec_warp dispatches)
+// complete_tx(bytes) on lane `lane`'s mbarrier at operand `bar`: what a bulk
+// copy does when its bytes have landed (exec_mbarrier.cpp). False after a fault.
+bool mbarrier_complete_tx(const ptx::Instr& in, WarpContext& c, const ptx::Operand& bar, uint32_t lane, uint32_t bytes);
 void exec_mbarrier(const ptx::Instr& in, WarpContext& c); // mbarrier.*, cp.async.mbarrier.arrive (exec_warp dispatches)
 // A warp parked in mbarrier.try_wait (WarpStatus::AtMbarrier): if every
 // waiting lane's phase has completed, writes waitComplete = true and makes
 // the warp Ready (telling `checker`, when checks are on). The block loop
 // (launch.cpp) calls it between passes.
-bool mbarrier_try_wake(const LaunchState& L, WorkerState& W, BlockState& B, WarpState& w, BlockChecker* checker);
+bool mbarrier_try_wake(const LaunchState& L, WorkerState& W, BlockState& B, WarpState& w, BlockChecker* checker,
+                       cycle::BlockTrace* trace);
 // "the mbarrier at shared offset 0x40 (phase 0: 3 of 4 arrivals still pending, ...)", for deadlock reports.
 std::string mbarrier_describe_wait(const LaunchState& L, const BlockState& B, const WarpState& w);
 void exec_device_call(const ptx::Instr& in, WarpContext& c);  // call vprintf / __assertfail (exec_call.cpp)

@@ -526,6 +526,9 @@ void exec_matrix(const ptx::Instr& in, WarpContext& c) {
       return;
     case Op::WmmaMma: exec_wmma_mma(in, c); return;
     case Op::Ldmatrix: case Op::Stmatrix: exec_ldstmatrix(in, c); return;
+    case Op::WgmmaMmaAsync: case Op::WgmmaFence: case Op::WgmmaCommitGroup: case Op::WgmmaWaitGroup:
+      exec_wgmma(in, c);
+      return;
     default: fault_unsupported(c, in, "this matrix instruction"); return;
   }
 }

@@ -142,6 +142,29 @@ bool require_init(WarpContext& c, const ptx::Instr& in, const Mbar& b, uint32_t 
   return false;
 }
 
+// The cycle model's phase events (cycle/trace.h TraceSync), in traced
+// blocks only: an operation on the object at `off` contributed to its
+// current phase (and completed it when `completed`), or a wait went
+// through on its latest completed phase. Phases are numbered per object;
+// mbarrier.init starts a fresh run of numbers.
+void trace_init(WarpContext& c, uint32_t off) {
+  if (!c.trace) return;
+  BlockState::MbarPhases& p = c.B->mbar_phases[off];
+  p.first += p.completed + 1;
+  p.completed = 0;
+}
+void trace_contribution(WarpContext& c, uint32_t off, bool completed) {
+  if (!c.trace) return;
+  BlockState::MbarPhases& p = c.B->mbar_phases[off];
+  c.trace->add_sync(off, p.first + p.completed, false);
+  if (completed) ++p.completed;
+}
+void trace_wait(cycle::WarpTrace* trace, BlockState& B, uint32_t off) {
+  if (!trace) return;
+  const BlockState::MbarPhases& p = B.mbar_phases[off];
+  trace->add_sync(off, p.first + p.completed - 1, true);
+}
+
 // One arrive-on operation of `count` ("mbarrier.arrive"): lowers
 // the pending count, and completes the phase when it and tx-count reach
 // zero. Returns false after a fault.
@@ -217,8 +240,12 @@ void exec_wait(const ptx::Instr& in, WarpContext& c) {
   uint64_t* d = dst(c, in.ops[0]);
   each_lane(c.mask, [&](uint32_t i) { d[i] = (complete >> i) & 1; });
   // test_wait answered false: let the other warps run before this one polls again.
-  if (complete != c.mask) w.status = WarpStatus::Yielded;
-  else if (c.checker) c.checker->on_mbarrier_wait(c.pc, w.index);
+  if (complete != c.mask) {
+    w.status = WarpStatus::Yielded;
+    return;
+  }
+  each_lane(c.mask, [&](uint32_t i) { trace_wait(c.trace, *c.B, off[i]); });
+  if (c.checker) c.checker->on_mbarrier_wait(c.pc, w.index);
 }
 
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
@@ -227,12 +254,12 @@ void exec_wait(const ptx::Instr& in, WarpContext& c) {
 // mbarrier. The lab copies at issue, so the complete-tx comes before the
 // expect_tx that libcu++ issues after the copy: tx-count goes negative and
 // back to zero, which the ISA's range of +-(2^20-1) allows.
-// Not counted in the memory metrics (requests, sectors): the copy engine's
-// traffic is not an LSU request, and the model has no copy engine yet.
+// Its global reads are counted as one request of its sectors and timed by
+// the cycle model on the SM's copy engine (count_bulk_request).
 void exec_bulk(const ptx::Instr& in, WarpContext& c) {
   uint8_t* mhost[32];
   uint32_t moff[32];
-  if (!object_pointers(in, c, in.ops[3], c.mask, mhost, moff)) return;
+  if (!object_pointers(in, c, in.ops[3], c.mask, mhost, moff)) return;  // every lane's object, before any copy
   uint64_t tsz[32];
   const uint64_t* size = src(c, in.ops[2], tsz);
   const ptx::Operand& dop = in.ops[0];
@@ -259,17 +286,30 @@ void exec_bulk(const ptx::Instr& in, WarpContext& c) {
     // (out-of-bounds, races, and the shared bytes it initialises).
     if (!checker_veto(c, s, 1u << i, false, false) || !checker_veto(c, d, 1u << i, true, false)) continue;
     std::memmove(d.host[i], s.host[i], n);
-    Mbar b = Mbar::decode(load_word(mhost[i]));
-    if (!require_init(c, in, b, i, moff[i])) return;
-    if (!add_tx(c, in, b, i, moff[i], -int64_t(n))) return;
-    if (b.done()) b.complete();
-    store_word(mhost[i], b.encode());
+    std::vector<uint64_t> sectors;
+    for (uint64_t x = s.addr[i] / 32; x <= (s.addr[i] + n - 1) / 32; ++x) sectors.push_back(x);
+    count_bulk_request(c, sectors, n, n);
+    if (!mbarrier_complete_tx(in, c, in.ops[3], i, n)) return;
   }
-  // complete_tx publishes the copied bytes to the phase's waiters, as an arrival does.
-  if (c.checker) c.checker->on_mbarrier_arrive(c.pc, c.warp->index);
 }
 
 }  // namespace
+
+bool mbarrier_complete_tx(const ptx::Instr& in, WarpContext& c, const ptx::Operand& bar, uint32_t lane, uint32_t bytes) {
+  uint8_t* host[32];
+  uint32_t off[32];
+  if (!object_pointers(in, c, bar, 1u << lane, host, off)) return false;
+  Mbar b = Mbar::decode(load_word(host[lane]));
+  if (!require_init(c, in, b, lane, off[lane])) return false;
+  if (!add_tx(c, in, b, lane, off[lane], -int64_t(bytes))) return false;
+  const bool completes = b.done();
+  if (completes) b.complete();
+  store_word(host[lane], b.encode());
+  trace_contribution(c, off[lane], completes);
+  // complete_tx publishes the copied bytes to the phase's waiters, as an arrival does.
+  if (c.checker) c.checker->on_mbarrier_arrive(c.pc, c.warp->index);
+  return true;
+}
 
 void exec_mbarrier(const ptx::Instr& in, WarpContext& c) {
   switch (in.op) {
@@ -307,6 +347,7 @@ void exec_mbarrier(const ptx::Instr& in, WarpContext& c) {
   for (uint32_t m = c.mask; m; m &= m - 1) {
     const uint32_t i = uint32_t(std::countr_zero(m));
     Mbar b = Mbar::decode(load_word(host[i]));
+    const uint32_t phase_before = b.phase;
     switch (in.op) {
       case Op::MbarrierInit: {
         // "mbarrier.init": phase 0, expected = pending = count, tx-count 0.
@@ -373,6 +414,8 @@ void exec_mbarrier(const ptx::Instr& in, WarpContext& c) {
         return;
     }
     store_word(host[i], b.encode());
+    if (in.op == Op::MbarrierInit) trace_init(c, off[i]);
+    else if (in.op != Op::MbarrierInval) trace_contribution(c, off[i], b.phase != phase_before);
   }
   if (has_state) {
     uint64_t* d = dst(c, in.ops[0]);
@@ -380,7 +423,9 @@ void exec_mbarrier(const ptx::Instr& in, WarpContext& c) {
   }
 }
 
-bool mbarrier_try_wake(const LaunchState& L, WorkerState& W, BlockState& B, WarpState& w, BlockChecker* checker) {
+bool mbarrier_try_wake(const LaunchState& L, WorkerState& W, BlockState& B, WarpState& w, BlockChecker* checker,
+                       cycle::BlockTrace* block_trace) {
+  cycle::WarpTrace* trace = block_trace ? &block_trace->warps[w.index] : nullptr;
   const ptx::Instr& in = L.kernel->code[w.mbar_pc];
   WarpContext c;
   c.L = &L;
@@ -400,6 +445,7 @@ bool mbarrier_try_wake(const LaunchState& L, WorkerState& W, BlockState& B, Warp
   if (!all) return false;
   uint64_t* d = dst(c, in.ops[0]);
   each_lane(c.mask, [&](uint32_t i) { d[i] = 1; });
+  each_lane(c.mask, [&](uint32_t i) { trace_wait(trace, B, off[i]); });
   w.status = WarpStatus::Ready;
   if (checker) checker->on_mbarrier_wait(c.pc, w.index);
   return true;

@@ -354,6 +354,23 @@ void count_request(WarpContext& c, Space where, const uint64_t* lane_addr, uint3
   }
 }
 
+void count_bulk_request(WarpContext& c, const std::vector<uint64_t>& sectors, uint64_t bytes_read, uint32_t shared_bytes) {
+  PcCounters& pm = *c.pcm;
+  ++pm.requests;
+  pm.bytes += bytes_read;
+  pm.sectors += sectors.size();
+  uint32_t misses = 0;
+  if (c.L->l2)
+    for (size_t s = 0; s < sectors.size(); s += 64)
+      misses += c.L->l2->access(sectors.data() + s, uint32_t(std::min<size_t>(64, sectors.size() - s)), false);
+  pm.dram_read_bytes += uint64_t(misses) * kSectorBytes;
+  if (c.trace) [[unlikely]] {
+    c.trace->add_global(sectors.data(), uint32_t(sectors.size()), misses, false, false);
+    c.trace->mems.back().bulk = true;
+    c.trace->mems.back().shared_bytes = shared_bytes;
+  }
+}
+
 namespace {
 
 // Splits a generic access by window; calls f(Access&, mask) per space used.
@@ -888,7 +905,10 @@ void exec_memory(const ptx::Instr& in, WarpContext& c) {
     case Op::Atom: case Op::Red: exec_atomic(in, c); return;
     case Op::Cvta: {
       // cvta.<space> turns a space address into a generic one; cvta.to.<space> back (PTX ISA 9.7.9.17).
-      uint64_t window = in.space == Space::Shared ? ptx::kSharedWindow : in.space == Space::Local ? ptx::kLocalWindow : 0;
+      uint64_t window = in.space == Space::Shared  ? ptx::kSharedWindow
+                        : in.space == Space::Local ? ptx::kLocalWindow
+                        : in.space == Space::Param ? ptx::kParamWindow
+                                                   : 0;
       uint64_t ta[32];
       const uint64_t* a = src(c, in.ops[1], ta);
       uint64_t* d = dst(c, in.ops[0]);

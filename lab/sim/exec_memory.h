@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "lab/sim/exec.h"
 
@@ -42,5 +43,11 @@ void cp_async_complete(WarpContext& c, uint32_t lanes, uint32_t before);
 // same_address_lanes).
 void count_request(WarpContext& c, ptx::Space where, const uint64_t* lane_addr, uint32_t access_bytes, uint32_t mask,
                    bool is_write, bool atomic = false);
+
+// Counts one copy-engine request (cp.async.bulk, cp.async.bulk.tensor): its
+// global `sectors` (sorted, distinct; they reach L2 and DRAM like a load's)
+// and `bytes_read`, and records it for the cycle model as a bulk request
+// landing `shared_bytes` in shared memory (cycle/trace.h TraceMem::bulk).
+void count_bulk_request(WarpContext& c, const std::vector<uint64_t>& sectors, uint64_t bytes_read, uint32_t shared_bytes);
 
 }  // namespace lab::sim

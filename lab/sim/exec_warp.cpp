@@ -252,6 +252,9 @@ void exec_warp(const ptx::Instr& in, WarpContext& c) {
     case Op::CpAsyncMbarrierArrive: case Op::CpAsyncBulk:
       exec_mbarrier(in, c);
       return;
+    case Op::CpAsyncBulkTensor:
+      exec_tma(in, c);
+      return;
     case Op::Activemask: {
       uint64_t* d = dst(c, in.ops[0]);
       uint32_t m = c.warp->mask;

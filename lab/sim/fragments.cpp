@@ -131,6 +131,9 @@ Coord wmma_element(WmmaMatrix which, uint32_t m, uint32_t n, uint32_t k, Type t,
 
 // [WORK] ---------------------------------------------------------------------
 uint64_t tensor_flops(const ptx::Instr& in) {
+  // wgmma.mma_async is one instruction of each of the warpgroup's four warps;
+  // each warp computes a quarter of the m rows (exec_wgmma.cpp).
+  if (in.op == ptx::Op::WgmmaMmaAsync) return 2ull * (in.shape_m / 4) * in.shape_n * in.shape_k;
   if (in.op != ptx::Op::Mma && in.op != ptx::Op::WmmaMma) return 0;
   return 2ull * in.shape_m * in.shape_n * in.shape_k;
 }

@@ -215,6 +215,7 @@ std::unique_ptr<BlockChecker> start_block(const LaunchState& L, WorkerState& W, 
   }
   B.barriers = {};
   B.faulted = false;
+  B.mbar_phases.clear();
 
   std::unique_ptr<BlockChecker> checker;
   if (L.options->check) {
@@ -282,7 +283,7 @@ BlockTurn run_block_turn(const LaunchState& L, WorkerState& W, BlockState& B, Bl
     // had its turn yielded to the others; a try_wait wakes once its phase completed.
     for (WarpState& w : B.warps) {
       if (w.status == WarpStatus::Yielded) w.status = WarpStatus::Ready;
-      else if (w.status == WarpStatus::AtMbarrier) mbarrier_try_wake(L, W, B, w, c.checker);
+      else if (w.status == WarpStatus::AtMbarrier) mbarrier_try_wake(L, W, B, w, c.checker, c.block_trace);
       if (B.faulted) break;
     }
     if (B.faulted) return BlockTurn::Ended;

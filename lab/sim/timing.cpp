@@ -11,6 +11,7 @@
 #include "lab/sim/timing.h"
 
 #include "lab/ptx/cfg.h"
+#include "lab/sim/fragments.h"
 
 #include <algorithm>
 #include <cmath>
@@ -55,8 +56,7 @@ InstrClass classify(const ptx::Instr& in) {
 }
 
 double flops_per_lane(const ptx::Instr& in) {
-  if (in.op == Op::Mma || in.op == Op::WmmaMma)
-    return 2.0 * in.shape_m * in.shape_n * in.shape_k / 32.0;
+  if (const uint64_t f = frag::tensor_flops(in)) return double(f) / 32.0;
   if (!ptx::type_is_float(in.type)) return 0;
   double pack = (in.type == Type::F16x2 || in.type == Type::BF16x2) ? 2 : 1;
   switch (in.op) {

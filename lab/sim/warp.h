@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "lab/sim/launch.h"
@@ -103,6 +104,13 @@ struct BlockState {
   uint32_t local_bytes = 0;        // frame per thread
   std::vector<WarpState> warps;
   std::array<BarrierState, kMaxBarriers> barriers{};
+  // Per mbarrier (shared offset), for the cycle model's trace: the number
+  // of its first phase since mbarrier.init, and the phases completed since
+  // (exec_mbarrier.cpp numbers phases per object from the block's start).
+  struct MbarPhases {
+    uint32_t first = 0, completed = 0;
+  };
+  std::unordered_map<uint32_t, MbarPhases> mbar_phases;
   bool faulted = false;
 };
 

@@ -22,7 +22,11 @@ int destinations(const ptx::Instr& in) {
     case Op::CpAsyncCommitGroup: case Op::CpAsyncWaitGroup: case Op::CpAsyncWaitAll: case Op::Stmatrix:
     case Op::WmmaStoreD: case Op::BarWarpSync: case Op::Nanosleep:
     case Op::MbarrierInit: case Op::MbarrierExpectTx: case Op::MbarrierCompleteTx: case Op::MbarrierInval:
-    case Op::CpAsyncMbarrierArrive: case Op::CpAsyncBulk:
+    case Op::CpAsyncMbarrierArrive: case Op::CpAsyncBulk: case Op::CpAsyncBulkTensor: case Op::Setmaxnreg:
+    // wgmma writes its accumulators asynchronously: the scoreboard does not
+    // wait for them (back-to-back wgmmas on one accumulator pipeline on the
+    // tensor core); wgmma.wait_group does (engine.cpp).
+    case Op::WgmmaMmaAsync: case Op::WgmmaFence: case Op::WgmmaCommitGroup: case Op::WgmmaWaitGroup:
       return 0;
     case Op::Setp: case Op::ShflSync:
       return 2;
@@ -51,7 +55,7 @@ bool is_mbarrier(Op op) {
   switch (op) {
     case Op::MbarrierInit: case Op::MbarrierArrive: case Op::MbarrierExpectTx: case Op::MbarrierCompleteTx:
     case Op::MbarrierTestWait: case Op::MbarrierTryWait: case Op::MbarrierInval: case Op::CpAsyncMbarrierArrive:
-    case Op::CpAsyncBulk:  // issued to the copy engine through the MIO; the copy itself is not timed
+    case Op::CpAsyncBulk: case Op::CpAsyncBulkTensor:  // issued to the copy engine through the MIO (engine.cpp times the copy)
       return true;
     default:
       return false;  // mbarrier.pending_count only reads a register: an integer op's latency
@@ -128,8 +132,15 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
         }
         break;
     }
+    if (in.op == Op::WgmmaMmaAsync) d.wgmma = WgmmaStep::Issue;
+    if (in.op == Op::WgmmaCommitGroup) d.wgmma = WgmmaStep::Commit;
+    if (in.op == Op::WgmmaWaitGroup) {
+      d.wgmma = WgmmaStep::Wait;
+      d.wait_groups = uint8_t(std::clamp<int64_t>(in.ops[0].imm, 0, 255));
+    }
     d.plain_load = (in.op == Op::Ld || in.op == Op::Ldu) && !(in.flags & ptx::kFlagVolatile);
-    d.fence = d.unit == Unit::Barrier || d.unit == Unit::AsyncWait || in.op == Op::BarArrive || in.op == Op::Membar ||
+    d.fence = d.unit == Unit::Barrier || d.unit == Unit::AsyncWait || d.wgmma == WgmmaStep::Wait ||
+              in.op == Op::MbarrierTryWait || in.op == Op::MbarrierTestWait || in.op == Op::BarArrive || in.op == Op::Membar ||
               in.op == Op::Fence || in.op == Op::Call || in.op == Op::Ret || in.op == Op::Exit ||
               in.op == Op::Atom || in.op == Op::Red || (in.op == Op::Bra && in.target >= 0 && size_t(in.target) <= pc);
     // Integer div/rem by a register is a ptxas-emitted sequence of about 20

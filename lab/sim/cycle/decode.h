@@ -15,6 +15,11 @@ namespace lab::sim::cycle {
 
 enum class Unit : uint8_t { Fp32, Int, Fp64, Sfu, Tensor, Memory, Control, Barrier, AsyncWait };
 
+// wgmma's asynchronous groups (PTX ISA 9.7.15.6-7): an issue joins the open
+// group, commit_group closes it, wait_group N waits until at most N groups
+// are pending.
+enum class WgmmaStep : uint8_t { None, Issue, Commit, Wait };
+
 struct DecodedInstr {
   Unit unit = Unit::Int;
   Stall dep = Stall::Wait;   // what a consumer of its result waits on (Wait / ShortScoreboard / LongScoreboard)
@@ -23,6 +28,8 @@ struct DecodedInstr {
   uint32_t first = 0;        // slots in DecodedKernel::slots: [first, first + reads) read, then `writes` written
   uint16_t reads = 0, writes = 0;
   bool async_copy = false;   // cp.async: completion tracked per warp, awaited by cp.async.wait_*
+  WgmmaStep wgmma = WgmmaStep::None;
+  uint8_t wait_groups = 0;   // wgmma.wait_group's N
   // For the load scheduling of hoist.h: a plain (non-volatile) ld/ldu, which
   // may move up if its trace request is global; an instruction no memory
   // access may be moved above (barrier, fence, atomic, call, exit, a branch

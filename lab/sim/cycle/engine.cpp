@@ -147,6 +147,15 @@ struct Warp {
   Stall state = Stall::NotSelected;
   uint64_t async_done = 0; // cp.async completion
   uint64_t merged_ready = 0;  // the last merged shared load's result (decode.h `merge`)
+  // wgmma groups (decode.h WgmmaStep): when the open group's operations
+  // finish, and the committed groups' completion times, oldest first.
+  uint64_t wgmma_open = 0;
+  std::vector<uint64_t> wgmma_groups;
+  uint32_t next_sync = 0;  // next TraceSync of the trace
+  // Parked at an mbarrier wait whose phase has not completed in the model's
+  // time: the phase's key (Block::phases) it waits for.
+  bool at_mbar = false;
+  uint64_t mbar_key = 0;
   bool active = false, at_barrier = false;
   bool deps_ok = false;    // the next instruction's registers were found ready (they stay ready until it issues)
   // When the next instruction's operands are ready, and what it waits on
@@ -179,12 +188,23 @@ constexpr uint64_t score(uint64_t ready, Stall why) { return ready << 8 | uint64
 constexpr uint64_t score_ready(uint64_t v) { return v >> 8; }
 constexpr Stall score_why(uint64_t v) { return Stall(v & 0xff); }
 
+// One mbarrier phase of a block (cycle/trace.h TraceSync): how many
+// warp instructions contribute to it (from the trace), how many have been
+// issued in the model's time, and when the last contribution is done.
+struct Phase {
+  uint32_t expected = 0, seen = 0;
+  uint64_t done = 0;
+  bool complete() const { return seen >= expected; }
+};
+constexpr uint64_t phase_key(uint32_t bar, uint32_t phase) { return uint64_t(bar) << 32 | phase; }
+
 struct Block {
   uint64_t id = 0;
   size_t order = 0;  // position in the slice's block list
   std::unique_ptr<BlockTrace> trace;
   uint32_t live = 0, arrived = 0;
   bool used = false;
+  std::unordered_map<uint64_t, Phase> phases;
 };
 
 enum Pipe { kFp32, kInt, kFp64, kSfu, kTensor, kPipes };
@@ -208,6 +228,7 @@ struct Sm {
   std::vector<uint64_t> producers;   // alike, producer(): only with events on
   L1Cache l1;
   double l1_free = 0;  // the L1/shared data path is busy until this cycle
+  double tma_free = 0; // the SM's copy engine (TMA) is busy until this cycle
   uint32_t resident_warps = 0;
   uint64_t next_check = kNever;  // the earliest of its schedulers' next_check: an idle SM is skipped whole
 };
@@ -419,6 +440,11 @@ class Slice {
     B.trace = source_(B.id);
     B.arrived = 0;
     B.live = 0;
+    B.phases.clear();
+    if (B.trace)
+      for (const WarpTrace& wt : B.trace->warps)
+        for (const TraceSync& s : wt.syncs)
+          if (!s.wait) ++B.phases[phase_key(s.bar, s.phase)].expected;
     ++resident_;
     const size_t ns = std::max<size_t>(1, dk_.num_slots);
     for (uint32_t wi = 0; wi < cfg_.warps_per_block; ++wi) {
@@ -435,6 +461,10 @@ class Slice {
       w.state = Stall::NotSelected;
       w.async_done = 0;
       w.merged_ready = 0;
+      w.wgmma_open = 0;
+      w.wgmma_groups.clear();
+      w.next_sync = 0;
+      w.at_mbar = false;
       w.at_barrier = false;
       w.deps_ok = false;
       w.active = w.tr && !w.tr->insts.empty();
@@ -485,7 +515,27 @@ class Slice {
 
   static void sync_wake(Sm& sm, uint32_t s) {
     const Warp& w = sm.warps[s];
-    sm.wake[s] = w.active && !w.at_barrier ? w.earliest : kNever;
+    sm.wake[s] = w.active && !w.at_barrier && !w.at_mbar ? w.earliest : kNever;
+  }
+
+  // A phase's last contribution was issued: the warps parked on it may go
+  // on once it is done (its result takes the shared-memory latency to reach
+  // a waiter, as an mbarrier operation's does: decode.cpp).
+  void release_phase(Sm& sm, Block& B, uint32_t slot, uint64_t key, const Phase& ph, uint64_t t) {
+    for (uint32_t wi = 0; wi < cfg_.warps_per_block; ++wi) {
+      const uint32_t s = slot * cfg_.warps_per_block + wi;
+      Warp& w = sm.warps[s];
+      if (!w.active || !w.at_mbar || w.mbar_key != key) continue;
+      w.at_mbar = false;
+      w.dep_ready = std::max(w.dep_ready, ph.done);
+      w.deps_ok = false;
+      w.earliest = std::max(t + 1, ph.done);
+      sync_wake(sm, s);
+      Sched& sc = sm.sched[scheduler_of(s)];
+      sc.next_check = std::min(sc.next_check, w.earliest);
+      sm.next_check = std::min(sm.next_check, w.earliest);
+    }
+    (void)B;
   }
   static uint32_t slot_of(const Sm& sm, const Warp& w) { return uint32_t(&w - sm.warps.data()); }
 
@@ -506,6 +556,10 @@ class Slice {
           if (w.producers) w.dep_producer = w.producers[sl[i]];
         }
       if (d.unit == Unit::AsyncWait && w.async_done > dep) dep = w.async_done, why = Stall::LongScoreboard, w.dep_producer = 0;
+      // wgmma.wait_group N: every group but the newest N done.
+      if (d.wgmma == WgmmaStep::Wait && w.wgmma_groups.size() > d.wait_groups)
+        for (size_t g = 0; g + d.wait_groups < w.wgmma_groups.size(); ++g)
+          if (w.wgmma_groups[g] > dep) dep = w.wgmma_groups[g], why = Stall::Wait, w.dep_producer = 0;
     }
     w.dep_ready = dep;
     w.dep_why = why;
@@ -519,6 +573,24 @@ class Slice {
   bool eligible(Sm& sm, Sched& sc, Warp& w, uint64_t t) {
     const DecodedInstr& d = dk_.code[w.next_inst.pc];
     if (!w.deps_ok) {
+      // An mbarrier wait the interpreter let through: the phase must have
+      // completed in the model's time too (its last contribution done).
+      for (uint32_t k = w.next_sync; k < w.tr->syncs.size() && w.tr->syncs[k].inst == w.next; ++k) {
+        const TraceSync& s = w.tr->syncs[k];
+        if (!s.wait) continue;
+        const uint64_t key = phase_key(s.bar, s.phase);
+        Block& B = sm.blocks[w.block_slot];
+        auto it = B.phases.find(key);
+        if (it == B.phases.end()) continue;  // no contribution in the trace: completed before the block's trace
+        if (!it->second.complete()) {
+          set_state(w, Stall::LongScoreboard, t);
+          w.at_mbar = true;
+          w.mbar_key = key;
+          sync_wake(sm, slot_of(sm, w));
+          return false;
+        }
+        if (it->second.done > w.dep_ready) w.dep_ready = it->second.done, w.dep_why = Stall::LongScoreboard;
+      }
       if (w.dep_ready > t) {
         set_state(w, w.dep_why, t);
         w.earliest = w.dep_ready;
@@ -684,6 +756,44 @@ class Slice {
     return done;
   }
 
+  // One copy-engine request (TMA's cp.async.bulk.tensor, cp.async.bulk):
+  // the SM's copy engine takes requests one after another, writing shared
+  // memory at the L1/shared data path's width (l1_bytes_per_cycle: NVIDIA
+  // publishes no TMA rate; a model assumption, docs/timing-model.md); its
+  // sectors go to L2 and DRAM as a load's misses do, without the L1.
+  // Returns when the last byte has landed.
+  uint64_t bulk_request(Sm& sm, const WarpTrace& tr, const TraceMem& m, uint64_t t) {
+    const double start = std::max(double(t), sm.tma_free);
+    sm.tma_free = start + double(m.shared_bytes) / p_.l1_bytes_per_cycle;
+    const double t_data = start;
+    uint64_t done = uint64_t(std::ceil(sm.tma_free));
+    uint32_t dram_left = m.dram;
+    for (uint32_t r = 0; r < m.runs; ++r) {
+      const SectorRun& run = tr.runs[m.first_run + r];
+      for (uint32_t k = 0; k < run.count; ++k) {
+        // As global_request: L2 bandwidth for every sector, DRAM bandwidth
+        // for the ones the L2 model sent there, the DRAM wait shared out by
+        // the running DRAM fraction.
+        l2_free_ = std::max(l2_free_, t_data) + l2_cycles_per_sector_;
+        const double d_l2 = l2_free_ + p_.lat_l2;
+        ++l2_seen_;
+        if (dram_left) {
+          --dram_left;
+          ++dram_seen_;
+          dram_free_ = std::max(dram_free_, t_data) + dram_cycles_per_sector_;
+        }
+        const double frac = std::min(1.0, double(dram_seen_) / double(l2_seen_));
+        const double d_dram = std::max(dram_free_, t_data) + p_.lat_dram;
+        done = std::max(done, uint64_t(d_l2 + frac * std::max(0.0, d_dram - d_l2)));
+      }
+    }
+    acc_.traced_sectors += m.count;
+    acc_.l2_sectors += m.count;
+    acc_.l2_hits += m.count > m.dram ? m.count - m.dram : 0;
+    acc_.dram_bytes += uint64_t(m.dram) * 32;
+    return done;
+  }
+
   // The loads ptxas merged into the one before them (decode.h): they take no
   // issue slot and make no request; their results arrive with the merged
   // load's. Their trace requests are consumed (and counted as traced). And
@@ -747,6 +857,27 @@ class Slice {
     Stall why = d.dep;
     const int pipe = pipe_of(d.unit);
     if (pipe >= 0) sc.pipe_free[pipe] = std::max(sc.pipe_free[pipe], double(t)) + d.hold;
+    // wgmma: the tensor core finishes the warp's part when the pipe has
+    // worked through it, plus the pipe's latency; commit closes the group.
+    switch (d.wgmma) {
+      case WgmmaStep::Issue:
+        w.wgmma_open = std::max(w.wgmma_open, uint64_t(std::ceil(sc.pipe_free[kTensor])) + p_.lat_tensor);
+        break;
+      case WgmmaStep::Commit:
+        w.wgmma_groups.push_back(w.wgmma_open);
+        w.wgmma_open = 0;
+        break;
+      case WgmmaStep::Wait:
+        if (w.wgmma_groups.size() > d.wait_groups)
+          w.wgmma_groups.erase(w.wgmma_groups.begin(), w.wgmma_groups.end() - d.wait_groups);
+        break;
+      case WgmmaStep::None: break;
+    }
+    // Copy-engine requests (TMA, cp.async.bulk): they do not wait for the
+    // warp; their completion is what their mbarrier contribution waits for.
+    uint64_t bulk_done = 0;
+    while (w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == idx && w.tr->mems[w.next_mem].bulk)
+      bulk_done = std::max(bulk_done, bulk_request(sm, *w.tr, w.tr->mems[w.next_mem++], t));
     if (d.unit == Unit::Memory) {
       bool any = false, all_shared = true;
       uint64_t done = t;
@@ -783,6 +914,18 @@ class Slice {
       }
     }
     if (ti.merge) w.merged_ready = ready_at;
+    // mbarrier phase events of this instruction: its contributions (done
+    // after the shared-memory latency, a copy's when its bytes have
+    // landed); a phase whose last contribution this was releases its waiters.
+    for (; w.next_sync < w.tr->syncs.size() && w.tr->syncs[w.next_sync].inst == idx; ++w.next_sync) {
+      const TraceSync& s = w.tr->syncs[w.next_sync];
+      if (s.wait) continue;
+      Block& B = sm.blocks[w.block_slot];
+      const uint64_t key = phase_key(s.bar, s.phase);
+      Phase& ph = B.phases[key];
+      ph.done = std::max(ph.done, bulk_done ? bulk_done : std::max(t + p_.lat_shared, d.async_copy ? w.async_done : 0));
+      if (ph.expected && ++ph.seen == ph.expected) release_phase(sm, B, w.block_slot, key, ph, t);
+    }
     w.next = idx + 1;
     skip_merged(w, t);
     w.deps_ok = false;

@@ -46,6 +46,7 @@
 
 #include <algorithm>
 
+#include "lab/sim/fragments.h"
 #include "lab/sim/timing.h"
 
 namespace lab::sim::cycle {
@@ -84,6 +85,10 @@ double warp_mma_fraction(const GpuModel& g, ptx::Type t) {
   return t == ptx::Type::F16 || t == ptx::Type::BF16 ? 494.4 / 756.5 : 0.629;  // [LUO25]
 }
 
+double wgmma_fraction(const GpuModel& g) {
+  return g.cc_major >= 9 ? 729.3 / 756.5 : 1.0;  // [LUO25]: wgmma m64n256k16 dense FP16 on H800
+}
+
 double wmma_rate_of_mma(const GpuModel& g) {
   return g.cc_major >= 9 ? 353.8 / 608.2 : 1.0;  // [LAB-H200]; no measurement before Hopper
 }
@@ -98,8 +103,10 @@ double CycleParams::tensor_cycles(const ptx::Instr& in) const {
     default: k = 0; break;
   }
   const double peak = tensor_flops_per_cycle_smsp[k] > 0 ? tensor_flops_per_cycle_smsp[k] : tensor_flops_per_cycle_smsp[0];
-  const double rate = peak * warp_mma[k] * (in.op == ptx::Op::WmmaMma ? wmma_of_mma : 1.0);
-  const double flops = 2.0 * in.shape_m * in.shape_n * in.shape_k;
+  const double rate = in.op == ptx::Op::WgmmaMmaAsync
+                          ? peak * wgmma_of_peak
+                          : peak * warp_mma[k] * (in.op == ptx::Op::WmmaMma ? wmma_of_mma : 1.0);
+  const double flops = double(frag::tensor_flops(in));
   return rate > 0 ? std::max(1.0, flops / rate) : 16.0;
 }
 
@@ -139,10 +146,12 @@ CycleParams cycle_params(const GpuModel& g) {
   p.tensor_flops_per_cycle_smsp[1] = (g.tf32_tensor_flops > 0 ? g.tf32_tensor_flops : g.fp32_flops) * per;
   p.tensor_flops_per_cycle_smsp[2] = g.int8_tensor_ops * per;
   p.tensor_flops_per_cycle_smsp[3] = tensor_peak(g, ptx::Type::F64) * per;
-  // Every tensor instruction the lab runs is warp-level (mma.sync, wmma).
+  // The warp-level instructions (mma.sync, wmma) at their measured fraction;
+  // wgmma at its own.
   p.warp_mma[0] = warp_mma_fraction(g, ptx::Type::F16);
   p.warp_mma[1] = p.warp_mma[2] = p.warp_mma[3] = warp_mma_fraction(g, ptx::Type::F32);
   p.wmma_of_mma = wmma_rate_of_mma(g);
+  p.wgmma_of_peak = wgmma_fraction(g);
   p.l1_shared_bytes = uint32_t(g.l1_shared_bytes_per_sm > 0 ? g.l1_shared_bytes_per_sm : d.unified_kb * 1024);
   p.l2_bytes_per_cycle = g.l2_bytes_per_clock > 0 ? g.l2_bytes_per_clock : 2048;
   p.dram_bytes_per_cycle = achievable_dram(g).bytes_per_s / p.clock_hz;

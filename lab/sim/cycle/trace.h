@@ -46,6 +46,10 @@ struct TraceMem {
   uint16_t serial = 0;      // global atom/red: the most lanes updating one address (metrics.h atomic_serial)
   ptx::Space space = ptx::Space::Global;  // Global, Local or Shared (resolved, as the interpreter served it)
   bool write = false;
+  // A copy-engine request (TMA, cp.async.bulk.tensor): its global sectors
+  // reach L2/DRAM without the L1, and `shared_bytes` land in shared memory.
+  bool bulk = false;
+  uint32_t shared_bytes = 0;
   // Shared loads: the wavefronts of the same lanes' access widened to 8 or
   // 16 bytes, the cost of the LDS.64 / LDS.128 ptxas merges it into
   // (decode.h `merge`). The global-only fields hold them: a shared request
@@ -54,16 +58,38 @@ struct TraceMem {
   uint16_t wide16() const { return lines; }
 };
 
+// An mbarrier phase event of one warp instruction (exec_mbarrier.cpp): it
+// contributes to the completion of phase `phase` of the mbarrier at shared
+// offset `bar` (an arrive, an expect_tx, a bulk copy's complete_tx), or it
+// is a wait that phase's completion let through. Phases are numbered per
+// object from the block's start, so (bar, phase) names one phase. The cycle
+// model completes a phase when its last contribution is done in its own
+// time and only then lets the phase's waiters go on.
+struct TraceSync {
+  uint32_t inst = 0;  // index in WarpTrace::insts
+  uint32_t bar = 0;
+  uint32_t phase = 0;
+  bool wait = false;
+};
+
 struct WarpTrace {
   std::vector<TraceInst> insts;
   std::vector<TraceMem> mems;
   std::vector<SectorRun> runs;
-  void clear() { insts.clear(); mems.clear(); runs.clear(); }
+  std::vector<TraceSync> syncs;
+  void clear() { insts.clear(); mems.clear(); runs.clear(); syncs.clear(); }
+  void add_sync(uint32_t bar, uint32_t phase, bool wait) {
+    const uint32_t inst = insts.empty() ? 0 : uint32_t(insts.size() - 1);
+    for (const TraceSync& s : syncs)  // one event per instruction and phase
+      if (s.inst == inst && s.bar == bar && s.phase == phase && s.wait == wait) return;
+    syncs.push_back({inst, bar, phase, wait});
+  }
   // One request. `sectors` sorted ascending and distinct (as count_request has them).
   void add_global(const uint64_t* sectors, uint32_t n, uint32_t dram, bool write, bool local);
   void add_shared(uint32_t wavefronts, bool write, uint16_t wide8, uint16_t wide16);
   size_t bytes() const {
-    return insts.size() * sizeof(TraceInst) + mems.size() * sizeof(TraceMem) + runs.size() * sizeof(SectorRun);
+    return insts.size() * sizeof(TraceInst) + mems.size() * sizeof(TraceMem) + runs.size() * sizeof(SectorRun) +
+           syncs.size() * sizeof(TraceSync);
   }
 };
 
