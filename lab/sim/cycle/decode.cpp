@@ -132,7 +132,11 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
         }
         break;
     }
-    if (in.op == Op::WgmmaMmaAsync) d.wgmma = WgmmaStep::Issue;
+    if (in.op == Op::WgmmaMmaAsync) {
+      d.wgmma = WgmmaStep::Issue;
+      // 16 rows of A (m64 / 4 warps) and a quarter of B, k16 of 2-byte elements.
+      d.smem_bytes = 16.0 * in.shape_k * 2 + double(in.shape_n) * in.shape_k * 2 / 4;
+    }
     if (in.op == Op::WgmmaCommitGroup) d.wgmma = WgmmaStep::Commit;
     if (in.op == Op::WgmmaWaitGroup) {
       d.wgmma = WgmmaStep::Wait;

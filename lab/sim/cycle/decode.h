@@ -30,6 +30,7 @@ struct DecodedInstr {
   bool async_copy = false;   // cp.async: completion tracked per warp, awaited by cp.async.wait_*
   WgmmaStep wgmma = WgmmaStep::None;
   uint8_t wait_groups = 0;   // wgmma.wait_group's N
+  double smem_bytes = 0;     // wgmma: the shared-memory operand bytes this warp's share reads
   // For the load scheduling of hoist.h: a plain (non-volatile) ld/ldu, which
   // may move up if its trace request is global; an instruction no memory
   // access may be moved above (barrier, fence, atomic, call, exit, a branch

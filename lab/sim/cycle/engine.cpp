@@ -758,13 +758,18 @@ class Slice {
 
   // One copy-engine request (TMA's cp.async.bulk.tensor, cp.async.bulk):
   // the SM's copy engine takes requests one after another, writing shared
-  // memory at the L1/shared data path's width (l1_bytes_per_cycle: NVIDIA
-  // publishes no TMA rate; a model assumption, docs/timing-model.md); its
-  // sectors go to L2 and DRAM as a load's misses do, without the L1.
+  // memory over the L1/shared data path (l1_bytes_per_cycle, shared with
+  // the LSU's accesses and wgmma's operand reads: NVIDIA publishes no TMA
+  // rate; a model assumption, docs/timing-model.md); its sectors go to L2
+  // and DRAM as a load's misses do, without the L1.
   // Returns when the last byte has landed.
   uint64_t bulk_request(Sm& sm, const WarpTrace& tr, const TraceMem& m, uint64_t t) {
     const double start = std::max(double(t), sm.tma_free);
-    sm.tma_free = start + double(m.shared_bytes) / p_.l1_bytes_per_cycle;
+    // Its writes take the shared data path's bandwidth like any shared access.
+    const double write = std::max(start, sm.l1_free);
+    sm.l1_free = write + double(m.shared_bytes) / p_.l1_bytes_per_cycle;
+    acc_.l1_busy_cycles += uint64_t(double(m.shared_bytes) / p_.l1_bytes_per_cycle);
+    sm.tma_free = sm.l1_free;
     const double t_data = start;
     uint64_t done = uint64_t(std::ceil(sm.tma_free));
     uint32_t dram_left = m.dram;
@@ -860,9 +865,17 @@ class Slice {
     // wgmma: the tensor core finishes the warp's part when the pipe has
     // worked through it, plus the pipe's latency; commit closes the group.
     switch (d.wgmma) {
-      case WgmmaStep::Issue:
-        w.wgmma_open = std::max(w.wgmma_open, uint64_t(std::ceil(sc.pipe_free[kTensor])) + p_.lat_tensor);
+      case WgmmaStep::Issue: {
+        // Its operands stream from shared memory over the SM's shared data
+        // path: the warp's rows of A and its quarter of B (the warpgroup
+        // reads B once), decode.h smem_bytes.
+        const double start = std::max(double(t), sm.l1_free);
+        sm.l1_free = start + d.smem_bytes / p_.l1_bytes_per_cycle;
+        acc_.l1_busy_cycles += uint64_t(d.smem_bytes / p_.l1_bytes_per_cycle);
+        const double end = std::max(sc.pipe_free[kTensor], sm.l1_free);
+        w.wgmma_open = std::max(w.wgmma_open, uint64_t(std::ceil(end)) + p_.lat_tensor);
         break;
+      }
       case WgmmaStep::Commit:
         w.wgmma_groups.push_back(w.wgmma_open);
         w.wgmma_open = 0;

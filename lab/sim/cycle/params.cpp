@@ -45,6 +45,7 @@
 #include "lab/sim/cycle/params.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "lab/sim/fragments.h"
 #include "lab/sim/timing.h"
@@ -85,8 +86,16 @@ double warp_mma_fraction(const GpuModel& g, ptx::Type t) {
   return t == ptx::Type::F16 || t == ptx::Type::BF16 ? 494.4 / 756.5 : 0.629;  // [LUO25]
 }
 
-double wgmma_fraction(const GpuModel& g) {
-  return g.cc_major >= 9 ? 729.3 / 756.5 : 1.0;  // [LUO25]: wgmma m64n256k16 dense FP16 on H800
+double wgmma_fraction(const GpuModel& g, uint32_t n) {
+  if (g.cc_major < 9) return 1.0;
+  // [LUO25] dense FP16 -> FP32 wgmma with both operands in shared memory on
+  // H800, TFLOP/s of the 756.5 peak. With random operands (a GEMM's):
+  // m64n256k16 665.4, m64n128k16 659.8, m64n64k16 648.3 (with zeros:
+  // 728.5, 728.5, 719.6); narrower shapes, measured with zeros only:
+  // m64n32k16 477.3, m64n16k16 287.0, m64n8k16 158.2 (the shared-memory
+  // operand path limits them).
+  const double tflops = n >= 256 ? 665.4 : n >= 128 ? 659.8 : n >= 64 ? 648.3 : n >= 32 ? 477.3 : n >= 16 ? 287.0 : 158.2;
+  return tflops / 756.5;
 }
 
 double wmma_rate_of_mma(const GpuModel& g) {
@@ -104,7 +113,7 @@ double CycleParams::tensor_cycles(const ptx::Instr& in) const {
   }
   const double peak = tensor_flops_per_cycle_smsp[k] > 0 ? tensor_flops_per_cycle_smsp[k] : tensor_flops_per_cycle_smsp[0];
   const double rate = in.op == ptx::Op::WgmmaMmaAsync
-                          ? peak * wgmma_of_peak
+                          ? peak * wgmma_of_peak[std::min<uint32_t>(5, std::countr_zero(std::max<uint32_t>(8, std::bit_floor(uint32_t(in.shape_n)))) - 3)]
                           : peak * warp_mma[k] * (in.op == ptx::Op::WmmaMma ? wmma_of_mma : 1.0);
   const double flops = double(frag::tensor_flops(in));
   return rate > 0 ? std::max(1.0, flops / rate) : 16.0;
@@ -151,7 +160,7 @@ CycleParams cycle_params(const GpuModel& g) {
   p.warp_mma[0] = warp_mma_fraction(g, ptx::Type::F16);
   p.warp_mma[1] = p.warp_mma[2] = p.warp_mma[3] = warp_mma_fraction(g, ptx::Type::F32);
   p.wmma_of_mma = wmma_rate_of_mma(g);
-  p.wgmma_of_peak = wgmma_fraction(g);
+  for (uint32_t i = 0; i < 6; ++i) p.wgmma_of_peak[i] = wgmma_fraction(g, 8u << i);
   p.l1_shared_bytes = uint32_t(g.l1_shared_bytes_per_sm > 0 ? g.l1_shared_bytes_per_sm : d.unified_kb * 1024);
   p.l2_bytes_per_cycle = g.l2_bytes_per_clock > 0 ? g.l2_bytes_per_clock : 2048;
   p.dram_bytes_per_cycle = achievable_dram(g).bytes_per_s / p.clock_hz;

@@ -29,7 +29,8 @@ struct CycleParams {
   double tensor_flops_per_cycle_smsp[4] = {};  // by precision: fp16/bf16, tf32, int8/fp8, fp64 (datasheet)
   double warp_mma[4] = {1, 1, 1, 1};           // the fraction of it mma.sync/wmma reach (warp_mma_fraction)
   double wmma_of_mma = 1;                       // wmma.mma's rate against mma.sync's (wmma_rate_of_mma)
-  double wgmma_of_peak = 1;                     // the fraction of the dense peak wgmma reaches (params.cpp [LUO25])
+  // The fraction of the dense peak wgmma reaches, by N: 8, 16, 32, 64, 128, 256 and up (params.cpp [LUO25]).
+  double wgmma_of_peak[6] = {1, 1, 1, 1, 1, 1};
   // Memory system.
   uint32_t l1_shared_bytes = 256 * 1024;  // unified capacity per SM (the L1 gets what shared does not)
   double l1_bytes_per_cycle = 128;        // L1 data path, shared by global sectors and shared wavefronts
@@ -62,8 +63,8 @@ AchievableDram achievable_dram(const GpuModel& gpu);
 // reach about two thirds of it.
 double warp_mma_fraction(const GpuModel& gpu, ptx::Type operand);
 
-// The fraction of the dense tensor peak wgmma.mma_async reaches (Hopper).
-double wgmma_fraction(const GpuModel& gpu);
+// The fraction of the dense tensor peak wgmma.mma_async .m64nNk16 reaches (Hopper).
+double wgmma_fraction(const GpuModel& gpu, uint32_t n);
 
 // wmma.mma's throughput against mma.sync's on the same part. On Hopper the
 // lab measured WMMA well below mma.sync (params.cpp [LAB-H200]); 1 elsewhere.
