@@ -89,6 +89,11 @@ void sim_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVersi
       rows.push_back(r);
       continue;
     }
+    if (std::string why = v.size_limit(p.M, p.N, p.K); !why.empty()) {
+      r.note = why;
+      rows.push_back(r);
+      continue;
+    }
     sim::SimOptions so;
     so.threads = o.threads;
     so.gpu = &model;
@@ -184,6 +189,11 @@ void cuda_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVers
       rows.push_back(r);
       continue;
     }
+    if (std::string why = v.size_limit(p.M, p.N, p.K); !why.empty()) {
+      r.note = why;
+      rows.push_back(r);
+      continue;
+    }
     compile::CompileOptions co;
     co.arch = arch;
     void* fn = gpu.load_kernel(compile::compile_file_to_ptx(v.file, co), v.kernel);
@@ -193,9 +203,16 @@ void cuda_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVers
     uint64_t A = half ? a16 : a32, B = half ? b16 : b32, C = c;
     sim::LaunchConfig cfg = v.launch_config(M, N, K);
     const uint32_t grid[3] = {cfg.grid.x, cfg.grid.y, 1}, block[3] = {cfg.block.x, cfg.block.y, 1};
-    run_row(r, v.precision, [&] {
-      gpu.launch(fn, grid, block, cfg.dynamic_shared_bytes, {&M, &N, &K, &alpha, &A, &B, &beta, &C});
-    });
+    // TMA versions: the driver encodes A's and B's tensor maps.
+    struct alignas(64) Map { uint8_t bytes[128]; };
+    std::vector<Map> maps;
+    for (const GemmTensorMap& g : gemm_tensor_maps(v, M, N, K, A, B)) {
+      maps.emplace_back();
+      gpu.encode_tensor_map_2d_f16(maps.back().bytes, g.address, g.dims, g.row_stride_bytes, g.box);
+    }
+    std::vector<void*> args = {&M, &N, &K, &alpha, &A, &B, &beta, &C};
+    for (Map& m : maps) args.push_back(m.bytes);
+    run_row(r, v.precision, [&] { gpu.launch(fn, grid, block, cfg.dynamic_shared_bytes, args); });
   }
   std::string why;
   if (!gpu.cublas_available(&why)) {

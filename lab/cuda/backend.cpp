@@ -49,6 +49,10 @@ struct Driver {
   CUresult (*EventElapsedTime)(float*, CUevent, CUevent) = nullptr;
   CUresult (*EventDestroy)(CUevent) = nullptr;
   CUresult (*GetErrorName)(CUresult, const char**) = nullptr;
+  // Optional (CUDA 12 drivers and later): TMA versions need it.
+  CUresult (*TensorMapEncodeTiled)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill) = nullptr;
   std::string error;  // why the driver is unusable; empty when usable
   int devices = 0;
 };
@@ -107,6 +111,7 @@ Driver& driver() {
     bind(d.lib, d.EventElapsedTime, "cuEventElapsedTime", e);
     bind(d.lib, d.EventDestroy, "cuEventDestroy_v2", e);
     bind(d.lib, d.GetErrorName, "cuGetErrorName", e);
+    d.TensorMapEncodeTiled = reinterpret_cast<decltype(d.TensorMapEncodeTiled)>(dlsym(d.lib, "cuTensorMapEncodeTiled"));
     if (!e.empty()) return;
     if (CUresult r = d.Init(0); r != CUDA_SUCCESS) {
       e = fmt::format("the NVIDIA driver is installed but cuInit failed: {}. Use --backend sim", result_name(d, r));
@@ -256,6 +261,18 @@ void Gpu::launch(void* fn, const uint32_t grid[3], const uint32_t block[3], uint
                                int(dynamic_shared_bytes)));
   GPULAB_CU(LaunchKernel(CUfunction(fn), grid[0], grid[1], grid[2], block[0], block[1], block[2],
                          dynamic_shared_bytes, nullptr, args.data(), nullptr));
+}
+
+void Gpu::encode_tensor_map_2d_f16(void* out, uint64_t address, const uint64_t dims[2], uint64_t row_stride_bytes,
+                                   const uint32_t box[2]) {
+  Driver& d = driver();
+  if (!d.TensorMapEncodeTiled) throw CudaError("the driver has no cuTensorMapEncodeTiled (CUDA 12 or later is needed for TMA)");
+  const cuuint64_t gdim[2] = {dims[0], dims[1]}, gstride[1] = {row_stride_bytes};
+  const cuuint32_t bdim[2] = {box[0], box[1]}, estride[2] = {1, 1};
+  GPULAB_CU(TensorMapEncodeTiled(static_cast<CUtensorMap*>(out), CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+                                 reinterpret_cast<void*>(address), gdim, gstride, bdim, estride,
+                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                 CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
 }
 
 void Gpu::synchronize() {

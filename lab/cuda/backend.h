@@ -65,6 +65,11 @@ class Gpu {
   void launch(void* fn, const uint32_t grid[3], const uint32_t block[3], uint32_t dynamic_shared_bytes,
               std::vector<void*> args);
   void synchronize();
+  // cuTensorMapEncodeTiled for a row-major 2-D fp16 matrix (dims inner
+  // first), 128-byte swizzle, zero fill: what the TMA GEMM versions take.
+  // `out` is 128 bytes, 64-byte aligned.
+  void encode_tensor_map_2d_f16(void* out, uint64_t address, const uint64_t dims[2], uint64_t row_stride_bytes,
+                                const uint32_t box[2]);
 
   // Times `work` (which enqueues GPU work) with events: warm-up, repeats,
   // median, L2 flushed before each timed run (the flush is not timed).

@@ -18,6 +18,13 @@ sim::LaunchConfig GemmVersion::launch_config(int M, int N, int K) const {
   return cfg;
 }
 
+std::string GemmVersion::size_limit(int M, int N, int K) const {
+  (void)M;
+  if (uses_tma() && (K % 8 || N % 8))
+    return fmt::format("needs K and N multiples of 8 (TMA copies rows of a multiple of 16 bytes); {}x{}x{} is not", M, N, K);
+  return {};
+}
+
 std::vector<GemmTensorMap> gemm_tensor_maps(const GemmVersion& v, int M, int N, int K, uint64_t A, uint64_t B) {
   if (!v.uses_tma()) return {};
   GemmTensorMap a, b;

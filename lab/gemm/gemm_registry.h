@@ -31,6 +31,9 @@ struct GemmVersion {
   // [n, k]) with the 128-byte swizzle.
   uint32_t tma_box_a[2] = {0, 0}, tma_box_b[2] = {0, 0};
   bool uses_tma() const { return tma_box_a[0] != 0; }
+  // Why the version cannot run M x N x K ("" when it can): a TMA version's
+  // tensor maps need rows of a multiple of 16 bytes (cuTensorMapEncodeTiled).
+  std::string size_limit(int M, int N, int K) const;
 
   sim::LaunchConfig launch_config(int M, int N, int K) const;
 };
