@@ -99,7 +99,9 @@ TEST_CASE("every model: names unique, figures in sane ranges, compute capability
     // Limits follow the compute capability (Programming Guide table).
     int cc = g.cc_major * 10 + g.cc_minor;
     // V100: CUDA 13 compiles no sm_70, so its kernels are built for sm_75 (device.cpp).
-    CHECK(g.sm_arch == "sm_" + std::to_string(cc == 70 ? 75 : cc));
+    // Hopper: the architecture-specific sm_90a (wgmma, setmaxnreg exist only there).
+    CHECK(g.sm_arch == "sm_" + std::to_string(cc == 70 ? 75 : cc) + (cc == 90 ? "a" : ""));
+    CHECK(g.ptx_target == "compute_" + std::to_string(cc == 70 ? 75 : cc) + (cc == 90 ? "a" : ""));
     if (cc == 70 || cc == 80 || cc == 90) CHECK(g.max_threads_per_sm == 2048);
     if (cc == 75) CHECK(g.max_threads_per_sm == 1024);
     if (cc == 86 || cc == 89) CHECK(g.max_threads_per_sm == 1536);

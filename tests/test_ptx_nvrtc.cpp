@@ -332,7 +332,7 @@ TEST_CASE("real kernels compiled by NVRTC parse for compute_75/80/90") {
   }
 }
 
-TEST_CASE("every .cu under kernels/ and lessons/ parses for compute_80 and compute_90") {
+TEST_CASE("every .cu under kernels/ and lessons/ parses for compute_80 and compute_90a") {
 #ifdef GPULAB_SOURCE_DIR
   fs::path root = GPULAB_SOURCE_DIR;
 #else
@@ -350,7 +350,7 @@ TEST_CASE("every .cu under kernels/ and lessons/ parses for compute_80 and compu
   std::sort(files.begin(), files.end());
   MESSAGE(files.size() << " .cu files found under " << root.string());
   for (const fs::path& f : files) {
-    for (std::string arch : {"compute_80", "compute_90"}) {
+    for (std::string arch : {"compute_80", "compute_90a"}) {
       INFO(f.string() << " for " << arch);
       lab::compile::CompileOptions opt;
       opt.arch = arch;
@@ -366,6 +366,9 @@ TEST_CASE("every .cu under kernels/ and lessons/ parses for compute_80 and compu
       try {
         m = parse(ptx, f.filename().string() + ".ptx");
       } catch (const ParseError& e) {
+        // Hopper-only instructions (wgmma in 10 and 11) in sm_80 PTX: refused
+        // by name, as ptxas refuses them.
+        if (arch == "compute_80" && std::string(e.what()).find("needs .target sm_90") != std::string::npos) continue;
         FAIL_CHECK(e.what());
         continue;
       }

@@ -131,7 +131,19 @@ void exec_wgmma_mma(const ptx::Instr& in, WarpContext& c) {
   for (uint32_t k = 0; k < 16 && ok; ++k)
     for (uint32_t j = 0; j < n; ++j) B[k][j] = element(db, in.layout_b != 0, j, k, 'B');
   if (!ok) return;
-  const float sa = (in.mode & ptx::kWgmmaNegA) ? -1.f : 1.f, sb = (in.mode & ptx::kWgmmaNegB) ? -1.f : 1.f;
+  // The warp's 16 x n product, k in order (rows of B contiguous, so the
+  // inner loop vectorises on the host), then added to the accumulators.
+  const float sign = ((in.mode & ptx::kWgmmaNegA) ? -1.f : 1.f) * ((in.mode & ptx::kWgmmaNegB) ? -1.f : 1.f);
+  float P[16][256];
+  for (uint32_t r = 0; r < 16; ++r) {
+    float* p = P[r];
+    for (uint32_t j = 0; j < n; ++j) p[j] = 0.f;
+    for (uint32_t k = 0; k < 16; ++k) {
+      const float a = sign * A[r][k];
+      const float* b = B[k];
+      for (uint32_t j = 0; j < n; ++j) p[j] += a * b[j];
+    }
+  }
   const uint32_t* slots = c.L->kernel->vec_slots.data() + dop.reg;
   for (uint32_t i = 0; i < n / 2; ++i) {
     if (slots[i] >= ptx::kSinkReg) continue;
@@ -139,12 +151,8 @@ void exec_wgmma_mma(const ptx::Instr& in, WarpContext& c) {
     const uint32_t col = 8 * (i >> 2) + (i & 1);
     const uint32_t row = 8 * ((i >> 1) & 1);
     for (uint32_t l = 0; l < kWarpSize; ++l) {
-      const uint32_t r = row + l / 4, j = col + 2 * (l & 3);
-      float acc = scale_d ? std::bit_cast<float>(uint32_t(reg[l])) : 0.f;
-      float sum = 0.f;
-      for (uint32_t k = 0; k < 16; ++k) sum = std::fma(sa * A[r][k], sb * B[k][j], sum);
-      acc += sum;
-      reg[l] = std::bit_cast<uint32_t>(acc);
+      const float acc = scale_d ? std::bit_cast<float>(uint32_t(reg[l])) : 0.f;
+      reg[l] = std::bit_cast<uint32_t>(acc + P[row + l / 4][col + 2 * (l & 3)]);
     }
   }
 }
