@@ -41,20 +41,10 @@ void Session::Impl::prepare() {
   fill_static(gpu, lc, regs, bps);
 
   gemm::GemmProblem p = gemm::make_gemm_problem(n, n, n);
-  const bool half = v.precision == gemm::Precision::Fp16;
-  const uint64_t elem = half ? 2 : 4;
   sim::GlobalMemory mem;
-  uint64_t a = mem.allocate(uint64_t(n) * n * elem, "A"), b = mem.allocate(uint64_t(n) * n * elem, "B"),
-           c = mem.allocate(uint64_t(n) * n * 4, "C");
-  if (half) {
-    mem.write(a, p.A16.data(), p.A16.size() * 2);
-    mem.write(b, p.B16.data(), p.B16.size() * 2);
-  } else {
-    mem.write(a, p.A.data(), p.A.size() * 4);
-    mem.write(b, p.B.data(), p.B.size() * 4);
-  }
-  mem.write(c, p.C0.data(), p.C0.size() * 4);
-  auto params = gemm::pack_gemm_params(k, n, n, n, p.alpha, a, b, p.beta, c);
+  const gemm::GemmBuffers buf = gemm::place_gemm_operands(v, p, mem);
+  const uint64_t a = buf.a, b = buf.b, c = buf.c, elem = buf.elem;
+  auto params = gemm::gemm_params(v, k, p, buf);
 
   TraceContext ctx;
   ctx.module = &compiled.module();

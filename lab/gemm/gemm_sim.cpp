@@ -30,6 +30,42 @@ std::vector<uint8_t> pack_gemm_params(const ptx::Kernel& kernel, int M, int N, i
   return buf;
 }
 
+GemmBuffers place_gemm_operands(const GemmVersion& v, const GemmProblem& p, sim::GlobalMemory& mem) {
+  const bool half = v.precision == Precision::Fp16;
+  GemmBuffers g;
+  g.elem = half ? 2 : 4;
+  mem.reserve((uint64_t(p.M) * p.K + uint64_t(p.K) * p.N) * g.elem + uint64_t(p.M) * p.N * 4 + 4 * 512);
+  g.a = mem.allocate(uint64_t(p.M) * p.K * g.elem, "A");
+  g.b = mem.allocate(uint64_t(p.K) * p.N * g.elem, "B");
+  g.c = mem.allocate(uint64_t(p.M) * p.N * 4, "C");
+  if (half) {
+    mem.write(g.a, p.A16.data(), p.A16.size() * 2);
+    mem.write(g.b, p.B16.data(), p.B16.size() * 2);
+  } else {
+    mem.write(g.a, p.A.data(), p.A.size() * 4);
+    mem.write(g.b, p.B.data(), p.B.size() * 4);
+  }
+  mem.write(g.c, p.C0.data(), p.C0.size() * 4);  // NaN poison when beta == 0
+  return g;
+}
+
+std::vector<uint8_t> gemm_params(const GemmVersion& v, const ptx::Kernel& kernel, const GemmProblem& p,
+                                 const GemmBuffers& g) {
+  // TMA versions: the lab encodes the tensor maps, as cuTensorMapEncodeTiled would.
+  std::vector<TensorMapBytes> maps;
+  for (const GemmTensorMap& t : gemm_tensor_maps(v, p.M, p.N, p.K, g.a, g.b)) {
+    alignas(64) TensorMapBytes m{};
+    const uint32_t estride[2] = {1, 1};
+    const std::string err = sim::encode_tensor_map_tiled(m.data(), sim::kTmFloat16, 2, t.address, t.dims,
+                                                         &t.row_stride_bytes, t.box, estride, 0, sim::kTmSwizzle128B,
+                                                         0, 0);
+    if (!err.empty())
+      throw std::runtime_error(fmt::format("{}: the tensor map for {}x{}x{}: {}", v.name, p.M, p.N, p.K, err));
+    maps.push_back(m);
+  }
+  return pack_gemm_params(kernel, p.M, p.N, p.K, p.alpha, g.a, g.b, p.beta, g.c, maps);
+}
+
 SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& p, const sim::SimOptions& options) {
   SimGemmRun run;
   const sim::GpuModel& gpu = options.gpu ? *options.gpu : sim::default_gpu();
@@ -48,35 +84,10 @@ SimGemmRun simulate_gemm(const GemmVersion& v, GemmProblem& p, const sim::SimOpt
   run.launch = v.launch_config(p.M, p.N, p.K);
   sim::check_launch_limits(run.kernel(), run.launch, gpu, run.compiled.resources());
 
-  const bool half = v.precision == Precision::Fp16;
-  const uint64_t elem = half ? 2 : 4;
   sim::GlobalMemory mem;
-  mem.reserve((uint64_t(p.M) * p.K + uint64_t(p.K) * p.N) * elem + uint64_t(p.M) * p.N * 4 + 4 * 512);
-  const uint64_t a = mem.allocate(uint64_t(p.M) * p.K * elem, "A");
-  const uint64_t b = mem.allocate(uint64_t(p.K) * p.N * elem, "B");
-  const uint64_t c = mem.allocate(uint64_t(p.M) * p.N * 4, "C");
-  if (half) {
-    mem.write(a, p.A16.data(), p.A16.size() * 2);
-    mem.write(b, p.B16.data(), p.B16.size() * 2);
-  } else {
-    mem.write(a, p.A.data(), p.A.size() * 4);
-    mem.write(b, p.B.data(), p.B.size() * 4);
-  }
-  mem.write(c, p.C0.data(), p.C0.size() * 4);  // NaN poison when beta == 0
-  // TMA versions: the lab encodes the tensor maps, as cuTensorMapEncodeTiled would.
-  std::vector<TensorMapBytes> maps;
-  for (const GemmTensorMap& g : gemm_tensor_maps(v, p.M, p.N, p.K, a, b)) {
-    alignas(64) TensorMapBytes m{};
-    const uint32_t estride[2] = {1, 1};
-    const std::string err = sim::encode_tensor_map_tiled(m.data(), sim::kTmFloat16, 2, g.address, g.dims,
-                                                         &g.row_stride_bytes, g.box, estride, 0, sim::kTmSwizzle128B,
-                                                         0, 0);
-    if (!err.empty())
-      throw std::runtime_error(fmt::format("{}: the tensor map for {}x{}x{}: {} (the sizes TMA needs: rows of a "
-                                           "multiple of 8 halves)", v.name, p.M, p.N, p.K, err));
-    maps.push_back(m);
-  }
-  auto params = pack_gemm_params(run.kernel(), p.M, p.N, p.K, p.alpha, a, b, p.beta, c, maps);
+  const GemmBuffers buf = place_gemm_operands(v, p, mem);
+  const uint64_t c = buf.c;
+  auto params = gemm_params(v, run.kernel(), p, buf);
   run.result = sim::launch(run.compiled, run.launch, params, mem, options);
   for (const auto& e : run.result.errors)
     if (e.kind == "unsupported") {

@@ -105,7 +105,8 @@ namespace {
       runtime.insert(name);
     } else if (starts("nvrtc")) {
       nvrtc.insert(name);
-    } else if (name.size() > 2 && starts("cu") && std::isupper(static_cast<unsigned char>(name[2]))) {
+    } else if (name.size() > 2 && starts("cu") && std::isupper(static_cast<unsigned char>(name[2])) &&
+               name != "cuTensorMapEncodeTiled") {
       driver.insert(name);
     } else {
       other.insert(name);
@@ -136,8 +137,8 @@ namespace {
   if (!driver.empty())
     add(fmt::format(
         "the program calls {} of the CUDA driver API (cuda.h), which the lab does not serve: the lab runs programs "
-        "written against the runtime API (cuda_runtime.h); use the runtime's calls, or run it on a GPU with "
-        "--backend cuda", join(driver)));
+        "written against the runtime API (cuda_runtime.h), and of the driver API serves cuTensorMapEncodeTiled "
+        "(TMA's tensor maps) only; use the runtime's calls, or run it on a GPU with --backend cuda", join(driver)));
   if (!nvrtc.empty())
     add(fmt::format(
         "the program calls {} of NVRTC to compile kernels while it runs, which `gpulab run` does not serve (it "
@@ -181,6 +182,7 @@ std::vector<std::string> link_libraries(const ProgramBuild& b) {
       continue;
     }
     if (kCublas.count(l)) continue;
+    if (l == "cuda") continue;  // the driver API: the lab's runtime serves cuTensorMapEncodeTiled (driver_tensor_map.cpp)
     throw BuildError(fmt::format(
         "-l{}: the lab stands in for the CUDA runtime and cuBLAS (-lcublas, -lcublasLt) only, and lib{} is not "
         "one of the C/C++ system libraries it passes on (m, dl, pthread, rt, stdc++, gomp); rewrite that part with "
