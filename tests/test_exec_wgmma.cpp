@@ -13,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "lab/sim/cycle/result.h"
+#include "lab/sim/device.h"
 #include "lab/sim/float16.h"
+#include "lab/sim/run.h"
 #include "lab/sim/tensor_map.h"
 #include "sim_harness.h"
 
@@ -336,4 +339,110 @@ TEST_CASE("setmaxnreg decodes (a hint the lab's register file does not need) and
   CHECK(r.ok);
   CHECK_THROWS_WITH_AS(Program::from_ptx(module("20"), "k"), doctest::Contains("24 .. 256"), std::exception);
   CHECK_THROWS_WITH_AS(Program::from_ptx(module("100"), "k"), doctest::Contains("multiple of 8"), std::exception);
+}
+
+// ---- the cycle model's time for the asynchronous path ---------------------
+
+namespace {
+
+lab::sim::SimOptions full_timing() {
+  lab::sim::SimOptions o;
+  o.gpu = &lab::sim::gpu_model("H100");
+  o.timing.mode = lab::sim::TimingMode::Full;
+  o.threads = 1;
+  return o;
+}
+
+// Warp 1 runs `producer` dependent FMAs and then arrives on an mbarrier;
+// warp 0 waits for that phase and then runs `consumer` dependent FMAs.
+std::string handoff_ptx(int producer, int consumer) {
+  std::string chain_p, chain_c;
+  for (int i = 0; i < producer; ++i) chain_p += "  fma.rn.f32 %f1, %f1, %f2, %f2;\n";
+  for (int i = 0; i < consumer; ++i) chain_c += "  fma.rn.f32 %f1, %f1, %f2, %f2;\n";
+  return std::string(R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry handoff(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<4>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %tid.x;
+  mov.f32 %f1, 0f3F800000;
+  mov.f32 %f2, 0f3F000000;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared.b64 [bar], 1;
+  bar.sync 0;
+  setp.lt.u32 %p2, %r1, 32;
+  @%p2 bra CONSUMER;
+)") + chain_p + R"(
+  setp.eq.u32 %p3, %r1, 32;
+  @%p3 mbarrier.arrive.shared.b64 %rd1, [bar];
+  bra DONE;
+CONSUMER:
+WAIT:
+  mbarrier.try_wait.parity.shared.b64 %p3, [bar], 0;
+  @!%p3 bra WAIT;
+)" + chain_c + R"(
+DONE:
+  ld.param.u64 %rd2, [out];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd2, %rd2, %rd3;
+  st.global.f32 [%rd2], %f1;
+  ret;
+}
+)";
+}
+
+uint64_t handoff_cycles(int producer, int consumer) {
+  Program p = Program::from_ptx(handoff_ptx(producer, consumer), "handoff");
+  REQUIRE(p.kernel);
+  p.arg(p.buffer(std::vector<float>(64, 0.f), "out"));
+  auto r = p.run(Dim3{1}, Dim3{64}, 0, full_timing());
+  for (auto& e : r.errors) MESSAGE(e.kind << ": " << e.message);
+  REQUIRE(r.ok);
+  REQUIRE(r.metrics.cycle);
+  return r.metrics.cycle->cycles;
+}
+
+}  // namespace
+
+TEST_CASE("cycle model: a warp waiting on an mbarrier phase goes on when the arrival is done, in the model's time") {
+  // 200 dependent FMAs (4 cycles each) on each side: the consumer's chain
+  // starts after the producer's, so the launch takes both, not the longer.
+  const uint64_t both = handoff_cycles(200, 200), producer_only = handoff_cycles(200, 0),
+                 consumer_only = handoff_cycles(0, 200);
+  CHECK(producer_only > 700);
+  CHECK(consumer_only > 700);
+  CHECK(both > producer_only + 700);
+  CHECK(both > consumer_only + 700);
+}
+
+TEST_CASE("cycle model: wgmma holds the tensor pipe at the wgmma rate and wait_group waits for it") {
+  // The mechanism kernel: one warpgroup chains `reps` m64n256k16 wgmmas on one
+  // accumulator, then waits for them. Twice the reps: twice the tensor time.
+  auto cycles = [](int reps) {
+    lab::sim::RunRequest req;
+    req.file = std::string(GPULAB_SOURCE_DIR) + "/kernels/mechanisms/wgmma_peak.cu";
+    req.kernel = "wgmma_peak";
+    req.launch.grid = Dim3{1};
+    req.launch.block = Dim3{128};
+    req.args = {"f32[128]", "i32=" + std::to_string(reps)};
+    req.gpu = &lab::sim::gpu_model("H100");
+    req.options = full_timing();
+    lab::sim::RunOutcome out = lab::sim::run_kernel(req);
+    REQUIRE(out.result.ok);
+    REQUIRE(out.result.metrics.cycle);
+    return double(out.result.metrics.cycle->cycles);
+  };
+  const double c16 = cycles(16), c32 = cycles(32);
+  // One warp's m64n256k16 share: 2 x 16 x 256 x 16 flops at the sub-partition's
+  // wgmma rate (the peak / (SMs x clock x 4) x Luo et al.'s 88.0%).
+  const lab::sim::GpuModel& g = lab::sim::gpu_model("H100");
+  const double per_cycle = g.fp16_tensor_flops / (g.sm_count * g.boost_clock_hz * 4) * 665.4 / 756.5;
+  const double per_wgmma = 2.0 * 16 * 256 * 16 / per_cycle;
+  CHECK(c32 - c16 == doctest::Approx(16 * per_wgmma).epsilon(0.05));
 }
