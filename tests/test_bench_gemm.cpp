@@ -24,6 +24,14 @@ TEST_CASE("the manifest lists the eleven versions with covering grids") {
   CHECK(versions[9].size_limit(128, 96, 40).empty());
   CHECK(versions[9].size_limit(17, 33, 65).find("multiples of 8") != std::string::npos);
   CHECK(versions[8].size_limit(17, 33, 65).empty());
+  // 10 and 11 carry the published measurement of a kernel of the same design.
+  REQUIRE(versions[9].published);
+  CHECK(versions[9].published->tflops == 423);
+  CHECK(versions[9].published->size == 4096);
+  CHECK(versions[9].published->gpu == "H100");
+  REQUIRE(versions[10].published);
+  CHECK(versions[10].published->tflops == 610);
+  CHECK_FALSE(versions[8].published);
   for (const auto& v : versions) {
     CAPTURE(v.name);
     for (int n : {1, 17, 128, 129, 1000}) {

@@ -131,6 +131,15 @@ void sim_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVersi
     r.ms = predicted_ms(run);
     if (r.ms) r.gflops = gemm_flops(p.M, p.N, p.K) / (*r.ms * 1e-3) / 1e9;
     else if (r.note.empty()) r.note = "the timing model gave no prediction";
+    // The published measurement of a kernel of the same design, where it applies.
+    if (const auto& pub = v.published;
+        pub && r.gflops && pub->gpu == model.name && p.M == pub->size && p.N == pub->size && p.K == pub->size) {
+      r.published_gflops = pub->tflops * 1e3;
+      r.published_source = pub->what;
+      const std::string held = fmt::format("published {:.0f} TFLOP/s, {}: the model {:+.0f}%", pub->tflops, pub->what,
+                                           100 * (*r.gflops / *r.published_gflops - 1));
+      r.note = r.note.empty() ? held : r.note + "; " + held;
+    }
     r.sim_seconds = run.result.metrics.sim_seconds;
     if (const auto& cy = run.result.metrics.cycle) {
       r.cycles = cy->cycles;
@@ -322,6 +331,10 @@ nlohmann::json gemm_report_json(const BenchReport& rep) {
     row["max_rel_error"] = (r.correct && std::isfinite(r.max_rel_error)) ? nlohmann::json(r.max_rel_error)
                                                                         : nlohmann::json(nullptr);
     row["reference"] = r.reference;
+    if (r.published_gflops) {
+      row["published_gflops"] = *r.published_gflops;
+      row["published_source"] = r.published_source;
+    }
     if (r.backend == "sim" && r.cycles > 0) {
       row["cycles"] = r.cycles;
       row["timing_note"] = r.timing_note;

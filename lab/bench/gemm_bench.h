@@ -59,6 +59,10 @@ struct BenchRow {
   double max_rel_error = 0;
   bool reference = false;  // OpenBLAS / cuBLAS rows
   std::string note;        // why a figure is missing, device name, ...
+  // Simulator rows of a version with a published measurement at this GPU
+  // model and size (gemm.toml [version.published]): that figure and what it is.
+  std::optional<double> published_gflops;
+  std::string published_source;
   // Simulator rows: the cycle model's figures (0 / empty elsewhere).
   double cycles = 0;          // predicted kernel cycles
   std::string timing_note;    // what was timed (sampled or every block)

@@ -97,6 +97,16 @@ std::vector<GemmVersion> load_gemm_versions(const std::string& manifest_path) {
       if (v.precision != Precision::Fp16)
         throw ManifestError(fmt::format("{}:{}: a TMA version copies fp16 tiles: precision must be \"fp16\"", manifest_path, line));
     }
+    if (const toml::table* pub = (*t)["published"].as_table()) {
+      GemmVersion::Published pb;
+      pb.tflops = (*pub)["tflops"].value_or(0.0);
+      pb.size = int((*pub)["size"].value_or(int64_t(0)));
+      pb.gpu = (*pub)["gpu"].value_or(std::string());
+      pb.what = (*pub)["what"].value_or(std::string());
+      if (pb.tflops <= 0 || pb.size <= 0 || pb.gpu.empty() || pb.what.empty())
+        throw ManifestError(fmt::format("{}:{}: [version.published] needs tflops, size, gpu and what", manifest_path, line));
+      v.published = pb;
+    }
     if (!fs::exists(v.file))
       throw ManifestError(fmt::format("{}:{}: kernel file {} does not exist", manifest_path, line, v.file));
     out.push_back(std::move(v));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,6 +32,16 @@ struct GemmVersion {
   // [n, k]) with the 128-byte swizzle.
   uint32_t tma_box_a[2] = {0, 0}, tma_box_b[2] = {0, 0};
   bool uses_tma() const { return tma_box_a[0] != 0; }
+  // A published measurement of a kernel of the same design (gemm.toml
+  // [version.published]), which `gpulab bench gemm` prints beside the
+  // prediction for that GPU model and size.
+  struct Published {
+    double tflops = 0;
+    int size = 0;            // M = N = K
+    std::string gpu;         // the lab's model of the GPU it was measured on
+    std::string what;        // the kernel, its precision, and where the figure is published
+  };
+  std::optional<Published> published;
   // Why the version cannot run M x N x K ("" when it can): a TMA version's
   // tensor maps need rows of a multiple of 16 bytes (cuTensorMapEncodeTiled).
   std::string size_limit(int M, int N, int K) const;
