@@ -97,7 +97,12 @@ void advance_cycle_clock(const ViewModel& vm, UiState& ui) {
   if (!vm.timeline || !vm.timeline->ready()) return;
   const CycleTimeline& T = *vm.timeline;
   const uint64_t maxc = cycle_span(T);
-  if (ui.cycle_timeline_seen != vm.timeline.get()) ui.cycle_timeline_seen = vm.timeline.get(), ui.timeline_cycle = -1;
+  if (ui.cycle_timeline_seen != vm.timeline.get()) {
+    ui.cycle_timeline_seen = vm.timeline.get(), ui.timeline_cycle = -1;
+    // A kernel with a copy-engine pipeline opens wide enough to show a few
+    // of its stages (one is about a thousand cycles on the H100 model).
+    if (!T.sides[0].copy_engine.empty() && ui.timeline_window < 6000) ui.timeline_window = 6000;
+  }
   if (ui.timeline_cycle < 0)
     ui.timeline_cycle = ui.cycle_open_fraction > 0 ? std::min(1.0, ui.cycle_open_fraction) * double(maxc)
                                                    : double(T.open_cycle);

@@ -91,6 +91,14 @@ TimelineSide side_from(const cyc::CycleResult& r, uint32_t warps_per_block, uint
     run.to = std::max(run.to, sp.to);
     ++s.waits_drawn;
   }
+  s.tensor.assign(schedulers, {});
+  for (const cyc::AsyncSpan& a : r.async_spans) {
+    if (a.sm != 0 || a.segment != 0 || a.to <= a.from) continue;
+    if (a.unit == cyc::AsyncUnit::CopyEngine) s.copy_engine.emplace_back(a.from, a.to);
+    else if (a.scheduler < schedulers) s.tensor[a.scheduler].emplace_back(a.from, a.to);
+  }
+  std::sort(s.copy_engine.begin(), s.copy_engine.end());
+  for (auto& v : s.tensor) std::sort(v.begin(), v.end());
   for (const auto& [key, run] : runs) slots[key.first].runs.push_back(run);
   for (auto& [slot, w] : slots) {
     auto& is = issues[slot];
@@ -176,7 +184,9 @@ void Session::Impl::timeline_for_gemm() {
   timeline_job = [v, gpu_name, threads](const std::atomic<bool>* cancel) {
     const sim::GpuModel& gpu = sim::gpu_model(gpu_name);
     sim::CompiledKernel ck = sim::compile_kernel({v.file, v.kernel, {}, {}}, gpu);
-    const int K = 256;
+    // A TMA version's pipeline needs k-tiles to fill its stages and reach
+    // its steady state (11: 3 stages of 64): K = 1024 shows 16 of them.
+    const int K = v.uses_tma() ? 1024 : 256;
     sim::LaunchConfig lc = v.launch_config(256, 256, K);
     const int regs = ck.resources() ? ck.resources()->registers : 32;
     const int bps = std::max(1, sim::occupancy_blocks_per_sm(

@@ -290,6 +290,11 @@ struct TimelineSide {
   std::vector<std::vector<uint64_t>> scheduler_issues;  // per scheduler: the drawn SM's issue cycles, ascending
   std::string note;                  // the model's sample note
   uint64_t waits_drawn = 0;          // waiting intervals on the drawn SM (0: nothing waited)
+  // Hopper's asynchronous units on the drawn SM (empty for other kernels):
+  // the copy engine's work on TMA copies, and per scheduler the tensor
+  // pipe's on wgmma, as [from, to) cycle intervals, ascending.
+  std::vector<std::pair<uint64_t, uint64_t>> copy_engine;
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> tensor;
 };
 
 struct CycleTimeline {

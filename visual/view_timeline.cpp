@@ -155,7 +155,13 @@ void draw_side(const CycleTimeline& T, const TimelineSide& s, const char* key, c
   const uint32_t scheds = std::max(1u, T.schedulers);
   const float sched_h = std::clamp(area * 0.045f, 3.f, lh);
   const float gap = px(3.f);
-  const float warps_top = o.y + axis_h + scheds * sched_h + 2 * gap;
+  // Hopper's asynchronous units, when the kernel uses them: a row for the
+  // copy engine (TMA) and one per scheduler for the tensor pipe's wgmma work.
+  bool any_tensor = false;
+  for (const auto& v : s.tensor) any_tensor |= !v.empty();
+  const uint32_t async_rows = (s.copy_engine.empty() ? 0u : 1u) + (any_tensor ? scheds : 0u);
+  const float async_top = o.y + axis_h + scheds * sched_h + 2 * gap;
+  const float warps_top = async_top + async_rows * sched_h + (async_rows ? gap : 0.f);
   const float warps_h = std::max(1.f, o.y + area - warps_top);
   const float row_h = warps ? warps_h / float(warps) : warps_h;
 
@@ -188,6 +194,52 @@ void draw_side(const CycleTimeline& T, const TimelineSide& s, const char* key, c
   }
   if (sched_h < fs * 0.8f)
     dl->AddText(ImVec2(o.x, o.y + axis_h + gap + (scheds * sched_h - fs) / 2), IM_COL32(220, 225, 235, 255), "slots");
+  // The asynchronous units' rows: busy intervals on a dark track.
+  {
+    const ImU32 track = IM_COL32(40, 44, 52, 255), copy_col = IM_COL32(150, 215, 255, 255),
+                tensor_col = IM_COL32(255, 215, 110, 255);
+    auto draw_busy = [&](const std::vector<std::pair<uint64_t, uint64_t>>& v, float y0, float y1, ImU32 col) {
+      dl->AddRectFilled(ImVec2(f.x0, y0), ImVec2(f.x1, y1), track);
+      double busy = 0;
+      float last = -1e9f;
+      for (const auto& [a, b] : v) {
+        if (double(b) <= f.c0 || double(a) >= f.c1) continue;
+        const double ca = std::max(double(a), f.c0), cb = std::min(double(b), f.c1);
+        busy += cb - ca;
+        const float xa = std::max(f.x(ca), last), xb = std::max(f.x(cb), xa + 1.f);
+        if (xb <= last) continue;
+        dl->AddRectFilled(ImVec2(xa, y0), ImVec2(xb, y1), col);
+        last = xb;
+      }
+      return busy;
+    };
+    uint32_t row = 0;
+    auto label = [&](float y0, const char* text) {
+      if (sched_h >= fs * 0.8f) dl->AddText(ImVec2(o.x, y0 + (sched_h - fs) / 2), IM_COL32(220, 225, 235, 255), text);
+    };
+    if (!s.copy_engine.empty()) {
+      const float y0 = async_top + row++ * sched_h, y1 = y0 + sched_h - 1;
+      const double busy = draw_busy(s.copy_engine, y0, y1, copy_col);
+      label(y0, "TMA");
+      shown(k + ".copy_engine_spans", double(s.copy_engine.size()));
+      shown(k + ".view_copy_engine_busy_cycles", busy);
+    }
+    if (any_tensor) {
+      double busy = 0;
+      for (uint32_t q = 0; q < scheds; ++q) {
+        const float y0 = async_top + row++ * sched_h, y1 = y0 + sched_h - 1;
+        busy += draw_busy(q < s.tensor.size() ? s.tensor[q] : std::vector<std::pair<uint64_t, uint64_t>>{}, y0, y1,
+                          tensor_col);
+        char b[16];
+        std::snprintf(b, sizeof b, "wgmma%u", q);
+        label(y0, b);
+      }
+      shown(k + ".view_wgmma_busy_cycles", busy);
+      size_t spans = 0;
+      for (const auto& v : s.tensor) spans += v.size();
+      shown(k + ".wgmma_spans", double(spans));
+    }
+  }
   const double slots_view = slots_per_sched * scheds;
   shown(k + ".view_slots", slots_view);
   shown(k + ".view_issued", double(issued_view));
@@ -291,6 +343,9 @@ void draw_timeline(const ViewModel& vm, UiState& ui) {
                 "of the SM, grouped by the scheduler it issues on, coloured by what it waits for.",
                 T.schedulers - 1);
   text_words(text);
+  if (!one.copy_engine.empty())
+    text_words("Rows TMA and wgmma0-3 (Hopper's asynchronous units): the copy engine's copies in flight, from the "
+               "request to the last byte landed in shared memory, and each scheduler's tensor pipe working on wgmma.");
   ImGui::PopStyleColor();
   if (T.same_residency) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.f, 0.75f, 0.3f, 1.f));

@@ -792,6 +792,9 @@ class Slice {
         done = std::max(done, uint64_t(d_l2 + frac * std::max(0.0, d_dram - d_l2)));
       }
     }
+    if (cfg_.events && acc_.async_spans.size() < kMaxEvents)
+      acc_.async_spans.push_back({uint64_t(start), done, uint16_t(&sm - sms_.data()), 0, cfg_.segment,
+                                  AsyncUnit::CopyEngine});
     acc_.traced_sectors += m.count;
     acc_.l2_sectors += m.count;
     acc_.l2_hits += m.count > m.dram ? m.count - m.dram : 0;
@@ -866,6 +869,10 @@ class Slice {
     // worked through it, plus the pipe's latency; commit closes the group.
     switch (d.wgmma) {
       case WgmmaStep::Issue: {
+        if (cfg_.events && acc_.async_spans.size() < kMaxEvents)
+          acc_.async_spans.push_back({uint64_t(std::max(double(t), sc.pipe_free[kTensor] - d.hold)),
+                                      uint64_t(std::ceil(sc.pipe_free[kTensor])), uint16_t(&sm - sms_.data()),
+                                      uint8_t(scheduler_of(slot)), cfg_.segment, AsyncUnit::Wgmma});
         // Its operands stream from shared memory over the SM's shared data
         // path: the warp's rows of A and its quarter of B (the warpgroup
         // reads B once), decode.h smem_bytes.

@@ -51,6 +51,18 @@ struct WarpSpan {
   uint8_t segment = 0;
 };
 
+// One interval an SM's asynchronous unit worked for a warp (TimingOptions::
+// events): the copy engine on a TMA or bulk copy (issue to the last byte
+// landed), or a sub-partition's tensor pipe on a wgmma.
+enum class AsyncUnit : uint8_t { CopyEngine, Wgmma };
+struct AsyncSpan {
+  uint64_t from = 0, to = 0;  // [from, to), segment-local cycles
+  uint16_t sm = 0;
+  uint8_t scheduler = 0;      // the tensor pipe's sub-partition (wgmma)
+  uint8_t segment = 0;
+  AsyncUnit unit = AsyncUnit::CopyEngine;
+};
+
 struct SampleSegment {
   std::string what;          // "waves 0-1", "waves 7-9 (steady)", ...
   uint64_t first_block = 0, blocks = 0;
@@ -114,6 +126,7 @@ struct CycleResult {
   std::vector<PcCycles> per_pc;               // indexed like Kernel::code
   std::vector<IssueEvent> events;             // with TimingOptions::events
   std::vector<WarpSpan> spans;                // with TimingOptions::events: every waiting interval
+  std::vector<AsyncSpan> async_spans;         // with TimingOptions::events: the copy engine's and wgmma's work
   double model_seconds = 0;                   // wall time of the cycle model itself
   double interpreter_seconds = 0;             // running the timed blocks in the interpreter (own thread)
   double model_cpu_seconds = 0;               // CPU time of the cycle model's thread (not inflated by other load)
