@@ -34,6 +34,10 @@ const char* why(const std::string& version) {
       {"07", "each warp owns a 64 x 64 piece of the tile: its loads stay conflict-free and its registers are reused"},
       {"08", "tensor cores: one warp instruction multiplies whole 16 x 16 x 16 tiles (FP16 in, FP32 out)"},
       {"09", "tensor cores fed directly (mma.sync, ldmatrix) while the next tiles arrive by asynchronous copy"},
+      {"10", "Hopper's own path: the copy engine (TMA) moves whole tiles, and wgmma, issued by four warps together, "
+             "reads them straight from shared memory at the tensor cores' full rate"},
+      {"11", "the copy engine and the tensor cores stop taking turns: one warpgroup only fetches tiles, two only "
+             "multiply, three shared-memory stages between them"},
   };
   for (const auto& [id, text] : k)
     if (version.rfind(id, 0) == 0) return text;
