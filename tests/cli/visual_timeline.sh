@@ -42,4 +42,13 @@ less "dark red (idle issue slot) regions" 1 "$($PIX "$T/tl.png" components 95 38
 xvfb 960x540 "$GPULAB" view --version 03_smem_tiled --panel timeline --size 960x540 --play \
   --screenshot "$T/play.png" --state "$T/play.json" --shot-after 3 >/dev/null
 less "the cursor played on (cycles)" "$(get "$S" timeline.cursor)" "$(get "$T/play.json" timeline.cursor)"
+
+# Hopper's asynchronous units: 11_wgmma_pipelined's copy engine and tensor
+# pipes get rows, and the view opens on a few stages of its pipeline.
+xvfb 960x540 "$GPULAB" view --version 11_wgmma_pipelined --panel timeline --size 960x540 --at 0.3 \
+  --screenshot "$T/tma.png" --state "$T/tma.json" --shot-after 5 >/dev/null
+check "11: timeline ready" "$(get "$T/tma.json" timeline.status)" "ready"
+less "11: copy-engine copies drawn" 0 "$(get "$T/tma.json" timeline.one.copy_engine_spans)"
+less "11: wgmma work drawn" 0 "$(get "$T/tma.json" timeline.one.wgmma_spans)"
+less "11: the tensor pipes busy in view" 0 "$(get "$T/tma.json" timeline.one.view_wgmma_busy_cycles)"
 exit $fail
