@@ -663,6 +663,28 @@ class Slice {
   // The L2 fill table's key: the sector and the SM that asked for it.
   uint64_t fill_key(const Sm& sm, uint64_t sector) const { return (sector << 8) | uint64_t(&sm - sms_.data()); }
 
+  // One sector past the L1 at t_data: it takes L2 bandwidth, and DRAM
+  // bandwidth when `to_dram` (the L2 model sent it there). Arrives from L2
+  // at `l2`; `shared_dram` adds the slice's running DRAM fraction of the
+  // extra DRAM wait (latency and queue), as global_request explains.
+  struct SectorArrival {
+    double l2 = 0, shared_dram = 0;
+  };
+  SectorArrival sector_past_l1(double t_data, bool to_dram) {
+    l2_free_ = std::max(l2_free_, t_data) + l2_cycles_per_sector_;
+    SectorArrival a;
+    a.l2 = l2_free_ + p_.lat_l2;
+    ++l2_seen_;
+    if (to_dram) {
+      ++dram_seen_;
+      dram_free_ = std::max(dram_free_, t_data) + dram_cycles_per_sector_;
+    }
+    const double frac = std::min(1.0, double(dram_seen_) / double(l2_seen_));
+    const double d_dram = std::max(dram_free_, t_data) + p_.lat_dram;
+    a.shared_dram = a.l2 + frac * std::max(0.0, d_dram - a.l2);
+    return a;
+  }
+
   // One global/local request: L1 data path, L1 tags, L2 and DRAM queues.
   uint64_t global_request(Sm& sm, const WarpTrace& tr, const TraceMem& m, uint64_t t, bool atomic) {
     const double start = std::max(double(t), sm.l1_free);
@@ -715,23 +737,15 @@ class Slice {
           continue;
         }
         ++misses;
-        l2_free_ = std::max(l2_free_, t_data) + l2_cycles_per_sector_;
-        const double d_l2 = l2_free_ + p_.lat_l2;
-        ++l2_seen_;
-        if (dram_left) {
-          --dram_left;
-          ++dram_seen_;
-          dram_free_ = std::max(dram_free_, t_data) + dram_cycles_per_sector_;
-        }
+        const SectorArrival a = sector_past_l1(t_data, dram_left > 0);
+        if (dram_left) --dram_left;
         double d;
         uint64_t* in_l2 = l2_fill_.find(fill_key(sm, sector));
         if (in_l2 && refetch == 0) {
-          d = std::max(d_l2, double(*in_l2));
+          d = std::max(a.l2, double(*in_l2));
         } else {
           if (in_l2) --refetch;
-          const double frac = std::min(1.0, double(dram_seen_) / double(l2_seen_));
-          const double d_dram = std::max(dram_free_, t_data) + p_.lat_dram;
-          d = d_l2 + frac * std::max(0.0, d_dram - d_l2);
+          d = a.shared_dram;
           l2_fill_.insert(fill_key(sm, sector)) = uint64_t(d);  // a later request has it no sooner than this one
         }
         done = std::max(done, uint64_t(d));
@@ -776,20 +790,10 @@ class Slice {
     for (uint32_t r = 0; r < m.runs; ++r) {
       const SectorRun& run = tr.runs[m.first_run + r];
       for (uint32_t k = 0; k < run.count; ++k) {
-        // As global_request: L2 bandwidth for every sector, DRAM bandwidth
-        // for the ones the L2 model sent there, the DRAM wait shared out by
-        // the running DRAM fraction.
-        l2_free_ = std::max(l2_free_, t_data) + l2_cycles_per_sector_;
-        const double d_l2 = l2_free_ + p_.lat_l2;
-        ++l2_seen_;
-        if (dram_left) {
-          --dram_left;
-          ++dram_seen_;
-          dram_free_ = std::max(dram_free_, t_data) + dram_cycles_per_sector_;
-        }
-        const double frac = std::min(1.0, double(dram_seen_) / double(l2_seen_));
-        const double d_dram = std::max(dram_free_, t_data) + p_.lat_dram;
-        done = std::max(done, uint64_t(d_l2 + frac * std::max(0.0, d_dram - d_l2)));
+        // As global_request's misses: L2 bandwidth for every sector, DRAM
+        // for the ones the L2 model sent there.
+        done = std::max(done, uint64_t(sector_past_l1(t_data, dram_left > 0).shared_dram));
+        if (dram_left) --dram_left;
       }
     }
     if (cfg_.events && acc_.async_spans.size() < kMaxEvents)
