@@ -45,7 +45,8 @@ __device__ unsigned long long desc(unsigned addr, unsigned lbo, unsigned sbo, un
          ((unsigned long long)((sbo & 0x3FFFF) >> 4) << 32) | ((unsigned long long)mode << 62);
 }
 #define N NVAL
-extern "C" __global__ void wg(const __half* A, const __half* B, float* D, int layout, int scale_d, int neg_a) {
+extern "C" __global__ void wg(const __half* A, const __half* B, float* D, int layout, int scale_d, int neg_a,
+                              int clobber) {
   __shared__ __align__(1024) unsigned char sm[16384];
   const unsigned base = (unsigned)__cvta_generic_to_shared(sm);
   const int t = threadIdx.x;
@@ -84,6 +85,12 @@ extern "C" __global__ void wg(const __half* A, const __half* B, float* D, int la
                : "l"(da), "l"(db), "r"(scale_d));
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  // wait_group 0 in one warp means the warpgroup's wgmma is done, all four
+  // warps' parts: thread 0 may overwrite the tiles at once, no __syncthreads
+  // (fast.cu's kernel 3 does this before its next TMA).
+  // B first (every warp reads all of B), 16 bytes at a time.
+  if (clobber && t == 0)
+    for (int i = 0; i < 256; ++i) reinterpret_cast<uint4*>(sm + bofs)[i] = make_uint4(0, 0, 0, 0);
   const int w = t / 32, l = t % 32;
   for (int i = 0; i < N / 2; ++i) {
     int row = 16 * w + l / 4 + 8 * ((i >> 1) & 1), col = 8 * (i >> 2) + 2 * (l & 3) + (i & 1);
@@ -120,7 +127,7 @@ struct WgmmaCase {
   int layout, n, trans_b;
 };
 
-void run_wgmma(const WgmmaCase& c, int scale_d, int neg_a) {
+void run_wgmma(const WgmmaCase& c, int scale_d, int neg_a, int clobber = 0) {
   Program p = Program::from_cuda(wgmma_source(c.n, c.trans_b, neg_a), "wg", "compute_90a");
   REQUIRE(p.kernel);
   std::vector<uint16_t> A(64 * 16), B(16 * c.n);
@@ -140,6 +147,7 @@ void run_wgmma(const WgmmaCase& c, int scale_d, int neg_a) {
   p.arg(int32_t(c.layout));
   p.arg(int32_t(scale_d));
   p.arg(int32_t(neg_a));
+  p.arg(int32_t(clobber));
   auto r = p.run(Dim3{1}, Dim3{128});
   for (auto& e : r.errors) MESSAGE(e.kind << ": " << e.message);
   REQUIRE(r.ok);
@@ -166,6 +174,9 @@ TEST_CASE("wgmma.mma_async reads both operands through matrix descriptors (PTX I
   SUBCASE("64-byte swizzle A, 32-byte swizzle B (K-major), m64n16k16") { run_wgmma({2, 16, 0}, 1, 0); }
   SUBCASE("scale-d false: D = A B, the accumulator's old value ignored") { run_wgmma({0, 64, 0}, 0, 0); }
   SUBCASE("imm-scale-a = -1 negates A") { run_wgmma({1, 128, 1}, 1, 1); }
+  SUBCASE("wait_group waits for the whole warpgroup: a warp that clobbers the tiles after it cannot hurt the others") {
+    run_wgmma({1, 128, 1}, 1, 0, 1);
+  }
 }
 
 TEST_CASE("wgmma needs the architecture-specific target and shared-memory operands") {

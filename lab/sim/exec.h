@@ -233,6 +233,9 @@ void exec_warp(const ptx::Instr& in, WarpContext& c);     // bar, shfl, vote, ma
 void exec_matrix(const ptx::Instr& in, WarpContext& c);   // wmma, mma, ldmatrix, stmatrix
 void exec_wgmma(const ptx::Instr& in, WarpContext& c);    // wgmma.* (exec_matrix dispatches)
 void exec_tma(const ptx::Instr& in, WarpContext& c);      // cp.async.bulk.tensor (exec_warp dispatches)
+// A warp parked in wgmma.wait_group (WarpStatus::AtWarpgroup) may go on:
+// every other live warp of its warpgroup has committed the groups it awaits.
+bool wgmma_warpgroup_ready(const BlockState& B, const WarpState& w);
 // complete_tx(bytes) on lane `lane`'s mbarrier at operand `bar`: what a bulk
 // copy does when its bytes have landed (exec_mbarrier.cpp). False after a fault.
 bool mbarrier_complete_tx(const ptx::Instr& in, WarpContext& c, const ptx::Operand& bar, uint32_t lane, uint32_t bytes);

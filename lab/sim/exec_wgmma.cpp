@@ -14,8 +14,10 @@
 // from shared memory then: the lab performs the asynchronous operation at
 // issue, one of the orders the ISA allows (a program must not touch the
 // accumulators before wgmma.wait_group covers the operation, nor the operand
-// tiles). commit_group and wait_group then have nothing left to wait for;
-// the cycle model times them (cycle/engine.cpp).
+// tiles). A group completes when all four warps have issued it, so
+// wait_group parks a warp until the warpgroup's other warps have committed
+// the groups it awaits (WarpStatus::AtWarpgroup); the cycle model times the
+// groups on the tensor pipe (cycle/engine.cpp).
 //
 // Shared-memory operands (PTX ISA 9.7.15.5.1.2, "Shared Memory Matrix
 // Layout", canonical layouts; T = 16 bytes / element size):
@@ -31,6 +33,7 @@
 // must then be 0).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -159,11 +162,30 @@ void exec_wgmma_mma(const ptx::Instr& in, WarpContext& c) {
 
 }  // namespace
 
+bool wgmma_warpgroup_ready(const BlockState& B, const WarpState& w) {
+  const uint32_t group = w.index / 4;
+  for (const WarpState& v : B.warps)
+    if (v.index / 4 == group && &v != &w && v.live && v.status != WarpStatus::Done && v.wgmma_commits < w.wgmma_need)
+      return false;
+  return true;
+}
+
 void exec_wgmma(const ptx::Instr& in, WarpContext& c) {
+  WarpState& w = *c.warp;
   switch (in.op) {
     case Op::WgmmaMmaAsync: exec_wgmma_mma(in, c); return;
-    // Performed at issue (above): nothing is pending when these execute.
-    case Op::WgmmaFence: case Op::WgmmaCommitGroup: case Op::WgmmaWaitGroup: return;
+    case Op::WgmmaCommitGroup: ++w.wgmma_commits; return;
+    case Op::WgmmaWaitGroup: {
+      // This warp's part of each group was done at issue, but a group is the
+      // warpgroup's: it is complete only once all four warps have issued it.
+      // Until then the warp parks (the block loop wakes it), so it cannot
+      // overwrite operand tiles the other warps' wgmmas have yet to read.
+      const uint32_t keep = uint32_t(std::max<int64_t>(0, in.ops[0].imm));
+      w.wgmma_need = w.wgmma_commits > keep ? w.wgmma_commits - keep : 0;
+      if (w.wgmma_need && !wgmma_warpgroup_ready(*c.B, w)) w.status = WarpStatus::AtWarpgroup;
+      return;
+    }
+    case Op::WgmmaFence: return;
     default: return;
   }
 }

@@ -210,6 +210,8 @@ std::unique_ptr<BlockChecker> start_block(const LaunchState& L, WorkerState& W, 
     w.poll_hash = 0;
     w.async.clear();
     w.async_groups = 0;
+    w.wgmma_commits = 0;
+    w.wgmma_need = 0;
     w.red_kind = 0;
     w.red_dst = ptx::kNoReg;
   }
@@ -284,6 +286,7 @@ BlockTurn run_block_turn(const LaunchState& L, WorkerState& W, BlockState& B, Bl
     for (WarpState& w : B.warps) {
       if (w.status == WarpStatus::Yielded) w.status = WarpStatus::Ready;
       else if (w.status == WarpStatus::AtMbarrier) mbarrier_try_wake(L, W, B, w, c.checker, c.block_trace);
+      else if (w.status == WarpStatus::AtWarpgroup && wgmma_warpgroup_ready(B, w)) w.status = WarpStatus::Ready;
       if (B.faulted) break;
     }
     if (B.faulted) return BlockTurn::Ended;
@@ -308,6 +311,15 @@ BlockTurn run_block_turn(const LaunchState& L, WorkerState& W, BlockState& B, Bl
                                    "arrive_and_wait), and expected transaction bytes must all complete",
                                    w.index, mbarrier_describe_wait(L, B, w)),
                        w.mbar_pc, w.index, uint32_t(std::countr_zero(w.barrier_arrived | (w.barrier_arrived ? 0 : 1))));
+          break;
+        }
+        if (w.status == WarpStatus::AtWarpgroup) {
+          record_error(L, W, B, "hang",
+                       fmt::format("warp {} waits in wgmma.wait_group for wgmmas its warpgroup's other warps never "
+                                   "issue: a wgmma is a warpgroup's instruction (.aligned), so all four warps of "
+                                   "the warpgroup must issue the same wgmma.mma_async and commit_group",
+                                   w.index),
+                       w.pc - 1, w.index, uint32_t(std::countr_zero(w.live | (w.live ? 0 : 1))));
           break;
         }
         if (w.status != WarpStatus::AtBarrier) continue;

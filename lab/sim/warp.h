@@ -31,6 +31,7 @@ enum class WarpStatus : uint8_t {
   Ready,      // can issue
   AtBarrier,  // parked in bar.sync / barrier.sync until the barrier completes
   AtMbarrier, // parked in mbarrier.try_wait until the awaited phase completes (exec_mbarrier.cpp)
+  AtWarpgroup, // parked in wgmma.wait_group until its warpgroup's other warps issued the awaited wgmmas (exec_wgmma.cpp)
   Yielded,    // mbarrier.test_wait said "not yet": ready again after the other warps had a turn
   PathSwitched, // a handler parked the current path (exec_warp.cpp): run_warp picks the next one
   Polling,    // read the same value from memory it polls as last time: waits for another block (cooperative launches)
@@ -77,6 +78,10 @@ struct WarpState {
   uint8_t barrier_id = 0;
   uint32_t barrier_arrived = 0;  // lanes that arrived (the active mask at bar, or at mbarrier.try_wait)
   uint32_t mbar_pc = 0;          // the mbarrier.try_wait an AtMbarrier warp waits in
+  // wgmma groups: commit_group count, and while AtWarpgroup how many groups
+  // every warp of the warpgroup must have committed (exec_wgmma.cpp).
+  uint32_t wgmma_commits = 0;
+  uint32_t wgmma_need = 0;
   // bar.red: destination slot and which reduction, written on release.
   uint32_t red_dst = ptx::kNoReg;
   uint8_t red_kind = 0;          // 0 none, 1 popc, 2 and, 3 or
