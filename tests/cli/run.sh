@@ -24,11 +24,11 @@ run examples/reduction.cu
 check "reduction passes" "[ $rc = 0 ] && has out PASSED"
 run examples/matmul_tiled.cu --report -- 64
 check "matmul_tiled passes" "[ $rc = 0 ] && has out PASSED"
+check "--report has a row per launch" "has out matmul_naive && has out matmul_tiled && has out 'PREDICTIONS'"
 # Hopper's TMA: the driver's cuTensorMapEncodeTiled served by the lab, the
 # boxes copied (zero-filled past the edges) and checked by the program.
 run examples/tma_tile_copy.cu -l cuda -- 100 136
 check "tma_tile_copy passes (cuTensorMapEncodeTiled, cp.async.bulk.tensor)" "[ $rc = 0 ] && has out PASSED"
-check "--report has a row per launch" "has out matmul_naive && has out matmul_tiled && has out 'PREDICTIONS'"
 
 # 2. --json: the program's output and every launch with the sim's metrics.
 "$GPULAB" run examples/matmul_tiled.cu --json -- 64 >"$tmp/j" 2>/dev/null; rc=$?
