@@ -128,23 +128,33 @@ void exec_tma(const ptx::Instr& in, WarpContext& c) {
       int64_t lo = std::max<int64_t>(0, -coord[0]);
       int64_t hi = std::min<int64_t>(n[0], int64_t(map.dims[0]) - coord[0]);
       if (!row_in || hi <= lo) lo = hi = 0;
+      const uint8_t* src = nullptr;  // the row's in-bounds run, from element lo
       if (hi > lo) {
         Access g;
         g.where = ptx::Space::Global;
         g.bytes = uint32_t((hi - lo) * es);
         g.addr[i] = base + uint64_t(coord[0] + lo) * es;
         if (!resolve(c, g, 1u << i, false, 1)) return;
-        for (int64_t e = lo; e < hi; ++e) {
-          const uint32_t at = swizzle_address(uint32_t(row_dst + uint64_t(e) * es), map.swizzle_bytes);
-          std::memcpy(smem + at, g.host[i] + (e - lo) * es, es);
-        }
+        src = g.host[i];
         for (uint64_t s = g.addr[i] / 32; s <= (g.addr[i] + g.bytes - 1) / 32; ++s) sectors.push_back(s);
         bytes_read += g.bytes;
       }
-      for (int64_t e = 0; e < int64_t(n[0]); ++e) {  // zero fill outside the tensor
-        if (e >= lo && e < hi) continue;
-        const uint32_t at = swizzle_address(uint32_t(row_dst + uint64_t(e) * es), map.swizzle_bytes);
-        std::memset(smem + at, 0, es);
+      // The row's 16-byte chunks (a row is a whole number of them, and the
+      // swizzle moves whole chunks): one inside [lo, hi) is copied at once,
+      // one that crosses the tensor's edge element by element, zeros outside.
+      const uint32_t per = 16 / es;
+      for (uint32_t ch = 0; ch < n[0] / per; ++ch) {
+        const int64_t e0 = int64_t(ch) * per;
+        uint8_t* out = smem + swizzle_address(uint32_t(row_dst + uint64_t(ch) * 16), map.swizzle_bytes);
+        if (e0 >= lo && e0 + per <= hi) {
+          std::memcpy(out, src + (e0 - lo) * es, 16);
+          continue;
+        }
+        for (uint32_t j = 0; j < per; ++j) {
+          const int64_t e = e0 + j;
+          if (e >= lo && e < hi) std::memcpy(out + j * es, src + (e - lo) * es, es);
+          else std::memset(out + j * es, 0, es);
+        }
       }
     }
     // The copy's reads: one request of its sectors.

@@ -11,6 +11,8 @@ namespace lab::sim {
 namespace {
 
 constexpr uint32_t kTag = 0x4d544c47;  // "GLTM"
+// The swizzle span in bytes of each TensorMapSwizzle value.
+constexpr uint32_t kSwizzleSpan[4] = {0, 32, 64, 128};
 
 // The packed form, within 128 bytes.
 struct Packed {
@@ -81,10 +83,9 @@ std::string encode_tensor_map_tiled(void* out, uint32_t data_type, uint32_t rank
   }
   if ((uint64_t(box_dims[0]) * es) % 16)
     return fmt::format("boxDim[0] x element size = {} bytes must be a multiple of 16", uint64_t(box_dims[0]) * es);
-  static constexpr uint32_t kSpan[4] = {0, 32, 64, 128};
-  if (swizzle && uint64_t(box_dims[0]) * es > kSpan[swizzle])
+  if (swizzle && uint64_t(box_dims[0]) * es > kSwizzleSpan[swizzle])
     return fmt::format("the inner box dimension is {} bytes, more than the {}-byte swizzle span", uint64_t(box_dims[0]) * es,
-                       kSpan[swizzle]);
+                       kSwizzleSpan[swizzle]);
   std::memset(out, 0, kTensorMapBytes);
   std::memcpy(out, &p, sizeof p);
   return {};
@@ -98,8 +99,7 @@ bool decode_tensor_map(const void* in, TensorMap& m) {
   m.data_type = p.data_type;
   m.rank = p.rank;
   m.elem_bytes = element_bytes(p.data_type);
-  static constexpr uint32_t kSpan[4] = {0, 32, 64, 128};
-  m.swizzle_bytes = kSpan[p.swizzle & 3];
+  m.swizzle_bytes = kSwizzleSpan[p.swizzle & 3];
   m.oob_nan = p.oob_nan != 0;
   m.address = p.address;
   for (uint32_t d = 0; d < m.rank; ++d) {

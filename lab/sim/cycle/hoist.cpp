@@ -179,10 +179,12 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
     }
   }
   // The mbarrier phase events follow their instructions.
-  std::vector<uint32_t> position(n);
-  for (size_t p = 0; p < n; ++p) position[order[p]] = uint32_t(p);
-  for (TraceSync& s : w.syncs) s.inst = position[s.inst];
-  std::stable_sort(w.syncs.begin(), w.syncs.end(), [](const TraceSync& a, const TraceSync& b) { return a.inst < b.inst; });
+  if (!w.syncs.empty()) {
+    std::vector<uint32_t> position(n);
+    for (size_t p = 0; p < n; ++p) position[order[p]] = uint32_t(p);
+    for (TraceSync& s : w.syncs) s.inst = position[s.inst];
+    std::stable_sort(w.syncs.begin(), w.syncs.end(), [](const TraceSync& a, const TraceSync& b) { return a.inst < b.inst; });
+  }
   w.insts = std::move(insts);
   w.mems = std::move(mems);
   return moved;

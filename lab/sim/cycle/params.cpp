@@ -45,7 +45,6 @@
 #include "lab/sim/cycle/params.h"
 
 #include <algorithm>
-#include <bit>
 
 #include "lab/sim/fragments.h"
 #include "lab/sim/timing.h"
@@ -102,6 +101,15 @@ double wmma_rate_of_mma(const GpuModel& g) {
   return g.cc_major >= 9 ? 353.8 / 608.2 : 1.0;  // [LAB-H200]; no measurement before Hopper
 }
 
+namespace {
+// wgmma_of_peak's index of an N: 0 for N < 16, 1 for 16 .. 31, ..., 5 for 256.
+uint32_t wgmma_n_class(uint32_t n) {
+  uint32_t c = 0;
+  while (c < 5 && (16u << c) <= n) ++c;
+  return c;
+}
+}  // namespace
+
 double CycleParams::tensor_cycles(const ptx::Instr& in) const {
   const ptx::Type t = in.type2 != ptx::Type::None ? in.type2 : in.type;
   int k = 0;
@@ -113,7 +121,7 @@ double CycleParams::tensor_cycles(const ptx::Instr& in) const {
   }
   const double peak = tensor_flops_per_cycle_smsp[k] > 0 ? tensor_flops_per_cycle_smsp[k] : tensor_flops_per_cycle_smsp[0];
   const double rate = in.op == ptx::Op::WgmmaMmaAsync
-                          ? peak * wgmma_of_peak[std::min<uint32_t>(5, std::countr_zero(std::max<uint32_t>(8, std::bit_floor(uint32_t(in.shape_n)))) - 3)]
+                          ? peak * wgmma_of_peak[wgmma_n_class(in.shape_n)]
                           : peak * warp_mma[k] * (in.op == ptx::Op::WmmaMma ? wmma_of_mma : 1.0);
   const double flops = double(frag::tensor_flops(in));
   return rate > 0 ? std::max(1.0, flops / rate) : 16.0;
@@ -160,7 +168,7 @@ CycleParams cycle_params(const GpuModel& g) {
   p.warp_mma[0] = warp_mma_fraction(g, ptx::Type::F16);
   p.warp_mma[1] = p.warp_mma[2] = p.warp_mma[3] = warp_mma_fraction(g, ptx::Type::F32);
   p.wmma_of_mma = wmma_rate_of_mma(g);
-  for (uint32_t i = 0; i < 6; ++i) p.wgmma_of_peak[i] = wgmma_fraction(g, 8u << i);
+  for (uint32_t i = 0; i < 6; ++i) p.wgmma_of_peak[i] = wgmma_fraction(g, 8u << i);  // N = 8, 16, ..., 256
   p.l1_shared_bytes = uint32_t(g.l1_shared_bytes_per_sm > 0 ? g.l1_shared_bytes_per_sm : d.unified_kb * 1024);
   p.l2_bytes_per_cycle = g.l2_bytes_per_clock > 0 ? g.l2_bytes_per_clock : 2048;
   p.dram_bytes_per_cycle = achievable_dram(g).bytes_per_s / p.clock_hz;
