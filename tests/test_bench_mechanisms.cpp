@@ -149,7 +149,15 @@ TEST_CASE("mechanisms: the H200 model beside the lab's H200 measurement") {
       CHECK(row.value == doctest::Approx(*row.published).epsilon(0.10));
       ++held;
     }
-  CHECK(held >= 14);  // 6 latencies, 3 chases, wmma, 4 STREAM kernels
+  CHECK(held >= 18);  // 8 latencies (2 wgmma), 5 chases (2 bulk copies), wmma, 4 STREAM kernels
+  // A bulk copy pays the L2 latency once, then its bytes at the shared data
+  // path's 128 B/cycle: 15 KB more is about 120 cycles more (measured: 139).
+  const double more = find(r, "chase", "bulk copy 16 KB").value - find(r, "chase", "bulk copy 1 KB").value;
+  CHECK(more == doctest::Approx(15 * 1024 / 128.0).epsilon(0.25));
+  CHECK(find(r, "chase", "bulk copy 1 KB").value > find(r, "chase", "L2").value);
+  // A wider wgmma keeps the tensor pipe longer: m64n256k16 about 1.65x m64n128k16 (measured 213 / 129).
+  CHECK(find(r, "dependent", "wgmma m64n256k16").value / find(r, "dependent", "wgmma m64n128k16").value ==
+        doctest::Approx(213.0 / 129.0).epsilon(0.10));
   const double mma = find(r, "peak", "mma.sync f16").value, wmma = find(r, "peak", "wmma f16").value;
   CHECK(wmma / mma == doctest::Approx(353.8 / 608.2).epsilon(0.10));
 }

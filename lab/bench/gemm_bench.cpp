@@ -187,8 +187,7 @@ void cuda_rows(const BenchOptions& o, GemmProblem& p, const std::vector<GemmVers
     r.gflops = gemm_flops(p.M, p.N, p.K) / (t.median_ms * 1e-3) / 1e9;
     rows.push_back(r);
   };
-  // Hopper: the architecture-specific target, which 10 and 11 need (wgmma).
-  const std::string arch = cc == 90 ? std::string("compute_90a") : fmt::format("compute_{}", std::min(cc, 90));
+  const std::string arch = gpu.ptx_target();  // on Hopper compute_90a, which 10 and 11 need (wgmma)
   for (const auto& v : versions) {
     if (!selected(o, v.name)) continue;
     BenchRow r;

@@ -176,6 +176,13 @@ const std::map<Key, Published>& published_table() {
       {{"H200", "dependent/MUFU"}, {16.8, "[LAB-H200] measured on this part"}},
       {{"H200", "dependent/FP64"}, {8.03, "[LAB-H200] measured on this part"}},
       {{"H200", "dependent/tensor"}, {26.1, "[LAB-H200] measured on this part"}},
+      // Hopper's asynchronous units, docs/fidelity/h200/mech-cuda-hopper.json.
+      {{"H100", "dependent/wgmma m64n128k16"}, {129.0, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "dependent/wgmma m64n256k16"}, {213.0, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H200", "dependent/wgmma m64n128k16"}, {129.0, "[LAB-H200] measured on this part"}},
+      {{"H200", "dependent/wgmma m64n256k16"}, {213.0, "[LAB-H200] measured on this part"}},
+      {{"H200", "chase/bulk copy 1 KB"}, {379.8, "[LAB-H200] measured on this part"}},
+      {{"H200", "chase/bulk copy 16 KB"}, {519.0, "[LAB-H200] measured on this part"}},
       {{"H200", "chase/L1"}, {30.3, "[LAB-H200] measured on this part"}},
       {{"H200", "chase/L2"}, {280, "[LAB-H200] measured on this part"}},
       {{"H200", "chase/DRAM"}, {685, "[LAB-H200] measured on this part"}},
@@ -273,6 +280,28 @@ void chase(const MechanismOptions& o, const sim::GpuModel& g, double int_latency
     cite(m, L.name);
     out.push_back(m);
   }
+  if (g.cc_major < 9) return;
+  // Hopper's copy engine (what TMA drives): one cp.async.bulk of B bytes at a
+  // time, each waited for on its mbarrier. The source walks 256 copies' worth
+  // of bytes, so the short chain's 256 links bring them into L2 and the long
+  // chain's 2048 extra links are L2 hits: the difference is the L2-to-shared
+  // latency of one copy of B bytes.
+  const int short_chain = 256, long_chain = 2304;
+  for (uint64_t bytes : {1024ull, 16384ull}) {
+    const uint64_t span = bytes * short_chain;
+    double c[2];
+    Run last;
+    for (int k = 0; k < 2; ++k) {
+      last = run(o, g, "hopper_latency.cu", "chain_bulk_copy", {1, 1, 1}, {32, 1, 1},
+                 {"u8[" + n(span) + "]", "f32[32]", "u32=" + n(span)}, false,
+                 {"CHAIN=" + n(k ? long_chain : short_chain), "BYTES=" + n(bytes)});
+      c[k] = last.cycles;
+    }
+    const std::string point = fmt::format("bulk copy {} KB", bytes / 1024);
+    MechanismRow m = row(g, "chase", point, double(bytes), (c[1] - c[0]) / (long_chain - short_chain), "cycles", last);
+    cite(m, point);
+    out.push_back(m);
+  }
 }
 
 // Dependent issue: one warp, chains of 256 and 2304 links; the difference over
@@ -301,6 +330,21 @@ double dependent(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
     cite(m, k.name);
     if (std::string(k.name) == "INT") int_latency = std::floor(per + 0.5);
     out.push_back(m);
+  }
+  if (g.cc_major >= 9) {
+    // Hopper's warpgroup MMA, one warpgroup: issue, commit, wait_group 0 per
+    // link (hopper_latency.cu), as a loop that does not pipeline its wgmmas pays.
+    for (int wg_n : {128, 256}) {
+      const std::string kernel = fmt::format("chain_wgmma_n{}", wg_n), point = fmt::format("wgmma m64n{}k16", wg_n);
+      Run a = run(o, g, "hopper_latency.cu", kernel, {1, 1, 1}, {128, 1, 1}, {"f32[128]"}, false,
+                  {"CHAIN=" + n(short_chain)});
+      Run b = run(o, g, "hopper_latency.cu", kernel, {1, 1, 1}, {128, 1, 1}, {"f32[128]"}, false,
+                  {"CHAIN=" + n(long_chain)});
+      MechanismRow m = row(g, "dependent", point, wg_n, (b.cycles - a.cycles) / double(long_chain - short_chain),
+                           "cycles", b);
+      cite(m, point);
+      out.push_back(m);
+    }
   }
   return int_latency;
 }

@@ -202,6 +202,11 @@ int Gpu::compute_capability() const {
   return major * 10 + minor;
 }
 
+std::string Gpu::ptx_target() const {
+  const int cc = compute_capability();
+  return cc == 90 ? std::string("compute_90a") : "compute_" + std::to_string(std::min(cc, 90));
+}
+
 uint64_t Gpu::l2_bytes() const {
   Driver& d = driver();
   int bytes = 0;

@@ -48,6 +48,10 @@ class Gpu {
 
   std::string name() const;           // "NVIDIA H100 80GB HBM3"
   int compute_capability() const;     // 90 for sm_90
+  // The NVRTC target the lab compiles for this GPU: its own architecture,
+  // capped at the newest the lab's kernels are written for, and on Hopper the
+  // architecture-specific compute_90a (wgmma and setmaxnreg exist only there).
+  std::string ptx_target() const;
   uint64_t l2_bytes() const;
 
   // Device memory: addresses are CUdeviceptr values.

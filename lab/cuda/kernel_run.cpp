@@ -19,8 +19,7 @@ GpuRunOutcome run_kernel_on_gpu(const sim::RunRequest& req) {
   GpuRunOutcome out;
   out.device = gpu.name();
 
-  // The PTX for the GPU that is here (capped at the newest target the lab's
-  // kernels are written for), or the given .ptx as it is.
+  // The PTX for the GPU that is here (Gpu::ptx_target), or the given .ptx as it is.
   std::string ptx_text;
   if (std::filesystem::path(req.file).extension() == ".ptx") {
     std::ifstream in(req.file, std::ios::binary);
@@ -30,7 +29,7 @@ GpuRunOutcome run_kernel_on_gpu(const sim::RunRequest& req) {
     ptx_text = ss.str();
   } else {
     compile::CompileOptions co;
-    co.arch = fmt::format("compute_{}", std::min(gpu.compute_capability(), 90));
+    co.arch = gpu.ptx_target();
     co.defines = req.defines;
     ptx_text = compile::compile_file_to_ptx(req.file, co);
   }

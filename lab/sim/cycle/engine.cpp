@@ -685,6 +685,34 @@ class Slice {
     return a;
   }
 
+  // The sectors of a request the L2 model sent to DRAM although this SM
+  // brought them into L2 before (evicted lines fetched again): more DRAM
+  // sectors than new ones (global_request explains the L2 history).
+  uint32_t refetches(const Sm& sm, const WarpTrace& tr, const TraceMem& m) {
+    uint32_t fresh = 0;
+    for (uint32_t r = 0; r < m.runs; ++r) {
+      const SectorRun& run = tr.runs[m.first_run + r];
+      for (uint32_t k = 0; k < run.count; ++k)
+        fresh += l2_fill_.find(fill_key(sm, run.first + uint64_t(int64_t(k) * run.stride))) == nullptr;
+    }
+    return m.dram > fresh ? m.dram - fresh : 0;
+  }
+
+  // When one sector that missed (or bypassed) the L1 arrives: an L2 hit when
+  // this SM brought it into L2 before (waiting for that fill if it is still
+  // in flight), else the L2 latency plus the running DRAM share. Consumes
+  // one of the request's DRAM sectors (`dram_left`) and, for a refetched
+  // line, one of its `refetch`es.
+  double arrival_past_l1(const Sm& sm, uint64_t sector, double t_data, uint32_t& dram_left, uint32_t& refetch) {
+    const SectorArrival a = sector_past_l1(t_data, dram_left > 0);
+    if (dram_left) --dram_left;
+    uint64_t* in_l2 = l2_fill_.find(fill_key(sm, sector));
+    if (in_l2 && refetch == 0) return std::max(a.l2, double(*in_l2));
+    if (in_l2) --refetch;
+    l2_fill_.insert(fill_key(sm, sector)) = uint64_t(a.shared_dram);  // a later request has it no sooner than this one
+    return a.shared_dram;
+  }
+
   // One global/local request: L1 data path, L1 tags, L2 and DRAM queues.
   uint64_t global_request(Sm& sm, const WarpTrace& tr, const TraceMem& m, uint64_t t, bool atomic) {
     const double start = std::max(double(t), sm.l1_free);
@@ -715,13 +743,7 @@ class Slice {
     // see most of them). Without this, a pointer chase's
     // true L2 hits paid part of the DRAM latency (bench mechanisms' chase L2
     // row: 412 cycles on H100 against the published ~263).
-    uint32_t fresh = 0;
-    for (uint32_t r = 0; r < m.runs; ++r) {
-      const SectorRun& run = tr.runs[m.first_run + r];
-      for (uint32_t k = 0; k < run.count; ++k)
-        fresh += l2_fill_.find(fill_key(sm, run.first + uint64_t(int64_t(k) * run.stride))) == nullptr;
-    }
-    uint32_t refetch = m.dram > fresh ? m.dram - fresh : 0;
+    uint32_t refetch = refetches(sm, tr, m);
     for (uint32_t r = 0; r < m.runs; ++r) {
       const SectorRun& run = tr.runs[m.first_run + r];
       for (uint32_t k = 0; k < run.count; ++k, ++n) {
@@ -737,17 +759,7 @@ class Slice {
           continue;
         }
         ++misses;
-        const SectorArrival a = sector_past_l1(t_data, dram_left > 0);
-        if (dram_left) --dram_left;
-        double d;
-        uint64_t* in_l2 = l2_fill_.find(fill_key(sm, sector));
-        if (in_l2 && refetch == 0) {
-          d = std::max(a.l2, double(*in_l2));
-        } else {
-          if (in_l2) --refetch;
-          d = a.shared_dram;
-          l2_fill_.insert(fill_key(sm, sector)) = uint64_t(d);  // a later request has it no sooner than this one
-        }
+        const double d = arrival_past_l1(sm, sector, t_data, dram_left, refetch);
         done = std::max(done, uint64_t(d));
         if (fill) *fill = uint64_t(d);
       }
@@ -771,31 +783,41 @@ class Slice {
   }
 
   // One copy-engine request (TMA's cp.async.bulk.tensor, cp.async.bulk):
-  // the SM's copy engine takes requests one after another, writing shared
-  // memory over the L1/shared data path (l1_bytes_per_cycle, shared with
-  // the LSU's accesses and wgmma's operand reads: NVIDIA publishes no TMA
-  // rate; a model assumption, docs/timing-model.md); its sectors go to L2
-  // and DRAM as a load's misses do, without the L1.
+  // the SM's copy engine takes requests one after another; its sectors go to
+  // L2 and DRAM as a load's misses do, without the L1, and each is written
+  // into shared memory when it arrives, over the L1/shared data path
+  // (l1_bytes_per_cycle, shared with the LSU's accesses and wgmma's operand
+  // reads). So a copy takes the L2 latency and then its bytes at the data
+  // path's rate: on the H200 the lab measured 380 cycles for 1 KB from L2 and
+  // 519 for 16 KB (bench mechanisms, chase/bulk copy; docs/fidelity.md).
   // Returns when the last byte has landed.
   uint64_t bulk_request(Sm& sm, const WarpTrace& tr, const TraceMem& m, uint64_t t) {
     const double start = std::max(double(t), sm.tma_free);
-    // Its writes take the shared data path's bandwidth like any shared access.
-    const double write = std::max(start, sm.l1_free);
-    sm.l1_free = write + double(m.shared_bytes) / p_.l1_bytes_per_cycle;
-    acc_.l1_busy_cycles += uint64_t(double(m.shared_bytes) / p_.l1_bytes_per_cycle);
+    const uint64_t bytes = std::max<uint64_t>(m.shared_bytes, uint64_t(m.count) * 32);  // a box's zero fill is written too
+    // The data path's bandwidth is taken now (a reservation in the future
+    // would block the LSU's shared accesses while the copy is in flight).
+    const double path = std::max(start, sm.l1_free);
+    sm.l1_free = path + double(bytes) / p_.l1_bytes_per_cycle;
+    acc_.l1_busy_cycles += uint64_t(double(bytes) / p_.l1_bytes_per_cycle);
+    // The engine takes the next request once it has sent this one's, at the
+    // rate the data path takes their bytes: copies in flight overlap their latencies.
     sm.tma_free = sm.l1_free;
-    const double t_data = start;
-    uint64_t done = uint64_t(std::ceil(sm.tma_free));
-    uint32_t dram_left = m.dram;
+    // Each sector lands in shared memory when it arrives, one after another
+    // at the data path's rate.
+    const double per_sector = 32.0 / p_.l1_bytes_per_cycle;
+    uint32_t dram_left = m.dram, refetch = refetches(sm, tr, m);
+    double written = start;
     for (uint32_t r = 0; r < m.runs; ++r) {
       const SectorRun& run = tr.runs[m.first_run + r];
       for (uint32_t k = 0; k < run.count; ++k) {
-        // As global_request's misses: L2 bandwidth for every sector, DRAM
-        // for the ones the L2 model sent there.
-        done = std::max(done, uint64_t(sector_past_l1(t_data, dram_left > 0).shared_dram));
-        if (dram_left) --dram_left;
+        const uint64_t sector = run.first + uint64_t(int64_t(k) * run.stride);
+        written = std::max(written, arrival_past_l1(sm, sector, start, dram_left, refetch)) + per_sector;
       }
     }
+    if (bytes > uint64_t(m.count) * 32) written += double(bytes - uint64_t(m.count) * 32) / p_.l1_bytes_per_cycle;
+    // DRAM sectors the L2 model charged beyond these (write-backs).
+    for (; dram_left; --dram_left) dram_free_ = std::max(dram_free_, start) + dram_cycles_per_sector_;
+    const uint64_t done = uint64_t(std::ceil(written));
     if (cfg_.events && acc_.async_spans.size() < kMaxEvents)
       acc_.async_spans.push_back({uint64_t(start), done, uint16_t(&sm - sms_.data()), 0, cfg_.segment,
                                   AsyncUnit::CopyEngine});
@@ -870,7 +892,7 @@ class Slice {
     const int pipe = pipe_of(d.unit);
     if (pipe >= 0) sc.pipe_free[pipe] = std::max(sc.pipe_free[pipe], double(t)) + d.hold;
     // wgmma: the tensor core finishes the warp's part when the pipe has
-    // worked through it, plus the pipe's latency; commit closes the group.
+    // worked through it, plus wgmma's result latency; commit closes the group.
     switch (d.wgmma) {
       case WgmmaStep::Issue: {
         if (cfg_.events && acc_.async_spans.size() < kMaxEvents)
@@ -884,7 +906,7 @@ class Slice {
         sm.l1_free = start + d.smem_bytes / p_.l1_bytes_per_cycle;
         acc_.l1_busy_cycles += uint64_t(d.smem_bytes / p_.l1_bytes_per_cycle);
         const double end = std::max(sc.pipe_free[kTensor], sm.l1_free);
-        w.wgmma_open = std::max(w.wgmma_open, uint64_t(std::ceil(end)) + p_.lat_tensor);
+        w.wgmma_open = std::max(w.wgmma_open, uint64_t(std::ceil(end)) + p_.lat_wgmma);
         break;
       }
       case WgmmaStep::Commit:

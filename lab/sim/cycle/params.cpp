@@ -138,6 +138,11 @@ CycleParams cycle_params(const GpuModel& g) {
   p.lat_fp64 = g.fp64_latency_cycles > 0 ? g.fp64_latency_cycles : d.fp64;
   p.lat_sfu = g.sfu_latency_cycles > 0 ? g.sfu_latency_cycles : d.sfu;
   p.lat_tensor = g.tensor_latency_cycles > 0 ? g.tensor_latency_cycles : d.tensor;
+  // [LAB-H200] one warpgroup's chain of wgmma, commit, wait_group 0 (bench
+  // mechanisms, dependent/wgmma; docs/fidelity/h200/mech-cuda-hopper.json):
+  // 129.0 cycles per m64n128k16 and 213.0 per m64n256k16. The model's pipe
+  // and operand time is 83 and 161 of them; 49 more fits both within 3%.
+  p.lat_wgmma = 49;
   p.lat_shared = g.shared_latency_cycles > 0 ? g.shared_latency_cycles : 30;
   p.lat_l1 = g.l1_latency_cycles > 0 ? g.l1_latency_cycles : d.l1;
   p.lat_l2 = g.l2_latency_cycles > 0 ? g.l2_latency_cycles : 260;

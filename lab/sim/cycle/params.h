@@ -20,6 +20,9 @@ struct CycleParams {
   int lat_fp32 = 4, lat_int = 4, lat_fp64 = 8, lat_sfu = 18, lat_tensor = 32;
   int lat_shared = 30, lat_l1 = 33, lat_l2 = 260, lat_dram = 480;
   int lat_const = 4;            // ld.param / ld.const hits in the constant cache
+  // wgmma: from the tensor pipe's last cycle on the warp's part to the
+  // result wait_group sees (params.cpp: measured, cited).
+  int lat_wgmma = 26;
   // Integer div/rem by a register: no instruction on the GPU, ptxas emits a
   // sequence (params.cpp: its latency and length, cited).
   int lat_int_div = 71;
