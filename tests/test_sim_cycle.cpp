@@ -558,3 +558,33 @@ L_inner:
   REQUIRE(twice.kernel);
   CHECK(cycle::decode_kernel(*twice.kernel, params).unrolled.empty());
 }
+
+TEST_CASE("cycle model: ld.global.cg bypasses the L1, a plain load re-reading its line hits it") {
+  // One warp reads the same 128 bytes 64 times: the plain load hits the L1
+  // from the second read on; the .cg load ("cache in L2, not L1", PTX ISA
+  // cache operators) asks the L2 every time and takes longer.
+  const char* src = R"(
+extern "C" __global__ void reread(const float* x, float* y, int cg) {
+  float s = 0.f;
+  for (int k = 0; k < 64; ++k) s += cg ? __ldcg(x + threadIdx.x) : x[threadIdx.x];
+  y[threadIdx.x] = s;
+})";
+  uint64_t hits[2], sectors[2];
+  double cycles[2];
+  for (int cg = 0; cg < 2; ++cg) {
+    auto p = simtest::Program::from_cuda(src, "reread");
+    uint64_t xa = p.buffer(std::vector<float>(32, 1.f)), ya = p.buffer(std::vector<float>(32));
+    p.arg<uint64_t>(xa); p.arg<uint64_t>(ya); p.arg<int>(cg);
+    auto res = p.run({1, 1, 1}, {32, 1, 1}, 0, timed(TimingMode::Full));
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    hits[cg] = res.metrics.cycle->l1_hits;
+    sectors[cg] = res.metrics.cycle->l1_sectors;
+    cycles[cg] = res.metrics.cycle->cycles;
+  }
+  CHECK(sectors[0] == 64 * 4);
+  CHECK(hits[0] >= 63 * 4);
+  CHECK(sectors[1] == 0);  // not looked up
+  CHECK(hits[1] == 0);
+  CHECK(cycles[1] > 2 * cycles[0]);
+}

@@ -55,6 +55,7 @@ Mods classify(std::string_view opcode, std::string_view* base) {
         {"ftz", kFlagFtz},       {"sat", kFlagSat},   {"approx", kFlagApprox}, {"full", kFlagFull},
         {"nc", kFlagNc},         {"uni", kFlagUni},   {"volatile", kFlagVolatile | kFlagStrong},
         {"aligned", kFlagAligned}, {"relu", kFlagRelu}, {"cc", kFlagCarryOut}, {"NaN", kFlagNaN},
+        {"cg", kFlagCacheGlobal},
     };
     for (const auto& f : kFlags)
       if (w == f.name) { m.flags |= f.f; done = true; }

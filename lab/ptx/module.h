@@ -142,6 +142,9 @@ enum : uint32_t {
   kFlagStrong = 1 << 15,
   kFlagAcquire = 1 << 16,
   kFlagRelease = 1 << 17,
+  // ld.global.cg: "cache at global level (cache in L2 and below, not L1)"
+  // (PTX ISA 9.7.9.8, cache operators): the load bypasses the L1.
+  kFlagCacheGlobal = 1 << 18,
 };
 
 // Special registers (PTX ISA 10): read-only per-lane values.

@@ -214,7 +214,12 @@ GpuModel make_h100() {
   m.dram_stream_bytes_per_s = 3350 * G * 1832 / 2000;
   m.dram_stream_source = "[GB] triad 92% of rated, measured on H100 PCIe (HBM2e), applied to SXM";
   m.l2_bytes = 50 * MiB;                          // [H100] whitepaper: 50 MB L2
-  m.l2_bytes_per_clock = 5120;                    // [MB] same order as A100's published 5120 B/clk
+  // [LAB-H200] L2 hits on the H200 (the same GH100 L2 and clock): a full
+  // grid reading 16 MB past the L1, 8 passes beyond 2 (the difference of two
+  // runs, docs/fidelity/h200/mech-cuda-l2-difference.json): 8934 GB/s,
+  // 8934e9 / 1.98e9 = 4512 B/clk. (Was 5120, the A100's published figure:
+  // 10.1 TB/s at this clock.) bench mechanisms' stream/L2 read row holds it.
+  m.l2_bytes_per_clock = 4512;
   m.host_bytes_per_s = 64 * G;                    // [H100] PCIe Gen5: 128 GB/s both directions
   m.nvlink_bytes_per_s = 450 * G;                 // [H100] datasheet SXM: NVLink 900 GB/s (both directions)
   m.dram_latency_cycles = 480;                    // [MB]
@@ -264,7 +269,7 @@ GpuModel make_h100_pcie() {
   m.nvlink_bytes_per_s = 300 * G;                 // [H100P] NVLink bridge 600 GB/s (both directions)
   m.dram_latency_cycles = 640;                    // [GB] gpu-latency/h100_pcie.txt: DRAM ~626-658 cycles
   m.l2_latency_cycles = 265;                      // [GB] gpu-latency/h100_pcie.txt: L2 hit ~265 cycles
-  m.l2_bytes_per_clock = 5120 * 114 / 132;        // the SXM's figure per SM (the L2 slices serve the SMs)
+  m.l2_bytes_per_clock = 4512 * 114 / 132;        // the SXM's figure per SM (the L2 slices serve the SMs)
   m.fp32_flops = 51 * T;                          // [H100P] 51 TFLOPS
   m.fp64_flops = 26 * T;                          // [H100P] 26 TFLOPS
   m.fp16_tensor_flops = 756 * T;                  // [H100P] 1513 with sparsity, 756 dense

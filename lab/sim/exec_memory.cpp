@@ -338,6 +338,7 @@ void count_request(WarpContext& c, Space where, const uint64_t* lane_addr, uint3
     if (c.trace) [[unlikely]] {
       c.trace->add_global(sec, std::min<uint32_t>(sectors, 64), misses, is_write, a.where == Space::Local);
       c.trace->mems.back().serial = uint16_t(serial);
+      c.trace->mems.back().bypass_l1 = c.L->kernel->code[c.pc].flags & ptx::kFlagCacheGlobal;
     }
   }
   if (c.ev) [[unlikely]] {

@@ -749,7 +749,7 @@ class Slice {
       for (uint32_t k = 0; k < run.count; ++k, ++n) {
         const uint64_t sector = run.first + uint64_t(int64_t(k) * run.stride);
         uint64_t* fill = nullptr;
-        const bool hit = !m.write && !atomic && sm.l1.access(sector, true, &fill);
+        const bool hit = !m.write && !atomic && !m.bypass_l1 && sm.l1.access(sector, true, &fill);
         if (hit) {
           // A sector whose fill is still in flight: the request waits for
           // that fill (GPGPU-Sim's HIT_RESERVED: merged into the pending
@@ -772,7 +772,7 @@ class Slice {
     // DRAM sectors the L2 model charged beyond the L1 misses (write-backs).
     for (; dram_left; --dram_left) dram_free_ = std::max(dram_free_, t_data) + dram_cycles_per_sector_;
     acc_.traced_sectors += n;
-    if (!m.write && !atomic) {
+    if (!m.write && !atomic && !m.bypass_l1) {
       acc_.l1_sectors += n;
       acc_.l1_hits += hits;
     }

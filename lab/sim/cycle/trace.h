@@ -46,6 +46,7 @@ struct TraceMem {
   uint16_t serial = 0;      // global atom/red: the most lanes updating one address (metrics.h atomic_serial)
   ptx::Space space = ptx::Space::Global;  // Global, Local or Shared (resolved, as the interpreter served it)
   bool write = false;
+  bool bypass_l1 = false;   // ld.global.cg: the L1 is not looked up (or filled)
   // A copy-engine request (TMA, cp.async.bulk.tensor): its global sectors
   // reach L2/DRAM without the L1, and `shared_bytes` land in shared memory.
   bool bulk = false;
