@@ -257,6 +257,31 @@ void stride(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   }
 }
 
+// Chains of one-at-a-time operations (dependent.cu, hopper_latency.cu):
+// kChainShort and kChainLong links (the kernel's CHAIN), one block; the
+// difference over the extra links is the time per link, with the launch (on
+// a GPU a few microseconds, more than the short chain itself) and the
+// chain's fixed part cancelled. `last` is the long run.
+constexpr int kChainShort = 256, kChainLong = 2304;
+struct ChainTime {
+  double per_link = 0;
+  Run last;
+};
+ChainTime chain_time(const MechanismOptions& o, const sim::GpuModel& g, const std::string& file,
+                     const std::string& kernel, uint32_t threads, const std::vector<std::string>& args,
+                     std::vector<std::string> defines = {}) {
+  double c[2];
+  ChainTime t;
+  for (int k = 0; k < 2; ++k) {
+    std::vector<std::string> d = defines;
+    d.push_back("CHAIN=" + n(k ? kChainLong : kChainShort));
+    t.last = run(o, g, file, kernel, {1, 1, 1}, {threads, 1, 1}, args, false, std::move(d));
+    c[k] = t.last.cycles;
+  }
+  t.per_link = (c[1] - c[0]) / double(kChainLong - kChainShort);
+  return t;
+}
+
 // Pointer chase: one thread, steps S then 2S; the difference over S steps is
 // the time per dependent load with warm-up cancelled. The chain holds the
 // load and 5 dependent integer instructions in PTX (add, add, and, mul.wide,
@@ -285,32 +310,23 @@ void chase(const MechanismOptions& o, const sim::GpuModel& g, double int_latency
   }
   if (g.cc_major < 9) return;
   // Hopper's copy engine (what TMA drives): one cp.async.bulk of B bytes at a
-  // time, each waited for on its mbarrier. The source walks 256 copies' worth
-  // of bytes, so the short chain's 256 links bring them into L2 and the long
-  // chain's 2048 extra links are L2 hits: the difference is the L2-to-shared
+  // time, each waited for on its mbarrier. The source walks kChainShort
+  // copies' worth of bytes, so the short chain brings them into L2 and the
+  // long chain's extra links are L2 hits: the difference is the L2-to-shared
   // latency of one copy of B bytes.
-  const int short_chain = 256, long_chain = 2304;
   for (uint64_t bytes : {1024ull, 16384ull}) {
-    const uint64_t span = bytes * short_chain;
-    double c[2];
-    Run last;
-    for (int k = 0; k < 2; ++k) {
-      last = run(o, g, "hopper_latency.cu", "chain_bulk_copy", {1, 1, 1}, {32, 1, 1},
-                 {"u8[" + n(span) + "]", "f32[32]", "u32=" + n(span)}, false,
-                 {"CHAIN=" + n(k ? long_chain : short_chain), "BYTES=" + n(bytes)});
-      c[k] = last.cycles;
-    }
+    const uint64_t span = bytes * kChainShort;
+    const ChainTime c = chain_time(o, g, "hopper_latency.cu", "chain_bulk_copy", 32,
+                                   {"u8[" + n(span) + "]", "f32[32]", "u32=" + n(span)}, {"BYTES=" + n(bytes)});
     const std::string point = fmt::format("bulk copy {} KB", bytes / 1024);
-    MechanismRow m = row(g, "chase", point, double(bytes), (c[1] - c[0]) / (long_chain - short_chain), "cycles", last);
+    MechanismRow m = row(g, "chase", point, double(bytes), c.per_link, "cycles", c.last);
     cite(m, point);
     out.push_back(m);
   }
 }
 
-// Dependent issue: one warp, chains of 256 and 2304 links; the difference over
-// the 2048 extra links is the cycles per operation, with the launch (on a GPU
-// a few microseconds, more than the short chain itself) and the fixed part
-// cancelled.
+// Dependent issue: one warp per class, a chain of the class's operations
+// (chain_time), and on Hopper one warpgroup's wgmma chain.
 double dependent(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   struct Class { const char* name; const char* kernel; std::vector<std::string> args; };
   const std::vector<Class> classes = {
@@ -321,30 +337,21 @@ double dependent(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
       {"FP64", "chain_fp64", {"f64[32]", "f64=1.0001", "f64=0.5"}},
       {"tensor", "chain_mma", {"f32[32]"}},
   };
-  const int short_chain = 256, long_chain = 2304;
   double int_latency = 0;
   for (const Class& k : classes) {
-    Run a = run(o, g, "dependent.cu", k.kernel, {1, 1, 1}, {32, 1, 1}, k.args, false,
-                {"CHAIN=" + n(short_chain)});
-    Run b = run(o, g, "dependent.cu", k.kernel, {1, 1, 1}, {32, 1, 1}, k.args, false,
-                {"CHAIN=" + n(long_chain)});
-    const double per = (b.cycles - a.cycles) / double(long_chain - short_chain);
-    MechanismRow m = row(g, "dependent", k.name, 0, per, "cycles", b);
+    const ChainTime c = chain_time(o, g, "dependent.cu", k.kernel, 32, k.args);
+    MechanismRow m = row(g, "dependent", k.name, 0, c.per_link, "cycles", c.last);
     cite(m, k.name);
-    if (std::string(k.name) == "INT") int_latency = std::floor(per + 0.5);
+    if (std::string(k.name) == "INT") int_latency = std::floor(c.per_link + 0.5);
     out.push_back(m);
   }
   if (g.cc_major >= 9) {
     // Hopper's warpgroup MMA, one warpgroup: issue, commit, wait_group 0 per
     // link (hopper_latency.cu), as a loop that does not pipeline its wgmmas pays.
     for (int wg_n : {128, 256}) {
-      const std::string kernel = fmt::format("chain_wgmma_n{}", wg_n), point = fmt::format("wgmma m64n{}k16", wg_n);
-      Run a = run(o, g, "hopper_latency.cu", kernel, {1, 1, 1}, {128, 1, 1}, {"f32[128]"}, false,
-                  {"CHAIN=" + n(short_chain)});
-      Run b = run(o, g, "hopper_latency.cu", kernel, {1, 1, 1}, {128, 1, 1}, {"f32[128]"}, false,
-                  {"CHAIN=" + n(long_chain)});
-      MechanismRow m = row(g, "dependent", point, wg_n, (b.cycles - a.cycles) / double(long_chain - short_chain),
-                           "cycles", b);
+      const std::string point = fmt::format("wgmma m64n{}k16", wg_n);
+      const ChainTime c = chain_time(o, g, "hopper_latency.cu", fmt::format("chain_wgmma_n{}", wg_n), 128, {"f32[128]"});
+      MechanismRow m = row(g, "dependent", point, wg_n, c.per_link, "cycles", c.last);
       cite(m, point);
       out.push_back(m);
     }

@@ -793,7 +793,8 @@ class Slice {
   // Returns when the last byte has landed.
   uint64_t bulk_request(Sm& sm, const WarpTrace& tr, const TraceMem& m, uint64_t t) {
     const double start = std::max(double(t), sm.tma_free);
-    const uint64_t bytes = std::max<uint64_t>(m.shared_bytes, uint64_t(m.count) * 32);  // a box's zero fill is written too
+    const uint64_t sector_bytes = uint64_t(m.count) * 32;
+    const uint64_t bytes = std::max<uint64_t>(m.shared_bytes, sector_bytes);  // a box's zero fill is written too
     // The data path's bandwidth is taken now (a reservation in the future
     // would block the LSU's shared accesses while the copy is in flight).
     const double path = std::max(start, sm.l1_free);
@@ -814,7 +815,7 @@ class Slice {
         written = std::max(written, arrival_past_l1(sm, sector, start, dram_left, refetch)) + per_sector;
       }
     }
-    if (bytes > uint64_t(m.count) * 32) written += double(bytes - uint64_t(m.count) * 32) / p_.l1_bytes_per_cycle;
+    written += double(bytes - sector_bytes) / p_.l1_bytes_per_cycle;  // the zero fill, after the sectors
     // DRAM sectors the L2 model charged beyond these (write-backs).
     for (; dram_left; --dram_left) dram_free_ = std::max(dram_free_, start) + dram_cycles_per_sector_;
     const uint64_t done = uint64_t(std::ceil(written));
