@@ -408,6 +408,76 @@ TEST_CASE("cycle model: scalar shared loads merge into LDS.128 / LDS.64 as ptxas
   for (int i = 12; i < 16; ++i) CHECK(loads[size_t(i)] == std::pair{0, false});
 }
 
+TEST_CASE("cycle model: a merge needs the alignment proven across the kernel, as ptxas needs it") {
+  // Lesson 13's fused attention as NVRTC writes its score loop: the loop
+  // block reads Qs[w][c..c+3] at Qs + 256 w + 4 c and Ks[lane][c..c+3] at
+  // Ks + 260 lane + 4 c, c a counter live into the block that starts at 0
+  // and steps by 16. The sm_90 SASS has LDS.128 for the Qs row and four
+  // scalar LDS for the Ks row (a 65-word row is 4-byte aligned only).
+  const char* ptx_text = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry rows(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<16>;
+  .reg .f32 %f<32>;
+  .shared .align 16 .b8 Qs[8192];
+  .shared .align 16 .b8 Ks[8320];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  cvt.u64.u32 %rd1, %r1;
+  cvt.u64.u32 %rd2, %r2;
+  mov.u64 %rd3, Ks;
+  mov.u32 %r5, 0;
+LOOP:
+  mul.lo.s64 %rd4, %rd1, 260;
+  add.s64 %rd5, %rd3, %rd4;
+  mul.wide.s32 %rd6, %r5, 4;
+  add.s64 %rd7, %rd5, %rd6;
+  shl.b64 %rd8, %rd2, 8;
+  mov.u64 %rd9, Qs;
+  add.s64 %rd10, %rd9, %rd8;
+  add.s64 %rd11, %rd10, %rd6;
+  ld.shared.f32 %f1, [%rd11];
+  ld.shared.f32 %f2, [%rd7];
+  ld.shared.f32 %f3, [%rd11+4];
+  ld.shared.f32 %f4, [%rd7+4];
+  ld.shared.f32 %f5, [%rd11+8];
+  ld.shared.f32 %f6, [%rd7+8];
+  ld.shared.f32 %f7, [%rd11+12];
+  ld.shared.f32 %f8, [%rd7+12];
+  add.s32 %r5, %r5, 16;
+  setp.ne.s32 %p1, %r5, 64;
+  @%p1 bra LOOP;
+  exit;
+}
+)";
+  auto p = simtest::Program::from_ptx(ptx_text, "rows");
+  REQUIRE(p.kernel);
+  const cycle::DecodedKernel dk = cycle::decode_kernel(*p.kernel, cycle::cycle_params(gpu_model("H100")));
+  // The counter keeps 4 zero bits (0, then + 16 each time); the thread index does not.
+  const std::vector<uint8_t> z = cycle::known_zero_low_bits(*p.kernel);
+  const auto& code = p.kernel->code;
+  auto written = [&](int pos_from_loop) {  // the register the n-th instruction after LOOP writes
+    for (size_t pc = 0; pc < code.size(); ++pc)
+      if (dk.code[pc].block_start && code[pc].op == lab::ptx::Op::Mul) return code[pc + size_t(pos_from_loop)].ops[0].reg;
+    return lab::ptx::kNoReg;
+  };
+  CHECK(z[written(2)] == 6);   // %rd6 = 4 * counter
+  CHECK(z[written(0)] == 2);   // %rd4 = 260 * tid.x
+  std::vector<std::pair<int, bool>> qs, ks;
+  for (size_t pc = 0; pc < code.size(); ++pc)
+    if (code[pc].op == lab::ptx::Op::Ld) ((qs.size() == ks.size() ? qs : ks)).push_back({dk.code[pc].merge, dk.code[pc].merged_away});
+  REQUIRE(qs.size() == 4);
+  REQUIRE(ks.size() == 4);
+  CHECK(qs[0] == std::pair{4, false});
+  for (int i = 1; i < 4; ++i) CHECK(qs[size_t(i)] == std::pair{0, true});
+  for (int i = 0; i < 4; ++i) CHECK(ks[size_t(i)] == std::pair{0, false});
+}
+
 TEST_CASE("cycle model: guarded loads ptxas predicates are issued together, not one latency each") {
   // The bounds-checked tile loads of 05_blocktile_2d as NVRTC writes them:
   // each `ld.global` in its own short branch (`@%p bra`), its value stored

@@ -164,6 +164,7 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
   for (const ptx::BasicBlock& b : ptx::basic_blocks(k))
     if (b.first < dk.code.size()) dk.code[b.first].block_start = dk.code[b.first].region_start = true;
   mark_if_conversions(k, dk);
+  dk.zero_low_bits = known_zero_low_bits(k);
   merge_shared_loads(k, dk);
   dk.unrolled = find_unrolled_loops(k, dk);
   return dk;
@@ -219,8 +220,66 @@ int full_align(const AddrVal& v) {
 
 }  // namespace
 
+std::vector<uint8_t> known_zero_low_bits(const ptx::Kernel& k, const UnrolledLoop* loop) {
+  using ptx::OperandKind;
+  std::vector<uint8_t> z(k.num_slots, 63);
+  // A register nothing writes (or only a multi-result or vector instruction
+  // writes) has no bits known.
+  std::vector<uint8_t> plain_def(k.num_slots, 0);
+  for (const ptx::Instr& in : k.code) {
+    const int nd = destinations(in);
+    for (int i = 0; i < nd && i < in.num_ops; ++i) {
+      const ptx::Operand& o = in.ops[i];
+      if (o.kind == OperandKind::Reg && o.reg < z.size()) plain_def[o.reg] |= uint8_t(nd == 1 ? 1 : 2);
+      if (o.kind == OperandKind::Vec)
+        for (uint32_t v = 0; v < o.vec_len; ++v)
+          if (o.reg + v < k.vec_slots.size() && k.vec_slots[o.reg + v] < z.size()) plain_def[k.vec_slots[o.reg + v]] |= 2;
+    }
+  }
+  for (size_t r = 0; r < z.size(); ++r)
+    if (plain_def[r] != 1) z[r] = 0;
+  auto bits = [&](const ptx::Operand& o) -> int {
+    if (o.kind == OperandKind::Imm || o.kind == OperandKind::Symbol) return trailing_zeros(o.imm);
+    if (o.kind == OperandKind::Reg && o.reg < z.size()) return z[o.reg];
+    return 0;
+  };
+  // What one instruction's result keeps, from its sources' figures.
+  auto result = [&](const ptx::Instr& in) -> int {
+    if (ptx::type_is_float(in.type) || (in.op == Op::Cvt && ptx::type_is_float(in.type2))) return 0;
+    const int a = in.num_ops > 1 ? bits(in.ops[1]) : 0, b = in.num_ops > 2 ? bits(in.ops[2]) : 0;
+    const int c = in.num_ops > 3 ? bits(in.ops[3]) : 0;
+    const bool low = in.mul == ptx::MulMode::Lo || in.mul == ptx::MulMode::Wide;
+    switch (in.op) {
+      case Op::Mov: case Op::Cvt: case Op::Cvta: return a;
+      case Op::Add: case Op::Sub: case Op::Or: case Op::Xor: case Op::Selp: return std::min(a, b);
+      case Op::And: return std::max(a, b);
+      case Op::Shl: return in.ops[2].kind == OperandKind::Imm && in.ops[2].imm >= 0 && in.ops[2].imm < 64 ? a + int(in.ops[2].imm) : 0;
+      case Op::Mul: return low ? a + b : 0;           // tz(x y) = tz(x) + tz(y)
+      case Op::Mad: return low ? std::min(a + b, c) : 0;
+      default: return 0;
+    }
+  };
+  // The greatest fixed point: start from "all known" and lower each
+  // register to what every write to it keeps, until nothing moves.
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (size_t pc = 0; pc < k.code.size(); ++pc) {
+      const ptx::Instr& in = k.code[pc];
+      if (destinations(in) != 1 || in.num_ops < 1 || in.ops[0].kind != OperandKind::Reg || in.ops[0].reg >= z.size()) continue;
+      int r = result(in);
+      if (loop && pc >= loop->head && pc <= loop->back && in.op == Op::Add && in.num_ops > 2 &&
+          in.ops[1].kind == OperandKind::Reg && in.ops[1].reg == in.ops[0].reg && in.ops[2].kind == OperandKind::Imm)
+        r = std::min(int(z[in.ops[0].reg]), trailing_zeros(in.ops[2].imm * int64_t(loop->trip)));
+      const uint8_t v = uint8_t(std::min(63, r));
+      if (v < z[in.ops[0].reg]) z[in.ops[0].reg] = v, moved = true;
+    }
+  }
+  return z;
+}
+
 std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel& dk, const std::vector<uint32_t>& seq,
-                                      const std::vector<uint8_t>& starts, const std::vector<uint8_t>& open_branch) {
+                                      const std::vector<uint8_t>& starts, const std::vector<uint8_t>& open_branch,
+                                      const std::vector<uint8_t>& zero_low_bits) {
   std::vector<MergeFlag> flags(seq.size());
   // One candidate: a scalar 4-byte plain ld.shared [R + imm], no guard.
   auto candidate = [&](size_t pc) {
@@ -230,11 +289,13 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
            in.ops[1].kind == ptx::OperandKind::Addr && in.guard == ptx::kNoReg;
   };
   std::unordered_map<uint32_t, AddrVal> vals;  // registers defined in this block so far
+  // What the whole kernel proves of a register (known_zero_low_bits).
+  auto known = [&](uint32_t reg) { return reg < zero_low_bits.size() ? int(zero_low_bits[reg]) : 0; };
   auto val = [&](const ptx::Operand& o) -> AddrVal {
     if (o.kind == ptx::OperandKind::Imm || o.kind == ptx::OperandKind::Symbol) return {0, o.imm, 63};
     if (o.kind != ptx::OperandKind::Reg || o.reg >= ptx::kSinkReg) return {mix(0xbad, o.reg), 0, 0};
     if (auto it = vals.find(o.reg); it != vals.end()) return it->second;
-    return {mix(0x1e, o.reg), 0, -1};  // live into the block
+    return {mix(0x1e, o.reg), 0, known(o.reg)};  // live into the block
   };
   // A value nothing else computes: one per position (the same pc in two
   // iterations of an unrolled loop computes two values).
@@ -278,14 +339,14 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
   std::unordered_map<uint64_t, std::vector<Load>> open;  // symbolic base -> its loads so far
   auto close = [&](std::vector<Load>& loads) {
     // Windows of 16 bytes, then of 8, each member present once, the
-    // symbolic base aligned to the width when that is known (ptxas must
-    // prove it; a base live into the block is trusted, as in the lab's tile
-    // rows, which are).
+    // symbolic base proven aligned to the width (ptxas merges only what it
+    // can prove: Ks[lane][c] of a 65-word row stays scalar, Qs[w][c] with a
+    // counter stepping by 16 words becomes LDS.128; lesson 13's SASS).
     for (const int width : {16, 8}) {
       for (size_t i = 0; i < loads.size(); ++i) {
         const int64_t base = loads[i].off;
         if (base % width != 0) continue;
-        if (loads[i].asym >= 0 && (1 << std::min(loads[i].asym, 30)) < width) continue;
+        if (loads[i].asym < 0 || (1 << std::min(loads[i].asym, 30)) < width) continue;
         std::vector<size_t> members;
         for (int64_t off = base; off < base + width; off += 4) {
           size_t found = 0, hits = 0;
@@ -324,7 +385,10 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
     // The registers it writes get their new values (a load's: unknown).
     if (destinations(in) >= 1 && in.num_ops >= 1 && in.ops[0].kind == ptx::OperandKind::Reg &&
         in.ops[0].reg < ptx::kSinkReg) {
-      const AddrVal v = d.unit == Unit::Memory ? fresh(pos, 0) : define(pos, in);
+      AddrVal v = d.unit == Unit::Memory ? fresh(pos, 0) : define(pos, in);
+      // Whatever the block's own arithmetic loses, every value the register
+      // ever takes keeps the kernel-wide figure.
+      if (v.sym != 0 && v.off == 0) v.asym = std::max(v.asym, known(in.ops[0].reg));
       vals[in.ops[0].reg] = v;
     }
     for (int i = 1; i < destinations(in) && i < in.num_ops; ++i)
@@ -342,7 +406,7 @@ void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
   std::vector<uint32_t> seq(n);
   std::vector<uint8_t> starts(n), open_branch(n, 0);
   for (size_t pc = 0; pc < n; ++pc) seq[pc] = uint32_t(pc), starts[pc] = dk.code[pc].block_start;
-  const std::vector<MergeFlag> flags = merge_sequence(k, dk, seq, starts, open_branch);
+  const std::vector<MergeFlag> flags = merge_sequence(k, dk, seq, starts, open_branch, dk.zero_low_bits);
   for (size_t pc = 0; pc < n; ++pc) {
     dk.code[pc].merge = flags[pc].merge;
     dk.code[pc].merged_away = flags[pc].away;

@@ -83,6 +83,10 @@ struct UnrolledLoop {
 
 struct DecodedKernel {
   std::vector<DecodedInstr> code;
+  // Per register slot, the low bits known zero in every value the kernel
+  // gives it (known_zero_low_bits): what ptxas can prove of an address's
+  // alignment before it merges loads on it.
+  std::vector<uint8_t> zero_low_bits;
   std::vector<uint32_t> slots;  // dense scoreboard indices, not PTX slots
   uint32_t num_slots = 0;       // scoreboard entries per warp
   std::vector<UnrolledLoop> unrolled;  // unroll.h
@@ -92,6 +96,18 @@ DecodedKernel decode_kernel(const ptx::Kernel& kernel, const CycleParams& p);
 
 // How many leading operands of `in` are destinations (PTX lists them first).
 int destinations(const ptx::Instr& in);
+
+// Known-zero low bits of every register over the whole kernel: each
+// register's figure is the least over every instruction that writes it, so
+// a loop counter that starts at 0 and steps by 16 keeps 4 zero bits, and an
+// address built from a shared variable's offset, a shifted thread index and
+// such a counter keeps the least of theirs. Registers nothing writes, loaded
+// values and results of any other operation have none known. With `loop`
+// (one ptxas unrolls completely: its trip count is fixed), a step
+// `r = r + c` inside it counts as the whole loop's step, trip x c: what the
+// unrolled code sees on entry to each pass of the loop (04's A-tile pointer
+// steps by 8 bytes per iteration, 32 per loop, so it enters 32-byte aligned).
+std::vector<uint8_t> known_zero_low_bits(const ptx::Kernel& kernel, const UnrolledLoop* loop = nullptr);
 
 // Marks the branches ptxas would predicate (if_converted_to, region_start);
 // decode_kernel runs it.
@@ -109,7 +125,10 @@ struct MergeFlag {
   uint8_t merge = 0;  // 2 or 4: the first of an LDS.64 / LDS.128
   bool away = false;  // merged into the first
 };
+// `zero_low_bits`: what known_zero_low_bits proves of the registers live
+// into the sequence.
 std::vector<MergeFlag> merge_sequence(const ptx::Kernel& kernel, const DecodedKernel& dk, const std::vector<uint32_t>& seq,
-                                      const std::vector<uint8_t>& starts, const std::vector<uint8_t>& open_branch);
+                                      const std::vector<uint8_t>& starts, const std::vector<uint8_t>& open_branch,
+                                      const std::vector<uint8_t>& zero_low_bits);
 
 }  // namespace lab::sim::cycle
