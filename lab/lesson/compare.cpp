@@ -116,6 +116,12 @@ CompareResult run_compare(const Lesson& lesson, const Compare& c, const CheckOpt
   return r;
 }
 
+std::string cited_ratio(const CompareResult& r) { return fmt::format("{:.2f}x", r.speedup); }
+
+bool text_cites(const std::string& step_text, const CompareResult& r) {
+  return step_text.find(cited_ratio(r)) != std::string::npos;
+}
+
 std::string compare_files(const Lesson& lesson, const Compare& c) {
   auto side = [&](const CompareSide& s) {
     std::string out;

@@ -63,6 +63,12 @@ std::vector<CompareRow> compare_rows(const CompareResult& r);
 // both values, their ratio, then the verdict against the lesson's range.
 std::string format_compare(const CompareResult& r);
 
+// The ratio as a step's text must cite it ("1.49x"): a lesson's figures are
+// the lab's own, so a text that does not cite what the lab measures is out
+// of date (`gpulab lesson` counts the step as failed).
+std::string cited_ratio(const CompareResult& r);
+bool text_cites(const std::string& step_text, const CompareResult& r);
+
 // "a.cu vs b.cu" (chains joined with " + "), for the step's header line.
 std::string compare_files(const Lesson& lesson, const Compare& c);
 

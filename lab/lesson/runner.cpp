@@ -179,8 +179,10 @@ void roofline_layer(int in, int out, FILE* o) {
 }
 
 // A before/after: the two sides measured and printed; a ratio outside the
-// lesson's range counts as a failed step.
-void run_compare_step(const Lesson& L, const Compare& c, bool measure_on_gpu, FILE* out, int& failed) {
+// lesson's range, or one the step's text does not cite, counts as a failed
+// step (the text would teach a figure the lab does not give).
+void run_compare_step(const Lesson& L, const Step& s, bool measure_on_gpu, FILE* out, int& failed) {
+  const Compare& c = *s.compare;
   fmt::print(out, "$ (before/after) {}\n", compare_files(L, c));
   std::fflush(out);
   try {
@@ -189,6 +191,11 @@ void run_compare_step(const Lesson& L, const Compare& c, bool measure_on_gpu, FI
     CompareResult r = run_compare(L, c, opts);
     fmt::print(out, "{}\n", format_compare(r));
     if (!r.within()) ++failed;
+    if (!text_cites(s.text, r)) {
+      ++failed;
+      fmt::print(out, "(the step's text does not cite {}, the speed-up the lab gives here: update {})\n\n",
+                 cited_ratio(r), L.path(L.readme));
+    }
   } catch (const std::exception& e) {
     ++failed;
     fmt::print(out, "(could not run it: {})\n\n", e.what());
@@ -203,7 +210,7 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
     if (o.before_after_only && !s.compare) continue;
     fmt::print(o.out, "---- step {}/{}{} ----\n\n", i + 1, L.steps.size(), s.title.empty() ? "" : ": " + s.title);
     if (o.before_after_only) {
-      run_compare_step(L, *s.compare, o.measure_on_gpu, o.out, failed);
+      run_compare_step(L, s, o.measure_on_gpu, o.out, failed);
       continue;
     }
     if (!s.text.empty()) fmt::print(o.out, "{}\n\n", s.text);
@@ -217,7 +224,7 @@ int run_lesson(const Lesson& L, const RunnerOptions& o) {
         fmt::print(o.out, "(could not run it: {})\n\n", e.what());
       }
     }
-    if (s.compare) run_compare_step(L, *s.compare, o.measure_on_gpu, o.out, failed);
+    if (s.compare) run_compare_step(L, s, o.measure_on_gpu, o.out, failed);
     if (s.layer_in) roofline_layer(s.layer_in, s.layer_out, o.out), fmt::print(o.out, "\n");
     if (s.cpu_gemm) time_cpu_gemm(s.cpu_gemm, o.out), fmt::print(o.out, "\n");
     if (!s.cpu_conv.empty()) time_cpu_conv(s.cpu_conv, o.out), fmt::print(o.out, "\n");

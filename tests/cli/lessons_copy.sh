@@ -25,7 +25,7 @@ grep -q "using the lessons in $work/copy" <<<"$out" || { echo "FAIL: check insid
 for d in copy/[0-9][0-9]-*/; do
   id=$(basename "$d")
   out=$("$GPULAB" lesson "${id%%-*}" --no-pause --lessons "$work/copy" 2>&1) \
-    || { echo "FAIL: gpulab lesson ${id%%-*} from a copy: $(grep -E 'exited with status|could not run|DISAGREES' <<<"$out" | head -3)"; fail=1; }
+    || { echo "FAIL: gpulab lesson ${id%%-*} from a copy: $(grep -E 'exited with status|could not run|DISAGREES|does not cite' <<<"$out" | head -3)"; fail=1; }
 done
 [ $fail -eq 0 ] && echo "ok: every lesson runs every step from a copy; check inside a copied lesson uses the copy"
 exit $fail
