@@ -1,5 +1,7 @@
 // gpulab validate: every GEMM version in the simulator beside the same kernel
-// on a real GPU (live, or recorded earlier with --record).
+// on a real GPU (live, or recorded earlier with --record); with --published,
+// kernels others timed; with --sass, one kernel's shared-load widths beside
+// ptxas's.
 #include <unistd.h>
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "lab/bench/published.h"
+#include "lab/bench/sass_widths.h"
 #include "lab/bench/validate.h"
 #include "lab/cli/command.h"
 #include "lab/cli/version_names.h"
@@ -24,7 +27,27 @@ struct ValidateArgs {
   bench::PublishedOptions pub;  // --published: timings others published (lab/bench/published.h)
   std::string gpu = "H100";
   bool json = false, quiet = false;
+  std::string sass_file, kernel;  // --sass FILE --kernel K
+  std::vector<std::string> defines;
 };
+
+// gpulab validate --sass FILE --kernel K: the model's shared-load widths
+// beside ptxas's; exit 1 when a line differs.
+int run_sass_cmd(const ValidateArgs& a) {
+  if (a.kernel.empty()) {
+    std::fprintf(stderr, "gpulab validate --sass %s: give --kernel NAME, the kernel to compare\n", a.sass_file.c_str());
+    return kExitUsage;
+  }
+  bench::SassWidthsReport rep;
+  try {
+    rep = bench::compare_sass_widths(a.sass_file, a.kernel, resolved_gpu(a.gpu), a.defines);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpulab validate --sass %s --kernel %s: %s\n", a.sass_file.c_str(), a.kernel.c_str(), e.what());
+    return kExitUsage;
+  }
+  std::fputs(bench::format_sass_widths(rep).c_str(), stdout);
+  return rep.agrees() ? kExitOk : kExitKernelFault;
+}
 
 // gpulab validate --published FILE --mirror DIR: markdown (or --json) on stdout.
 int run_published_cmd(ValidateArgs& a, const std::string& command_line) {
@@ -120,6 +143,11 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
                 "with --published: also time each kernel on this machine's GPU (full launch, events)");
   cmd->add_flag("--measure-only", a->pub.measure_only,
                 "with --published: time each kernel on this machine's GPU and skip the simulator");
+  cmd->add_option("--sass", a->sass_file,
+                  "a .cu file: its kernel's shared loads as the cycle model times them beside the LDS instructions "
+                  "ptxas makes for the GPU model (needs nvdisasm; .ci/bootstrap installs it)");
+  cmd->add_option("--kernel", a->kernel, "with --sass: the kernel");
+  cmd->add_option("-D,--define", a->defines, "with --sass: preprocessor definition, NAME=VALUE");
   cmd->add_flag("--json", a->json, "JSON instead of the table");
   cmd->add_flag("--quiet", a->quiet, "no progress lines");
   cmd->callback([a, &rc, cmd] {
@@ -128,7 +156,9 @@ const bool registered = register_command([](CLI::App& app, int& rc) {
       if (opt->count() && opt->get_name() != "--help")
         for (const auto& r : opt->results()) line += fmt::format(" {} {}", opt->get_name(), r);
     if (a->pub.measure_only) a->pub.measure_on_gpu = true;
-    if (!a->pub.file.empty()) {
+    if (!a->sass_file.empty()) {
+      rc = run_sass_cmd(*a);
+    } else if (!a->pub.file.empty()) {
       if (a->pub.mirror.empty()) {
         std::fprintf(stderr, "gpulab validate --published: give --mirror DIR, the folder holding the snapshots of "
                              "the repositories the file names (DIR/owner+name/repo, a git directory)\n");

@@ -413,4 +413,27 @@ void merge_shared_loads(const ptx::Kernel& k, DecodedKernel& dk) {
   }
 }
 
+std::vector<IssuedSharedLoad> issued_shared_loads(const ptx::Kernel& k, const DecodedKernel& dk) {
+  std::vector<IssuedSharedLoad> out;
+  const size_t n = std::min(k.code.size(), dk.code.size());
+  auto natural = [&](const ptx::Instr& in) { return uint32_t(in.vec) * uint32_t(ptx::type_bytes(in.type)); };
+  for (size_t pc = 0; pc < n; ++pc) {
+    const ptx::Instr& in = k.code[pc];
+    if (in.op != Op::Ld || in.space != ptx::Space::Shared) continue;
+    const UnrolledLoop* loop = nullptr;
+    for (const UnrolledLoop& L : dk.unrolled)
+      if (pc >= L.head && pc <= L.back) loop = &L;
+    if (!loop) {
+      const DecodedInstr& d = dk.code[pc];
+      if (!d.merged_away) out.push_back({in.loc, d.merge == 4 ? 16u : d.merge == 2 ? 8u : natural(in)});
+      continue;
+    }
+    for (uint32_t it = 0; it < loop->trip; ++it) {
+      const UnrolledLoop::Flags& f = loop->flags[it * loop->body() + (pc - loop->head)];
+      if (!f.merged_away) out.push_back({in.loc, f.merge == 2 ? 16u : f.merge == 1 ? 8u : natural(in)});
+    }
+  }
+  return out;
+}
+
 }  // namespace lab::sim::cycle

@@ -94,6 +94,17 @@ struct DecodedKernel {
 
 DecodedKernel decode_kernel(const ptx::Kernel& kernel, const CycleParams& p);
 
+// The shared loads the model issues, per static instruction as the SASS
+// would have them (a loop ptxas unrolls, once per iteration): each one's
+// source location (Kernel::locs) and bytes per lane as timed, a merged
+// group's first at 16 or 8 and its other members not at all. What
+// `gpulab validate --sass` holds against ptxas's LDS widths.
+struct IssuedSharedLoad {
+  uint32_t loc = 0;
+  uint32_t bytes = 0;
+};
+std::vector<IssuedSharedLoad> issued_shared_loads(const ptx::Kernel& kernel, const DecodedKernel& dk);
+
 // How many leading operands of `in` are destinations (PTX lists them first).
 int destinations(const ptx::Instr& in);
 
