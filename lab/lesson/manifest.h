@@ -53,8 +53,8 @@ struct CompareSide {
 // A lesson's claim as a measurement: two kernels on one problem, at a size
 // that fills the GPU, with the speed-up (before's predicted time / after's)
 // the lesson states. `gpulab lesson` prints both, with the counters that
-// explain the difference; tests/test_lesson_compare.cpp fails when the lab's
-// ratio leaves [expect_min, expect_max].
+// explain the difference, and fails the step when the lab's ratio leaves
+// [expect_min, expect_max] or the step's text does not cite it (runner.cpp).
 struct Compare {
   std::string exercise;  // whose arguments (and default geometry) both kernels take
   // Without an exercise: the arguments ("in f32 x[N]", ...) and launch of a
