@@ -394,13 +394,13 @@ TEST_CASE("cycle model: scalar shared loads merge into LDS.128 / LDS.64 as ptxas
     if (p.kernel->code[pc].op == lab::ptx::Op::Ld) loads.push_back({dk.code[pc].merge, dk.code[pc].merged_away});
   REQUIRE(loads.size() == 16);
   // [%rd1+0..12]: one LDS.128.
-  CHECK(loads[0] == std::pair{4, false});
+  CHECK(loads[0] == std::pair{16, false});
   for (int i = 1; i < 4; ++i) CHECK(loads[size_t(i)] == std::pair{0, true});
   // base + 4 * (8t | 1..3): one LDS.128 through the or/mul.wide/add chain.
-  CHECK(loads[4] == std::pair{4, false});
+  CHECK(loads[4] == std::pair{16, false});
   for (int i = 5; i < 8; ++i) CHECK(loads[size_t(i)] == std::pair{0, true});
   // After the barrier: +32/+36 pair (LDS.64); +48 and +52 straddle a store.
-  CHECK(loads[8] == std::pair{2, false});
+  CHECK(loads[8] == std::pair{8, false});
   CHECK(loads[9] == std::pair{0, true});
   CHECK(loads[10] == std::pair{0, false});
   CHECK(loads[11] == std::pair{0, false});
@@ -473,7 +473,7 @@ LOOP:
     if (code[pc].op == lab::ptx::Op::Ld) ((qs.size() == ks.size() ? qs : ks)).push_back({dk.code[pc].merge, dk.code[pc].merged_away});
   REQUIRE(qs.size() == 4);
   REQUIRE(ks.size() == 4);
-  CHECK(qs[0] == std::pair{4, false});
+  CHECK(qs[0] == std::pair{16, false});
   for (int i = 1; i < 4; ++i) CHECK(qs[size_t(i)] == std::pair{0, true});
   for (int i = 0; i < 4; ++i) CHECK(ks[size_t(i)] == std::pair{0, false});
 }

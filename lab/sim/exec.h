@@ -104,12 +104,12 @@ struct SharedCostMemo {
   uint32_t sub_word = 0xffffffffu;
   SharedCost cost;
   uint32_t offs[32] = {};
-  // The same lanes' access widened to 8 and 16 bytes (the window each
-  // address falls in): what ptxas's LDS.64 / LDS.128 merge of neighbouring
-  // scalar loads costs (lab/sim/cycle/decode.h, `merge`). Worked out only
-  // for traced blocks, once per memo entry.
+  // The same lanes' access widened to 4, 8 and 16 bytes (the window each
+  // address falls in): what ptxas's merge of neighbouring scalar loads into
+  // one LDS costs (lab/sim/cycle/decode.h, `merge`). Worked out only for
+  // traced blocks, once per memo entry.
   bool wide_known = false;
-  uint16_t wide8 = 0, wide16 = 0;
+  uint16_t wide4 = 0, wide8 = 0, wide16 = 0;
   // The lanes' offsets for the full-warp fast path's copy (exec_memory.cpp
   // fast_shared): every lane on one word (a broadcast: one read), lane i at
   // i * bytes (unit stride: one contiguous block), or neither. Set with the

@@ -236,27 +236,28 @@ namespace {
 // One shared request into the timing trace, the one place both the general
 // path and the full-warp fast path record it. A plain load (`mergeable`:
 // not a store, not an atomic) also carries its cost
-// widened to 8 and 16 bytes (SharedCostMemo::wide8/wide16), worked out once
+// widened to 4, 8 and 16 bytes (SharedCostMemo::wide4/wide8/wide16), worked out once
 // per memo entry: the memo keys on the lanes' offsets, which decide it for
 // the 16-byte-aligned first load of a merged group (cycle/decode.h `merge`).
 void trace_shared(WarpContext& c, SharedCostMemo& m, const uint64_t* addr, uint32_t mask, uint32_t bytes,
                   uint32_t wavefronts, bool is_write, bool mergeable) {
   const uint16_t w = uint16_t(wavefronts);
   if (!mergeable) {
-    c.trace->add_shared(w, is_write, w, w);
+    c.trace->add_shared(w, is_write, w, w, w);
     return;
   }
   if (!m.wide_known) {
     m.wide_known = true;
-    m.wide8 = m.wide16 = w;
-    if (bytes == 4) {
-      uint64_t a8[32], a16[32];
-      for (uint32_t i = 0; i < kWarpSize; ++i) a8[i] = addr[i] & ~7ull, a16[i] = addr[i] & ~15ull;
+    m.wide4 = m.wide8 = m.wide16 = w;
+    if (bytes == 4 || bytes == 2) {
+      uint64_t a4[32], a8[32], a16[32];
+      for (uint32_t i = 0; i < kWarpSize; ++i) a4[i] = addr[i] & ~3ull, a8[i] = addr[i] & ~7ull, a16[i] = addr[i] & ~15ull;
+      if (bytes == 2) m.wide4 = uint16_t(shared_wavefronts(a4, mask, 4).wavefronts);
       m.wide8 = uint16_t(shared_wavefronts(a8, mask, 8).wavefronts);
       m.wide16 = uint16_t(shared_wavefronts(a16, mask, 16).wavefronts);
     }
   }
-  c.trace->add_shared(w, false, m.wide8, m.wide16);
+  c.trace->add_shared(w, false, m.wide4, m.wide8, m.wide16);
 }
 
 // Shared-memory cost with the per-pc memo (see SharedCostMemo).

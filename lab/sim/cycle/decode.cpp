@@ -281,10 +281,11 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
                                       const std::vector<uint8_t>& starts, const std::vector<uint8_t>& open_branch,
                                       const std::vector<uint8_t>& zero_low_bits) {
   std::vector<MergeFlag> flags(seq.size());
-  // One candidate: a scalar 4-byte plain ld.shared [R + imm], no guard.
+  // One candidate: a scalar 4- or 2-byte plain ld.shared [R + imm], no guard.
   auto candidate = [&](size_t pc) {
     const ptx::Instr& in = k.code[pc];
-    return in.op == Op::Ld && in.space == ptx::Space::Shared && in.vec == 1 && ptx::type_bytes(in.type) == 4 &&
+    return in.op == Op::Ld && in.space == ptx::Space::Shared && in.vec == 1 &&
+           (ptx::type_bytes(in.type) == 4 || ptx::type_bytes(in.type) == 2) &&
            !(in.flags & ptx::kFlagVolatile) && in.num_ops >= 2 && in.ops[0].kind == ptx::OperandKind::Reg &&
            in.ops[1].kind == ptx::OperandKind::Addr && in.guard == ptx::kNoReg;
   };
@@ -335,20 +336,25 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
       default: return fresh(pos, 0);
     }
   };
-  struct Load { size_t pos; int64_t off; int asym; };
-  std::unordered_map<uint64_t, std::vector<Load>> open;  // symbolic base -> its loads so far
+  struct Load { size_t pos; int64_t off; int asym; int bytes; };
+  std::unordered_map<uint64_t, std::vector<Load>> open;  // (symbolic base, element size) -> its loads so far
   auto close = [&](std::vector<Load>& loads) {
-    // Windows of 16 bytes, then of 8, each member present once, the
-    // symbolic base proven aligned to the width (ptxas merges only what it
-    // can prove: Ks[lane][c] of a 65-word row stays scalar, Qs[w][c] with a
-    // counter stepping by 16 words becomes LDS.128; lesson 13's SASS).
-    for (const int width : {16, 8}) {
+    // Windows of 16 bytes, then of 8 (then of 4, for 2-byte elements: a
+    // pair of halves is one LDS, as in lesson 6's fp16 tiles), each member
+    // present once, the symbolic base proven aligned to the width (ptxas
+    // merges only what it can prove: Ks[lane][c] of a 65-word row stays
+    // scalar, Qs[w][c] with a counter stepping by 16 words becomes LDS.128;
+    // lesson 13's SASS).
+    if (loads.empty()) return;
+    const int e = loads[0].bytes;
+    for (const int width : {16, 8, 4}) {
+      if (width <= e) continue;
       for (size_t i = 0; i < loads.size(); ++i) {
         const int64_t base = loads[i].off;
         if (base % width != 0) continue;
         if (loads[i].asym < 0 || (1 << std::min(loads[i].asym, 30)) < width) continue;
         std::vector<size_t> members;
-        for (int64_t off = base; off < base + width; off += 4) {
+        for (int64_t off = base; off < base + width; off += e) {
           size_t found = 0, hits = 0;
           for (size_t j = 0; j < loads.size(); ++j)
             if (loads[j].off == off && !flags[loads[j].pos].away && !flags[loads[j].pos].merge)
@@ -356,9 +362,9 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
           if (hits != 1) break;
           members.push_back(loads[found].pos);
         }
-        if (members.size() != size_t(width / 4)) continue;
+        if (members.size() != size_t(width / e)) continue;
         std::sort(members.begin(), members.end());
-        flags[members[0]].merge = uint8_t(width / 4);
+        flags[members[0]].merge = uint8_t(width);
         for (size_t m = 1; m < members.size(); ++m) flags[members[m]].away = true;
       }
     }
@@ -380,7 +386,8 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
       AddrVal a = ao.reg < ptx::kSinkReg ? val(ptx::Operand{ptx::OperandKind::Reg, 0, ptx::Space::Generic, false, ao.reg, 0})
                                          : AddrVal{0, 0, 63};
       a.off += ao.imm;
-      open[a.sym].push_back({pos, a.off, a.sym == 0 ? 63 : a.asym});
+      const int bytes = ptx::type_bytes(in.type);
+      open[bytes == 4 ? a.sym : mix(a.sym, 0x2b)].push_back({pos, a.off, a.sym == 0 ? 63 : a.asym, bytes});
     }
     // The registers it writes get their new values (a load's: unknown).
     if (destinations(in) >= 1 && in.num_ops >= 1 && in.ops[0].kind == ptx::OperandKind::Reg &&
@@ -425,12 +432,12 @@ std::vector<IssuedSharedLoad> issued_shared_loads(const ptx::Kernel& k, const De
       if (pc >= L.head && pc <= L.back) loop = &L;
     if (!loop) {
       const DecodedInstr& d = dk.code[pc];
-      if (!d.merged_away) out.push_back({in.loc, d.merge == 4 ? 16u : d.merge == 2 ? 8u : natural(in)});
+      if (!d.merged_away) out.push_back({in.loc, d.merge ? uint32_t(d.merge) : natural(in)});
       continue;
     }
     for (uint32_t it = 0; it < loop->trip; ++it) {
       const UnrolledLoop::Flags& f = loop->flags[it * loop->body() + (pc - loop->head)];
-      if (!f.merged_away) out.push_back({in.loc, f.merge == 2 ? 16u : f.merge == 1 ? 8u : natural(in)});
+      if (!f.merged_away) out.push_back({in.loc, f.merge == 2 ? 16u : f.merge == 1 ? 8u : f.merge == 3 ? 4u : natural(in)});
     }
   }
   return out;

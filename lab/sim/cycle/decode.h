@@ -51,8 +51,10 @@ struct DecodedInstr {
   // ptxas's vectorisation of shared loads, which the model times as the SASS
   // has it: scalar 4-byte ld.shared in one basic block on the same address
   // register at offsets 16w, +4, +8, +12 (or 8w, +4) become one LDS.128 (or
-  // LDS.64). `merge` (2 or 4) marks the first of them in program order, which
-  // issues the one request at the widened cost (TraceMem::wide8/wide16);
+  // LDS.64); 2-byte ones likewise, down to a pair in one 4-byte LDS. `merge`
+  // (the merged width in bytes: 4, 8 or 16) marks the first of them in
+  // program order, which issues the one request at the widened cost
+  // (TraceMem::wide4/wide8/wide16);
   // the others are `merged_away`: no issue slot and no request, their
   // result ready with the first's. docs/timing-model.md says where this
   // differs from ptxas (which must also prove the address aligned).
@@ -74,7 +76,7 @@ struct UnrolledLoop {
   uint32_t trip = 0;            // iterations
   // Per iteration, per instruction of the body: the TraceInst flags.
   struct Flags {
-    uint8_t merge = 0;  // TraceInst::merge: 0, 1 (LDS.64), 2 (LDS.128)
+    uint8_t merge = 0;  // TraceInst::merge: 0, 1 (LDS.64), 2 (LDS.128), 3 (a 4-byte LDS of two halves)
     bool merged_away = false, folded = false;
   };
   std::vector<Flags> flags;  // [iteration * body + (pc - head)]
@@ -133,7 +135,7 @@ void merge_shared_loads(const ptx::Kernel& kernel, DecodedKernel& dk);
 // groups close and register values are forgotten); `open_branch`: branches
 // that close no group (an unrolled loop's back edges).
 struct MergeFlag {
-  uint8_t merge = 0;  // 2 or 4: the first of an LDS.64 / LDS.128
+  uint8_t merge = 0;  // 4, 8 or 16: the first of a merged LDS (its width in bytes)
   bool away = false;  // merged into the first
 };
 // `zero_low_bits`: what known_zero_low_bits proves of the registers live

@@ -934,8 +934,9 @@ class Slice {
         any = true;
         if (m.space == ptx::Space::Shared) {
           acc_.traced_wavefronts += m.count;
-          // A merged LDS.64/LDS.128 costs the widened access's wavefronts.
-          const uint16_t cost = ti.merge == 2 ? m.wide16() : ti.merge == 1 ? m.wide8() : m.count;
+          // A merged LDS costs the widened access's wavefronts.
+          const uint16_t cost =
+              ti.merge == 2 ? m.wide16() : ti.merge == 1 ? m.wide8() : ti.merge == 3 ? m.wide4() : m.count;
           const double start = std::max(double(t), sm.l1_free);
           sm.l1_free = start + std::max<uint16_t>(1, cost);
           acc_.l1_busy_cycles += std::max<uint16_t>(1, cost);

@@ -34,13 +34,14 @@ void WarpTrace::add_global(const uint64_t* sectors, uint32_t n, uint32_t dram, b
   mems.push_back(m);
 }
 
-void WarpTrace::add_shared(uint32_t wavefronts, bool write, uint16_t wide8, uint16_t wide16) {
+void WarpTrace::add_shared(uint32_t wavefronts, bool write, uint16_t wide4, uint16_t wide8, uint16_t wide16) {
   TraceMem m;
   m.inst = insts.empty() ? 0 : uint32_t(insts.size() - 1);
   m.first_run = uint32_t(runs.size());
   m.count = uint16_t(wavefronts);
   m.space = ptx::Space::Shared;
   m.write = write;
+  m.serial = wide4;
   m.dram = wide8;
   m.lines = wide16;
   mems.push_back(m);

@@ -24,7 +24,7 @@ struct TraceInst {
   uint32_t dead : 1 = 0;  // its result is overwritten unread: issues without operands or result (hoist.h)
   // How the SASS has this instance (unroll.h sets them from decode.h's
   // static pass and from the loops ptxas unrolls, per iteration):
-  uint32_t merge : 2 = 0;        // 1: the first of an LDS.64's pair, 2: of an LDS.128's four
+  uint32_t merge : 2 = 0;        // the first of a merged LDS: 1 LDS.64, 2 LDS.128, 3 a 4-byte LDS of two halves
   uint32_t merged_away : 1 = 0;  // merged into the load before it: no issue, no request
   uint32_t folded : 1 = 0;       // loop control an unrolled loop does not have: no issue, result at once
   uint32_t mask = 0;             // lanes that executed (active & guard)
@@ -51,10 +51,11 @@ struct TraceMem {
   // reach L2/DRAM without the L1, and `shared_bytes` land in shared memory.
   bool bulk = false;
   uint32_t shared_bytes = 0;
-  // Shared loads: the wavefronts of the same lanes' access widened to 8 or
-  // 16 bytes, the cost of the LDS.64 / LDS.128 ptxas merges it into
-  // (decode.h `merge`). The global-only fields hold them: a shared request
-  // has no DRAM sectors or lines.
+  // Shared loads: the wavefronts of the same lanes' access widened to 4, 8
+  // or 16 bytes, the cost of the LDS ptxas merges it into (decode.h
+  // `merge`). The global-only fields hold them: a shared request has no DRAM
+  // sectors, lines or atomic updates.
+  uint16_t wide4() const { return serial; }
   uint16_t wide8() const { return dram; }
   uint16_t wide16() const { return lines; }
 };
@@ -87,7 +88,7 @@ struct WarpTrace {
   }
   // One request. `sectors` sorted ascending and distinct (as count_request has them).
   void add_global(const uint64_t* sectors, uint32_t n, uint32_t dram, bool write, bool local);
-  void add_shared(uint32_t wavefronts, bool write, uint16_t wide8, uint16_t wide16);
+  void add_shared(uint32_t wavefronts, bool write, uint16_t wide4, uint16_t wide8, uint16_t wide16);
   size_t bytes() const {
     return insts.size() * sizeof(TraceInst) + mems.size() * sizeof(TraceMem) + runs.size() * sizeof(SectorRun) +
            syncs.size() * sizeof(TraceSync);

@@ -1,8 +1,10 @@
-// tests/test_sass.cpp: reading shared loads back from nvdisasm's listing
-// (lab/compile/sass.h), without the tool: the listing's shapes as nvdisasm
-// 13 prints them for sm_80 and sm_90a cubins.
+// tests/test_bench_sass.cpp: `gpulab validate --sass` without the tool:
+// reading shared loads back from nvdisasm's listing (lab/compile/sass.h,
+// the listing's shapes as nvdisasm 13 prints them for sm_80 and sm_90a
+// cubins), and the verdict per line (lab/bench/sass_widths.h).
 #include <doctest/doctest.h>
 
+#include "lab/bench/sass_widths.h"
 #include "lab/compile/sass.h"
 
 using lab::compile::parse_sass_shared_loads;
@@ -36,4 +38,23 @@ TEST_CASE("nvdisasm's listing: each LDS of the kernel with its width and source 
   CHECK(loads[3].file == "/x/k.cu");
   CHECK(parse_sass_shared_loads(listing, "other").size() == 1);
   CHECK(parse_sass_shared_loads(listing, "absent").empty());
+}
+
+TEST_CASE("a line agrees when the model issues the widths the SASS has, whatever the counts") {
+  lab::bench::SassLineWidths same{47, {{4, 16}}, {{4, 16}}, {{4, 32}}};  // ptxas unrolled further: counts differ
+  CHECK(same.agrees());
+  lab::bench::SassLineWidths merged_wrongly{48, {{4, 16}}, {{16, 4}}, {{4, 16}}};
+  CHECK_FALSE(merged_wrongly.agrees());
+  lab::bench::SassLineWidths missing{41, {}, {}, {{4, 24}}};
+  CHECK_FALSE(missing.agrees());
+  lab::bench::SassWidthsReport r;
+  r.file = "k.cu", r.kernel = "k", r.sm_arch = "sm_90a", r.gpu = "H100";
+  r.lines = {same, merged_wrongly};
+  CHECK_FALSE(r.agrees());
+  const std::string text = lab::bench::format_sass_widths(r);
+  CHECK(text.find("4 x 16 B") != std::string::npos);
+  CHECK(text.find("DIFFER") != std::string::npos);
+  r.lines = {};
+  CHECK(r.agrees());  // nothing to compare
+  CHECK(lab::bench::format_sass_widths(r).find("nothing to compare") != std::string::npos);
 }
