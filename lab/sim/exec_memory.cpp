@@ -250,11 +250,15 @@ void trace_shared(WarpContext& c, SharedCostMemo& m, const uint64_t* addr, uint3
     m.wide_known = true;
     m.wide4 = m.wide8 = m.wide16 = w;
     if (bytes == 4 || bytes == 2) {
-      uint64_t a4[32], a8[32], a16[32];
-      for (uint32_t i = 0; i < kWarpSize; ++i) a4[i] = addr[i] & ~3ull, a8[i] = addr[i] & ~7ull, a16[i] = addr[i] & ~15ull;
-      if (bytes == 2) m.wide4 = uint16_t(shared_wavefronts(a4, mask, 4).wavefronts);
-      m.wide8 = uint16_t(shared_wavefronts(a8, mask, 8).wavefronts);
-      m.wide16 = uint16_t(shared_wavefronts(a16, mask, 16).wavefronts);
+      // The lanes' addresses rounded down to each window, and that access's cost.
+      auto widened = [&](uint64_t width) {
+        uint64_t a[32];
+        for (uint32_t i = 0; i < kWarpSize; ++i) a[i] = addr[i] & ~(width - 1);
+        return uint16_t(shared_wavefronts(a, mask, uint32_t(width)).wavefronts);
+      };
+      if (bytes == 2) m.wide4 = widened(4);
+      m.wide8 = widened(8);
+      m.wide16 = widened(16);
     }
   }
   c.trace->add_shared(w, false, m.wide4, m.wide8, m.wide16);

@@ -437,7 +437,7 @@ std::vector<IssuedSharedLoad> issued_shared_loads(const ptx::Kernel& k, const De
     }
     for (uint32_t it = 0; it < loop->trip; ++it) {
       const UnrolledLoop::Flags& f = loop->flags[it * loop->body() + (pc - loop->head)];
-      if (!f.merged_away) out.push_back({in.loc, f.merge == 2 ? 16u : f.merge == 1 ? 8u : f.merge == 3 ? 4u : natural(in)});
+      if (!f.merged_away) out.push_back({in.loc, f.merge ? uint32_t(merge_width(f.merge)) : natural(in)});
     }
   }
   return out;

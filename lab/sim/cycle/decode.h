@@ -83,6 +83,11 @@ struct UnrolledLoop {
   size_t body() const { return back - head + 1; }
 };
 
+// TraceInst::merge (2 bits) from a merged width in bytes (DecodedInstr::merge),
+// and back: 1 LDS.64, 2 LDS.128, 3 a 4-byte LDS of two halves.
+constexpr uint8_t merge_code(uint8_t width) { return width == 16 ? 2 : width == 8 ? 1 : width == 4 ? 3 : 0; }
+constexpr uint8_t merge_width(uint8_t code) { return code == 2 ? 16 : code == 1 ? 8 : code == 3 ? 4 : 0; }
+
 struct DecodedKernel {
   std::vector<DecodedInstr> code;
   // Per register slot, the low bits known zero in every value the kernel

@@ -47,8 +47,6 @@ bool compare(ptx::Cmp c, int64_t a, int64_t b) {
 
 constexpr uint32_t kMaxTrip = 64;
 
-// TraceInst::merge from a merged width in bytes (decode.h `merge`).
-uint8_t merge_code(uint8_t width) { return width == 16 ? 2 : width == 8 ? 1 : width == 4 ? 3 : 0; }
 
 // The trip count of the loop whose back edge is `back`, when the counter is
 // a constant start, a constant step and a constant bound; 0 otherwise.
