@@ -115,7 +115,10 @@ extern "C" __global__ void saxpy(int n, float a, const float* x, float* y) {
     if (pass) {
       REQUIRE(res.metrics.cycle);
       CHECK(res.metrics.cycle->events.size() == res.metrics.cycle->issued);
-      CHECK(res.metrics.cycle->issued == res.metrics.total_warp_insts());
+      // Every instruction the interpreter ran is issued, or is one the SASS
+      // does not have (decode.h: fused; none here runs predicated off).
+      CHECK(res.metrics.cycle->issued + res.metrics.cycle->folded_instructions == res.metrics.total_warp_insts());
+      CHECK(res.metrics.cycle->folded_instructions > 0);
     } else {
       CHECK_FALSE(res.metrics.cycle);
     }
@@ -296,9 +299,12 @@ extern "C" __global__ void mix(const float* x, float* y, int n) {
   // "Sampled vs full"; an open item). Since integer div/rem by a register
   // costs its ~20-instruction sequence (cycle/params.cpp), the `% n` of each
   // load makes the kernel issue-bound on the integer pipe as well, and the
-  // sample reads +7.1%: the bound moved from 7% to 8% with it. The GEMM
-  // versions at 1024^3 on H100 (within 2.1%): docs/benchmarks.md.
-  CHECK(std::abs(cycles[1] - cycles[0]) / cycles[0] < 0.08);
+  // sample reads +7.1%: the bound moved from 7% to 8% with it. Since the
+  // model issues only what the SASS has (decode.h, mark_fused: each load's
+  // IMAD.WIDE does its add), it is less issue-bound and more DRAM-bound
+  // again, and the sample reads +9.6%: the bound is 10%. The GEMM versions
+  // at 1024^3 on H100 (within 2.1%): docs/benchmarks.md.
+  CHECK(std::abs(cycles[1] - cycles[0]) / cycles[0] < 0.10);
 }
 
 TEST_CASE("sample plan: waves, slices and scaling") {
@@ -548,6 +554,173 @@ L9:
   CHECK(res.metrics.cycle->cycles < 2 * dram);  // in the PTX's order: more than 4 x 480
 }
 
+TEST_CASE("cycle model: an if-else ptxas predicates issues both sides and no branch") {
+  // NVRTC's form of `v = (i < n && n < 1000) ? in[i] : 0; out[i] = v`
+  // (lesson 6's fp32_cores.cu stages its tiles so): the conditional branch
+  // jumps over an unconditional one to the else side. The sm_90 SASS has
+  // no branch: two ISETP (the and.pred is ISETP's combine), `@P1 IMAD.WIDE`
+  // + `@P1 LDG` on one side and `@!P1 PRMT` on the other, issued whichever
+  // way the warp goes.
+  const char* ptx_text = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry diamond(.param .u64 in, .param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [n];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r2, %tid.x;
+  setp.lt.s32 %p1, %r2, %r1;
+  setp.lt.s32 %p2, %r1, 1000;
+  and.pred %p3, %p1, %p2;
+  @%p3 bra THEN;
+  bra.uni ELSE;
+THEN:
+  mul.wide.s32 %rd5, %r2, 4;
+  add.s64 %rd6, %rd3, %rd5;
+  ld.global.f32 %f1, [%rd6];
+  bra.uni JOIN;
+ELSE:
+  mov.f32 %f1, 0f00000000;
+JOIN:
+  mul.wide.s32 %rd7, %r2, 4;
+  add.s64 %rd8, %rd4, %rd7;
+  st.global.f32 [%rd8], %f1;
+  exit;
+}
+)";
+  auto p = simtest::Program::from_ptx(ptx_text, "diamond");
+  REQUIRE(p.kernel);
+  const cycle::DecodedKernel dk = cycle::decode_kernel(*p.kernel, cycle::cycle_params(gpu_model("H100")));
+  std::vector<size_t> fused;
+  for (size_t pc = 0; pc < dk.code.size(); ++pc)
+    if (dk.code[pc].fused) fused.push_back(pc);
+  // cvta x 2, and.pred, the three branches, the two adds of a mul.wide.
+  CHECK(fused == std::vector<size_t>{3, 4, 8, 9, 10, 12, 14, 17});
+  CHECK(dk.code[9].predicated);
+  CHECK_FALSE(dk.code[15].fused);  // the else side's constant: %f1 has two writers
+  auto issued = [&](uint32_t n) {
+    auto q = simtest::Program::from_ptx(ptx_text, "diamond");
+    q.arg<uint64_t>(q.memory.allocate(4096, "in"));
+    q.arg<uint64_t>(q.memory.allocate(4096, "out"));
+    q.arg<uint32_t>(n);
+    auto res = q.run({1, 1, 1}, {32, 1, 1}, 0, timed(TimingMode::Full));
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    return res.metrics.cycle->issued;
+  };
+  // Every lane on the then side: 18 PTX instructions run, 7 fused, and the
+  // else side's mov issued predicated off.
+  CHECK(issued(64) == 12);
+  // Every lane on the else side: 16 run, 6 fused, and the then side's
+  // mul.wide and ld issued predicated off (its add is fused).
+  CHECK(issued(0) == 12);
+}
+
+TEST_CASE("cycle model: the warp instructions issued match the GPU's count (Nsight Compute, H200)") {
+  // smsp__inst_executed.sum of the lessons' small launches, measured on an
+  // H200 (docs/fidelity/h200/lessons-ncu.csv; tools/inst_counts.py runs the
+  // whole file, big launches too). The PTX's counts are 1.04-1.37 of these;
+  // the model issues what the SASS has: predicated bodies both ways, folds
+  // (decode.h mark_fused), merged loads.
+  struct Launch {
+    const char* file;
+    const char* kernel;
+    Dim3 grid, block;
+    std::vector<std::string> args;
+    uint64_t gpu_count;
+  };
+  const std::vector<Launch> launches = {
+      {"lessons/.solutions/01-latency-vs-throughput/solution.cu", "vector_add", {4, 1, 1}, {256, 1, 1},
+       {"f32[1000]=rand", "f32[1000]=rand", "f32[1000]", "i32=1000"}, 640},
+      {"lessons/.solutions/03-coalescing/solution.cu", "gemm_coalesced", {2, 2, 1}, {32, 32, 1},
+       {"i32=64", "i32=64", "i32=64", "f32=0.5", "f32[4096]=rand", "f32[4096]=rand", "f32=0", "f32[4096]"}, 43776},
+      {"lessons/.solutions/06-tensor-cores/solution.cu", "gemm_wmma", {2, 2, 1}, {32, 1, 1},
+       {"i32=32", "i32=32", "i32=32", "f32=0.5", "f16[1024]=rand", "f16[1024]=rand", "f32=0", "f32[1024]"}, 2836},
+      {"lessons/02-simt/divergence.cu", "branch_by_lane", {4, 1, 1}, {256, 1, 1},
+       {"f32[1024]=rand", "f32[1024]", "i32=1024"}, 17312},
+      {"lessons/02-simt/divergence.cu", "branch_by_warp", {4, 1, 1}, {256, 1, 1},
+       {"f32[1024]=rand", "f32[1024]", "i32=1024"}, 8912},
+      {"lessons/09-reductions/progression.cu", "sum_shuffle", {1, 1, 1}, {256, 1, 1},
+       {"f32[1056]=rand", "f32[1]", "i32=1056"}, 526},
+  };
+  double sum_err = 0;
+  for (const Launch& l : launches) {
+    RunRequest req;
+    req.file = std::string(GPULAB_SOURCE_DIR) + "/" + l.file;
+    req.kernel = l.kernel;
+    req.launch.grid = l.grid;
+    req.launch.block = l.block;
+    req.args = l.args;
+    req.gpu = &gpu_model("H200");
+    req.options.gpu = req.gpu;
+    req.options.timing.mode = TimingMode::Full;
+    RunOutcome out = run_kernel(req);
+    REQUIRE(out.result.ok);
+    REQUIRE(out.result.metrics.cycle);
+    const double ratio = double(out.result.metrics.cycle->issued) / double(l.gpu_count);
+    MESSAGE(std::string(l.kernel) << ": PTX " << out.result.metrics.total_warp_insts() << ", issued " << out.result.metrics.cycle->issued
+                     << ", GPU " << l.gpu_count << " (" << ratio << ")");
+    CHECK(ratio > 0.85);
+    CHECK(ratio < 1.20);  // gemm_coalesced: 1.15, ptxas unrolls its loop further (not modelled)
+    sum_err += std::abs(ratio - 1);
+  }
+  CHECK(sum_err / double(launches.size()) < 0.07);  // the PTX's: 0.14
+}
+
+TEST_CASE("cycle model: ptxas's folds need the product or predicate to have one reader") {
+  const char* ptx_text = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry folds(.param .u64 in, .param .u32 n)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<12>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  mul.wide.s32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  add.s64 %rd4, %rd3, %rd2;
+  shl.b32 %r3, %r2, 2;
+  add.s32 %r4, %r1, %r3;
+  setp.lt.s32 %p1, %r2, %r1;
+  setp.lt.s32 %p2, %r4, 64;
+  and.pred %p3, %p1, %p2;
+  or.pred %p4, %p1, %p3;
+  mov.b32 %f1, %r4;
+  mov.u32 %r5, 31;
+  shfl.sync.down.b32 %r6|%p2, %r4, 1, %r5, -1;
+  mov.u32 %r7, 8;
+  st.global.u32 [%rd4], %r7;
+  @%p4 st.global.f32 [%rd3], %f1;
+  exit;
+}
+)";
+  auto p = simtest::Program::from_ptx(ptx_text, "folds");
+  REQUIRE(p.kernel);
+  const cycle::DecodedKernel dk = cycle::decode_kernel(*p.kernel, cycle::cycle_params(gpu_model("H100")));
+  auto fused = [&](size_t pc) { return dk.code[pc].fused; };
+  CHECK_FALSE(fused(4));  // add.s64: the mul.wide's product has a second reader
+  CHECK_FALSE(fused(5));
+  CHECK(fused(7));        // shl.b32 by 2 + add.s32: LEA
+  CHECK(fused(10));       // and.pred of a setp only it reads (%p2)
+  CHECK_FALSE(fused(11)); // or.pred: %p1 and %p3 both have other readers
+  CHECK(fused(12));       // mov.b32: a bit cast
+  CHECK(fused(13));       // a constant only the shuffle reads
+  CHECK_FALSE(fused(15)); // a constant a store reads: SASS needs it in a register
+}
+
 TEST_CASE("cycle model: a short constant-trip loop is timed as ptxas unrolls it") {
   // 04_blocktile_1d's inner k loop: NVRTC unrolls it by 2 (four iterations
   // of 38 PTX instructions), ptxas completely (the sm_90 SASS has 16 LDS.128
@@ -630,13 +803,17 @@ L_inner:
 }
 
 TEST_CASE("cycle model: ld.global.cg bypasses the L1, a plain load re-reading its line hits it") {
-  // One warp reads the same 128 bytes 64 times: the plain load hits the L1
+  // One warp reads the same 128 bytes 64 times, each read's index from the
+  // one before (so the reads cannot overlap): the plain load hits the L1
   // from the second read on; the .cg load ("cache in L2, not L1", PTX ISA
   // cache operators) asks the L2 every time and takes longer.
   const char* src = R"(
 extern "C" __global__ void reread(const float* x, float* y, int cg) {
   float s = 0.f;
-  for (int k = 0; k < 64; ++k) s += cg ? __ldcg(x + threadIdx.x) : x[threadIdx.x];
+  for (int k = 0; k < 64; ++k) {
+    const int i = (threadIdx.x + int(s)) & 31;
+    s += cg ? __ldcg(x + i) : x[i];
+  }
   y[threadIdx.x] = s;
 })";
   uint64_t hits[2], sectors[2];

@@ -285,8 +285,10 @@ ChainTime chain_time(const MechanismOptions& o, const sim::GpuModel& g, const st
 // Pointer chase: one thread, steps S then 2S; the difference over S steps is
 // the time per dependent load with warm-up cancelled. The chain holds the
 // load and 5 dependent integer instructions in PTX (add, add, and, mul.wide,
-// add: see chase.cu's PTX); their latency, the dependent-INT row's figure,
-// is subtracted to give the load-to-use latency.
+// add: see chase.cu's PTX), 4 in the SASS and as the model issues them
+// (ptxas folds the add of the mul.wide's product into IMAD.WIDE:
+// cycle/decode.h, mark_fused); their latency, the dependent-INT row's
+// figure, is subtracted to give the load-to-use latency.
 void chase(const MechanismOptions& o, const sim::GpuModel& g, double int_latency, Rows& out) {
   struct Level { const char* name; uint64_t span_words, step_words; int steps; };
   const Level levels[] = {
@@ -304,7 +306,7 @@ void chase(const MechanismOptions& o, const sim::GpuModel& g, double int_latency
       c[k] = last.cycles;
     }
     const double per_step = (c[1] - c[0]) / L.steps;
-    MechanismRow m = row(g, "chase", L.name, 0, per_step - 5 * int_latency, "cycles", last);
+    MechanismRow m = row(g, "chase", L.name, 0, per_step - 4 * int_latency, "cycles", last);
     cite(m, L.name);
     out.push_back(m);
   }

@@ -158,12 +158,28 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
       d.hold = p.int_div_instructions;
       d.dep = Stall::Wait;
     }
+    // Integer multiplies and multiply-adds (IMAD, IMAD.WIDE, IMAD.HI) run on
+    // the FMA pipe with FP32, not on the integer ALU pipe (NVIDIA's Greg
+    // Smith on the NVIDIA developer forums, "Separate CUDA core pipeline for
+    // FP16 and FP32", 2024: "FMAheavy pipe handles IMAD, IDP, and FP32
+    // operations" on GA10x and GH100, "FMA pipe handles IMAD ... and FP32"
+    // on GA100; Nsight Compute's `fma` pipe likewise).
+    if ((in.op == Op::Mul || in.op == Op::Mad) && !ptx::type_is_float(in.type) && d.unit == Unit::Int) {
+      d.unit = Unit::Fp32; d.latency = p.lat_fp32; d.hold = p.ii_fp32; d.imad = true;
+    }
+    // ptxas issues some integer adds, moves and shifts as IMAD.IADD,
+    // IMAD.MOV.U32 and IMAD.SHL.U32 (lesson 6's fp32_cores.cu for sm_90 has
+    // all three beside IADD3, MOV and SHF), which balances the two pipes.
+    if (d.unit == Unit::Int && !ptx::type_is_float(in.type) && ptx::type_bytes(in.type) == 4 &&
+        (in.op == Op::Add || in.op == Op::Sub || in.op == Op::Shl || (in.op == Op::Mov && in.ops[1].kind != ptx::OperandKind::Special)))
+      d.either_pipe = true;
     // Moves and conversions of memory addresses (cvta) are integer ops.
     if (in.op == Op::Cvta || in.op == Op::Isspacep) { d.unit = Unit::Int; d.latency = p.lat_int; d.hold = p.ii_int; d.dep = Stall::Wait; }
   }
   for (const ptx::BasicBlock& b : ptx::basic_blocks(k))
     if (b.first < dk.code.size()) dk.code[b.first].block_start = dk.code[b.first].region_start = true;
   mark_if_conversions(k, dk);
+  mark_fused(k, dk);
   dk.zero_low_bits = known_zero_low_bits(k);
   merge_shared_loads(k, dk);
   dk.unrolled = find_unrolled_loops(k, dk);
@@ -175,20 +191,135 @@ void mark_if_conversions(const ptx::Kernel& k, DecodedKernel& dk) {
   std::vector<uint32_t> incoming(n + 1, 0);  // branches that target each instruction
   for (size_t i = 0; i < n; ++i)
     if (k.code[i].op == Op::Bra && k.code[i].target >= 0 && size_t(k.code[i].target) <= n) ++incoming[size_t(k.code[i].target)];
+  auto unconditional = [&](size_t i) { return i < n && k.code[i].op == Op::Bra && k.code[i].guard == ptx::kNoReg && k.code[i].target >= 0; };
+  // [from, to): short, no branch, nothing a load may not cross, and no
+  // branch target but `from`.
+  auto straight = [&](size_t from, size_t to) {
+    if (to < from || to - from > kIfConvertMaxBody) return false;
+    for (size_t x = from; x < to; ++x) {
+      const ptx::Op op = k.code[x].op;
+      if ((x > from && incoming[x] != 0) || op == Op::Bra || dk.code[x].fence || dk.code[x].unit == Unit::Barrier) return false;
+    }
+    return true;
+  };
+  // A jump from any of `branches` stays in the region that ends at `join`.
+  auto convert = [&](std::initializer_list<size_t> branches, std::initializer_list<size_t> leaders, size_t join) {
+    const bool exits = join < n && (k.code[join].op == Op::Ret || k.code[join].op == Op::Exit);
+    for (size_t b : branches) dk.code[b].if_converted_to = int32_t(join), dk.code[b].predicated = !exits;
+    for (size_t l : leaders)
+      if (l < n) dk.code[l].region_start = false;
+  };
   for (size_t b = 0; b < n; ++b) {
     const ptx::Instr& br = k.code[b];
-    if (br.op != Op::Bra || br.guard == ptx::kNoReg || br.target < 0) continue;
+    if (br.op != Op::Bra || br.guard == ptx::kNoReg || br.target < 0 || dk.code[b].if_converted_to >= 0) continue;
     const size_t t = size_t(br.target);
-    if (t <= b + 1 || t > n || t - b - 1 > kIfConvertMaxBody || incoming[t] != 1) continue;
-    bool straight = true;
-    for (size_t x = b + 1; x < t && straight; ++x) {
-      const ptx::Op op = k.code[x].op;
-      straight = incoming[x] == 0 && op != Op::Bra && !dk.code[x].fence && dk.code[x].unit != Unit::Barrier;
+    if (t <= b + 1 || t > n || incoming[t] != 1) continue;
+    // NVRTC's inverted form, `@p bra T; bra E; T: ...`: the conditional
+    // branch is over one unconditional branch to the else side.
+    size_t c = b, e = t;
+    if (t == b + 2 && unconditional(b + 1) && size_t(k.code[b + 1].target) > t) c = b + 1, e = size_t(k.code[b + 1].target);
+    if (e > n || incoming[e] != 1) continue;
+    // if-then: `@p bra E; body; E:`.
+    if (c == b && straight(b + 1, e) && incoming[b + 1] == 0) {
+      convert({b}, {b + 1, e}, e);
+      continue;
     }
-    if (!straight) continue;
-    dk.code[b].if_converted_to = int32_t(t);
-    dk.code[b + 1].region_start = false;
-    if (t < n) dk.code[t].region_start = false;
+    if (c != b && straight(c + 1, e)) {
+      convert({b, c}, {c, c + 1, e}, e);
+      continue;
+    }
+    // if-then-else: `@p bra E; then; bra J; E: else; J:` (or the inverted
+    // form): both sides predicated, one region (the sm_90 SASS of lesson
+    // 6's fp32_cores.cu: each guarded tile load is `@P1 LDG`, its zero
+    // default `@!P1 PRMT`, no branch).
+    const size_t j_bra = e - 1;
+    if (!unconditional(j_bra) || j_bra <= c) continue;
+    const size_t j = size_t(k.code[j_bra].target);
+    if (j <= e || j > n || incoming[j] != 1 || !straight(c + 1, j_bra) || !straight(e, j)) continue;
+    if (c != b && incoming[c + 1] != 1) continue;  // T: the conditional branch's target, nothing else's
+    if (c == b && incoming[c + 1] != 0) continue;
+    if (c == b) convert({b, j_bra}, {b + 1, e, j}, j);
+    else convert({b, c, j_bra}, {c, c + 1, e, j}, j);
+  }
+}
+
+void mark_fused(const ptx::Kernel& k, DecodedKernel& dk) {
+  const size_t n = std::min(k.code.size(), dk.code.size());
+  // Static reads of each scoreboard slot, and within a basic block the
+  // instruction that last wrote it.
+  std::vector<uint32_t> uses(dk.num_slots, 0);
+  for (size_t pc = 0; pc < n; ++pc) {
+    const DecodedInstr& d = dk.code[pc];
+    for (uint32_t i = 0; i < d.reads; ++i) ++uses[dk.slots[d.first + i]];
+  }
+  // Static writes of each slot, and whether every reader of it takes an
+  // immediate operand in SASS (an ALU op or a shuffle, not a memory access).
+  std::vector<uint32_t> defs(dk.num_slots, 0);
+  std::vector<uint8_t> alu_reads_only(dk.num_slots, 1);
+  for (size_t pc = 0; pc < n; ++pc) {
+    const DecodedInstr& d = dk.code[pc];
+    for (uint32_t i = 0; i < d.writes; ++i) ++defs[dk.slots[d.first + d.reads + i]];
+    const bool alu = d.unit == Unit::Int || d.unit == Unit::Fp32 || k.code[pc].op == Op::ShflSync;
+    if (!alu || k.code[pc].guard != ptx::kNoReg)
+      for (uint32_t i = 0; i < d.reads; ++i) alu_reads_only[dk.slots[d.first + i]] = 0;
+  }
+  std::vector<int64_t> writer(dk.num_slots, -1);
+  std::vector<size_t> written;  // slots `writer` names, to forget at a block's start
+  // The one instruction that reads the value `pc` wrote, when `pc` writes one
+  // slot, nothing else reads it and `pc` is in the reader's block.
+  auto sole_producer = [&](uint32_t slot, auto&& is_producer) -> int64_t {
+    const int64_t w = writer[slot];
+    if (w < 0 || uses[slot] != 1 || dk.code[size_t(w)].writes != 1 || dk.code[size_t(w)].fused) return -1;
+    return is_producer(k.code[size_t(w)]) ? w : -1;
+  };
+  for (size_t pc = 0; pc < n; ++pc) {
+    DecodedInstr& d = dk.code[pc];
+    const ptx::Instr& in = k.code[pc];
+    if (d.block_start) {
+      for (size_t s : written) writer[s] = -1;
+      written.clear();
+    }
+    const bool plain = in.guard == ptx::kNoReg;
+    if (in.op == Op::Bra && d.predicated) {
+      // A branch ptxas predicates: its predicate guards the body instead.
+      d.fused = true;
+    } else if (in.op == Op::Cvta && in.cvta_to && in.space == ptx::Space::Global && plain) {
+      // Generic and global addresses are the same on sm_70 and later: no SASS.
+      d.fused = true;
+    } else if (in.op == Op::Mov && plain && in.num_ops == 2 && d.writes == 1 &&
+               (in.type == ptx::Type::B32 || in.type == ptx::Type::B64) && in.ops[1].kind == ptx::OperandKind::Reg) {
+      // mov.b32 between a .f32 and a .b32 register (the bit casts around
+      // every shfl.sync): SASS registers are untyped (lesson 9's sum_shuffle:
+      // SHFL.DOWN, FADD, nothing between).
+      d.fused = true;
+    } else if (in.op == Op::Mov && plain && in.num_ops == 2 && d.writes == 1 && in.ops[1].kind == ptx::OperandKind::Imm) {
+      // A constant only ALU ops and shuffles read, set once: their SASS
+      // takes it as an immediate (`SHFL.DOWN PT, R5, R8, 0x10, 0x1f`).
+      const uint32_t slot = dk.slots[d.first + d.reads];
+      d.fused = defs[slot] == 1 && uses[slot] > 0 && alu_reads_only[slot];
+    } else if ((in.op == Op::And || in.op == Op::Or) && in.type == ptx::Type::Pred && plain) {
+      // setp then and.pred / or.pred: one ISETP with the combine
+      // (`ISETP.GE.OR P0, PT, R21, R2, P0` in 03's sm_90 SASS).
+      for (uint32_t i = 0; i < d.reads && !d.fused; ++i)
+        d.fused = sole_producer(dk.slots[d.first + i], [](const ptx::Instr& p) { return p.op == Op::Setp; }) >= 0;
+    } else if (in.op == Op::Add && !ptx::type_is_float(in.type) && plain && !(in.flags & ptx::kFlagCarryOut)) {
+      // mul.wide + add.s64: IMAD.WIDE; mul.lo + add: IMAD; shl.b32 by a
+      // constant + add.s32: LEA (03's and fp32_cores.cu's sm_90 SASS).
+      const bool wide = ptx::type_bytes(in.type) == 8;
+      auto folds_into_add = [wide](const ptx::Instr& p) {
+        if (p.op == Op::Mul && p.mul == ptx::MulMode::Wide) return wide;
+        if (p.op == Op::Mul && p.mul == ptx::MulMode::Lo) return !wide && !ptx::type_is_float(p.type);
+        if (p.op == Op::Shl) return !wide && p.num_ops > 2 && p.ops[2].kind == ptx::OperandKind::Imm;
+        return false;
+      };
+      for (uint32_t i = 0; i < d.reads && !d.fused; ++i)
+        d.fused = sole_producer(dk.slots[d.first + i], folds_into_add) >= 0;
+    }
+    for (uint32_t i = 0; i < d.writes; ++i) {
+      const uint32_t slot = dk.slots[d.first + d.reads + i];
+      writer[slot] = int64_t(pc);
+      written.push_back(slot);
+    }
   }
 }
 

@@ -41,13 +41,19 @@ struct DecodedInstr {
   // ptxas's if-conversion, which the load scheduling of hoist.h follows: a
   // conditional forward `bra` over a short straight-line body (at most
   // kIfConvertMaxBody instructions, no branch, barrier, fence, call or exit,
-  // entered only from the branch) becomes predicated instructions in the
-  // SASS, so the body and what follows it are one scheduling region with
-  // what precedes the branch. `if_converted_to` is such a branch's target
-  // (-1 for every other instruction); `region_start` is block_start less the
-  // leaders that only the converted branches made.
+  // entered only from the branch), or over one side of an if-else (`@p bra
+  // E; then; bra J; E: else; J:`, and NVRTC's `@p bra T; bra E; T: then;
+  // bra J; E: else; J:`), becomes predicated instructions in the SASS, so
+  // the sides and what follows are one scheduling region with what precedes
+  // the branch. `if_converted_to` is the end of that range (the join) on each
+  // of its branches (-1 for every other instruction); `region_start` is
+  // block_start less the leaders that only the converted branches made.
   int32_t if_converted_to = -1;
   bool region_start = false;
+  // Such a branch whose body ptxas predicates (not a branch to ret/exit,
+  // which stays a `@P0 EXIT`): the SASS issues the body's instructions
+  // whichever way the branch goes (unroll.h, apply_sass_shape).
+  bool predicated = false;
   // ptxas's vectorisation of shared loads, which the model times as the SASS
   // has it: scalar 4-byte ld.shared in one basic block on the same address
   // register at offsets 16w, +4, +8, +12 (or 8w, +4) become one LDS.128 (or
@@ -60,15 +66,27 @@ struct DecodedInstr {
   // differs from ptxas (which must also prove the address aligned).
   uint8_t merge = 0;
   bool merged_away = false;
+  // An instruction ptxas folds into another (mark_fused): no issue slot, its
+  // result ready when its operands are.
+  bool fused = false;
+  // An integer add, subtract, move or shift by a constant, which ptxas may
+  // issue as IMAD.IADD / IMAD.MOV / IMAD.SHL on the FMA pipe to keep the
+  // ALU pipe free: it goes to whichever of the two frees first.
+  bool either_pipe = false;
+  // An integer multiply or multiply-add: IMAD, on the FMA pipe that takes
+  // integer work (engine.cpp choose_pipe).
+  bool imad = false;
 };
 
-// The longest body (PTX instructions) the model lets ptxas predicate. The
-// SASS of the lab's GEMMs for sm_90 (docs/fidelity/h200/gemm-sm90.sass.xz)
-// predicates the bounds-checked tile loads of 03 and 05, bodies of 1-7 PTX
-// instructions (`@!P0 LDG.E`), and issues a tile's loads together before its
-// stores; 8 covers 04's 8-instruction bodies too. ptxas's own threshold is
-// not published.
-constexpr uint32_t kIfConvertMaxBody = 8;
+// The longest body (PTX instructions, each side of an if-else) the model
+// lets ptxas predicate. The SASS of the lab's GEMMs for sm_90
+// (docs/fidelity/h200/gemm-sm90.sass.xz) predicates the bounds-checked tile
+// loads of 03 and 05, bodies of 1-7 PTX instructions (`@!P0 LDG.E`), and
+// issues a tile's loads together before its stores; 04 has 8-instruction
+// bodies, and lesson 9's sum_interleaved a 9-instruction one that ptxas 13.0
+// predicates for sm_90 (`@!P1 LDS`, `@!P1 FADD`, `@!P1 STS`). ptxas's own
+// threshold is not published; 12 covers what was seen with some margin.
+constexpr uint32_t kIfConvertMaxBody = 12;
 
 // A loop ptxas unrolls (unroll.h).
 struct UnrolledLoop {
@@ -130,6 +148,14 @@ std::vector<uint8_t> known_zero_low_bits(const ptx::Kernel& kernel, const Unroll
 // Marks the branches ptxas would predicate (if_converted_to, region_start);
 // decode_kernel runs it.
 void mark_if_conversions(const ptx::Kernel& kernel, DecodedKernel& dk);
+
+// What ptxas folds away (decode_kernel runs it), each read off the sm_90
+// SASS of the lab's kernels: a branch whose body it predicates; an
+// and.pred/or.pred of a setp's result only it reads (ISETP's combine); an add
+// of a product only it reads, mul.wide + add.s64 (IMAD.WIDE), mul.lo + add
+// (IMAD), shl.b32 by a constant + add.s32 (LEA); cvta.to.global (generic
+// and global addresses are the same). Sets DecodedInstr::fused.
+void mark_fused(const ptx::Kernel& kernel, DecodedKernel& dk);
 
 // The merge pass alone (decode_kernel runs it): sets merge / merged_away.
 void merge_shared_loads(const ptx::Kernel& kernel, DecodedKernel& dk);

@@ -207,7 +207,9 @@ struct Block {
   std::unordered_map<uint64_t, Phase> phases;
 };
 
-enum Pipe { kFp32, kInt, kFp64, kSfu, kTensor, kPipes };
+// kFp32 is the FMA pipe that also takes IMAD (FMAheavy), kFp32Lite the
+// second FP32 pipe where the sub-partition has one (params.h fma_pipes).
+enum Pipe { kFp32, kInt, kFp64, kSfu, kTensor, kFp32Lite, kPipes };
 
 struct Sched {
   std::vector<uint32_t> warps;  // warp slots, oldest first
@@ -599,7 +601,7 @@ class Slice {
       }
       w.deps_ok = true;
     }
-    const int pipe = pipe_of(d.unit);
+    const int pipe = choose_pipe(sc, d);
     if (pipe >= 0 && sc.pipe_free[pipe] > double(t) + 1e-9) {
       set_state(w, d.unit == Unit::Sfu ? Stall::MioThrottle : Stall::MathPipeThrottle, t);
       w.earliest = uint64_t(std::ceil(sc.pipe_free[pipe]));
@@ -834,6 +836,22 @@ class Slice {
   // load's. Their trace requests are consumed (and counted as traced). And
   // the loop control an unrolled loop does not have (unroll.h): no issue
   // slot, its result (a counter, an address step) at once.
+  // Which pipe the instruction goes to: FP32 to the FMA pipe that frees
+  // first, IMAD to the first one only, an integer op ptxas may issue as an
+  // IMAD (decode.h either_pipe) to the integer pipe or the first FMA pipe.
+  int choose_pipe(const Sched& sc, const DecodedInstr& d) const {
+    if (d.unit == Unit::Fp32)
+      return d.imad || p_.fma_pipes < 2 || sc.pipe_free[kFp32] <= sc.pipe_free[kFp32Lite] ? kFp32 : kFp32Lite;
+    if (d.either_pipe && sc.pipe_free[kFp32] < sc.pipe_free[kInt]) return kFp32;
+    return pipe_of(d.unit);
+  }
+  // Cycles it holds that pipe: one of two FMA pipes holds a warp
+  // instruction twice as long as the pair (params.h fma_pipes).
+  double pipe_hold(int pipe, const DecodedInstr& d) const {
+    if (pipe == kFp32 || pipe == kFp32Lite) return (d.unit == Unit::Fp32 ? d.hold : p_.ii_fp32) * p_.fma_pipes;
+    return d.hold;
+  }
+
   void skip_merged(Warp& w, uint64_t t) {
     while (w.next < w.tr->insts.size() && (w.tr->insts[w.next].merged_away || w.tr->insts[w.next].folded)) {
       const TraceInst& f = w.tr->insts[w.next];
@@ -842,8 +860,13 @@ class Slice {
         acc_.traced_wavefronts += w.tr->mems[w.next_mem++].count;
       if (f.mask != 0 && !f.dead) {
         const uint32_t* sl = dk_.slots.data() + fd.first + fd.reads;
+        // A fused instruction's result is its operands' (the IMAD.WIDE that
+        // does its add waits for what the add waited for).
+        uint64_t folded_score = score(t, Stall::Wait);
+        if (fd.fused)
+          for (const uint32_t* r = dk_.slots.data() + fd.first; r != sl; ++r) folded_score = std::max(folded_score, w.scoreboard[*r]);
         for (uint32_t i = 0; i < fd.writes; ++i) {
-          w.scoreboard[sl[i]] = f.folded ? score(t, Stall::Wait)
+          w.scoreboard[sl[i]] = f.folded ? folded_score
                                          : score(std::max(w.merged_ready, t + 1), Stall::ShortScoreboard);
           if (w.producers) w.producers[sl[i]] = producer(f.pc, t);  // its share of the merged load, issued now
         }
@@ -890,8 +913,8 @@ class Slice {
 
     uint64_t ready_at = t + d.latency;
     Stall why = d.dep;
-    const int pipe = pipe_of(d.unit);
-    if (pipe >= 0) sc.pipe_free[pipe] = std::max(sc.pipe_free[pipe], double(t)) + d.hold;
+    const int pipe = choose_pipe(sc, d);
+    if (pipe >= 0) sc.pipe_free[pipe] = std::max(sc.pipe_free[pipe], double(t)) + pipe_hold(pipe, d);
     // wgmma: the tensor core finishes the warp's part when the pipe has
     // worked through it, plus wgmma's result latency; commit closes the group.
     switch (d.wgmma) {

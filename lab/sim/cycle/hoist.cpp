@@ -52,14 +52,21 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
 
   // Scheduling regions of the dynamic stream: one begins at a leader of the
   // kernel's blocks (ptx/cfg.h), after a jump, and after an instruction
-  // nothing crosses; a branch ptxas predicates (decode.h, if_converted_to)
-  // and its target start none, taken or not.
+  // nothing crosses; a jump within the range of a branch ptxas predicates
+  // (decode.h, if_converted_to: from the branch, or from the other side's
+  // instructions apply_sass_shape put back predicated off) starts none, nor
+  // do the leaders inside that range.
   std::vector<uint8_t> starts(n, 0);
-  // Nor does the back edge of a loop ptxas unrolls (unroll.h: folded).
+  int64_t range_lo = -1, range_hi = -1;  // the predicated range the stream is in
   for (size_t i = 1; i < n; ++i) {
     const DecodedInstr& prev = dk.code[w.insts[i - 1].pc];
-    if (w.insts[i - 1].folded) continue;
-    const bool jumped = w.insts[i].pc != w.insts[i - 1].pc + 1 && int64_t(w.insts[i].pc) != prev.if_converted_to;
+    const uint32_t from = w.insts[i - 1].pc, to = w.insts[i].pc;
+    if (prev.if_converted_to >= 0) range_lo = from, range_hi = prev.if_converted_to;
+    // Nor does the back edge of a loop ptxas unrolls (unroll.h: folded).
+    if (w.insts[i - 1].folded && !prev.fused) continue;
+    const bool predicated = to > from && int64_t(to) > range_lo && int64_t(to) <= range_hi;
+    if (!predicated && (int64_t(to) < range_lo || int64_t(to) > range_hi)) range_lo = range_hi = -1;
+    const bool jumped = to != from + 1 && !predicated;
     starts[i] = dk.code[w.insts[i].pc].region_start || jumped || prev.fence;
   }
   // A global load in a predicated body is guarded by the branch's predicate
@@ -116,6 +123,10 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
       const size_t floor = std::max(region, order.size() > kMaxScan ? order.size() - kMaxScan : size_t(0));
       while (pos > floor) {
         const uint32_t j = order[pos - 1];
+        if (w.insts[j].mask == 0) {  // predicated off (apply_sass_shape): it reads and writes nothing
+          --pos;
+          continue;
+        }
         const auto wj = writes(j), rj = reads(j);
         bool conflict = false;
         for (const uint32_t* s = wj.first; s != wj.second && !conflict; ++s) conflict = in(*s, ri) || in(*s, wi);
@@ -129,6 +140,10 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
       size_t first_dead = dead.size();
       while (pos > floor) {
         const uint32_t j = order[pos - 1];
+        if (w.insts[j].mask == 0) {
+          --pos;
+          continue;
+        }
         const Access aj = access(j);
         if (aj == Access::Store || aj == Access::GlobalLoad || aj == Access::Other) break;
         const auto wj = writes(j), rj = reads(j);

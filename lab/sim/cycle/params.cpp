@@ -159,6 +159,15 @@ CycleParams cycle_params(const GpuModel& g) {
     return lanes_per_sm > 0 ? std::max(1.0, 32.0 / (double(lanes_per_sm) / p.schedulers)) : fallback;
   };
   p.ii_fp32 = interval(g.fp32_lanes_per_sm, 2);
+  // GA10x, Ada and GH100 split a sub-partition's 32 FP32 lanes into two
+  // 16-lane pipes, FMAheavy (FP32, IMAD, IDP) and FMAlite (FP32 only);
+  // GV100 and GA100 have one 16-lane FMA pipe for FP32 and IMAD (NVIDIA's
+  // Greg Smith on the NVIDIA developer forums, "Separate CUDA core pipeline
+  // for FP16 and FP32", 2024, and "INT32 and FP64 can be used concurrently
+  // in the Volta architecture", 2019: "It takes 2 cycles to dispatch a warp
+  // to each of these pipes (16 cores)"). So an IMAD holds its pipe 2 cycles
+  // on every one of them, half the FP32 rate where there are two.
+  p.fma_pipes = g.fp32_lanes_per_sm >= 32 * p.schedulers ? 2 : 1;
   p.ii_int = interval(g.int32_lanes_per_sm, 2);
   p.ii_fp64 = interval(g.fp64_lanes_per_sm, 64);
   p.ii_sfu = interval(g.sfu_lanes_per_sm, 8);

@@ -29,6 +29,10 @@ struct CycleParams {
   double int_div_instructions = 20;
   // Cycles one warp instruction holds its pipe in a sub-partition (32 lanes / lanes per sub-partition).
   double ii_fp32 = 1, ii_int = 2, ii_fp64 = 2, ii_sfu = 8;
+  // The FP32 lanes of a sub-partition as the FMA pipes that hold them: two
+  // of 16 lanes (FMAheavy and FMAlite) where it has 32, else one. FP32 goes
+  // to either; integer multiply-adds (IMAD) only to the first (params.cpp).
+  int fma_pipes = 1;
   double tensor_flops_per_cycle_smsp[4] = {};  // by precision: fp16/bf16, tf32, int8/fp8, fp64 (datasheet)
   double warp_mma[4] = {1, 1, 1, 1};           // the fraction of it mma.sync/wmma reach (warp_mma_fraction)
   double wmma_of_mma = 1;                       // wmma.mma's rate against mma.sync's (wmma_rate_of_mma)

@@ -114,8 +114,9 @@ struct CycleResult {
   // Warp-level scalar shared loads the model folded into an LDS.64/LDS.128
   // (cycle/decode.h `merge`): issued by the interpreter, not by the model.
   uint64_t merged_loads = 0;
-  // Loop control of the loops ptxas unrolls (cycle/unroll.h): counter
-  // steps, compares, back edges and address steps the SASS does not have.
+  // PTX instructions the SASS does not have: the loop control of the loops
+  // ptxas unrolls (cycle/unroll.h) and what ptxas folds into another
+  // instruction (cycle/decode.h, mark_fused).
   uint64_t folded_instructions = 0;
   // Busy fraction of each shared resource over the timed cycles (0..1).
   double l1_utilisation = 0, l2_utilisation = 0, dram_utilisation = 0;

@@ -84,8 +84,8 @@ nlohmann::json cycle_json(const CycleResult& r) {
   j["warp_instructions_issued"] = r.issued;
   // Scalar shared loads folded into LDS.64/LDS.128 as ptxas does (decode.h).
   j["shared_loads_merged"] = r.merged_loads;
-  // Loop control of the loops ptxas unrolls, not issued (unroll.h).
-  j["loop_instructions_folded"] = r.folded_instructions;
+  // PTX instructions the SASS does not have, not issued (unroll.h, decode.h mark_fused).
+  j["instructions_folded"] = r.folded_instructions;
   // Sampled-only runs: the share of missed reads fetched by the sample's own SMs (corunners.h).
   j["first_read_fetch_fraction"] = r.first_read_fetch_fraction;
   j["l1_busy_cycles"] = r.l1_busy_cycles;

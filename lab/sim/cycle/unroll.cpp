@@ -178,7 +178,43 @@ std::vector<UnrolledLoop> find_unrolled_loops(const ptx::Kernel& k, const Decode
   return out;
 }
 
+namespace {
+
+// The instructions of a predicated body the warp jumped over, put back with
+// no lanes (TraceInst::mask 0): the SASS issues them predicated off. A jump
+// from a predicated branch (decode.h) forward within its range skips the
+// instructions between; the branches among them are fused.
+void issue_predicated_off(const DecodedKernel& dk, WarpTrace& w) {
+  const size_t n = w.insts.size();
+  size_t extra = 0;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const DecodedInstr& b = dk.code[w.insts[i].pc];
+    const uint32_t from = w.insts[i].pc, to = w.insts[i + 1].pc;
+    if (b.predicated && to > from + 1 && int64_t(to) <= b.if_converted_to) extra += to - from - 1;
+  }
+  if (extra == 0) return;
+  std::vector<TraceInst> insts;
+  insts.reserve(n + extra);
+  std::vector<uint32_t> position(n);
+  for (size_t i = 0; i < n; ++i) {
+    position[i] = uint32_t(insts.size());
+    insts.push_back(w.insts[i]);
+    if (i + 1 == n) break;
+    const DecodedInstr& b = dk.code[w.insts[i].pc];
+    const uint32_t from = w.insts[i].pc, to = w.insts[i + 1].pc;
+    if (!b.predicated || to <= from + 1 || int64_t(to) > b.if_converted_to) continue;
+    for (uint32_t pc = from + 1; pc < to; ++pc)
+      if (dk.code[pc].if_converted_to < 0) insts.emplace_back(pc, 0u);
+  }
+  for (TraceMem& m : w.mems) m.inst = position[m.inst];
+  for (TraceSync& s : w.syncs) s.inst = position[s.inst];
+  w.insts = std::move(insts);
+}
+
+}  // namespace
+
 void apply_sass_shape(const DecodedKernel& dk, WarpTrace& w) {
+  issue_predicated_off(dk, w);
   const UnrolledLoop* cur = nullptr;
   uint32_t iteration = 0;
   for (size_t i = 0; i < w.insts.size(); ++i) {
@@ -186,7 +222,7 @@ void apply_sass_shape(const DecodedKernel& dk, WarpTrace& w) {
     const DecodedInstr& d = dk.code[t.pc];
     t.merge = merge_code(d.merge);
     t.merged_away = d.merged_away;
-    t.folded = 0;
+    t.folded = d.fused;
     if (dk.unrolled.empty()) continue;
     if (cur && (t.pc < cur->head || t.pc > cur->back)) cur = nullptr;
     if (cur && t.pc == cur->head) {
@@ -200,7 +236,7 @@ void apply_sass_shape(const DecodedKernel& dk, WarpTrace& w) {
     const UnrolledLoop::Flags& f = cur->flags[iteration * cur->body() + (t.pc - cur->head)];
     t.merge = f.merge;
     t.merged_away = f.merged_away;
-    t.folded = f.folded;
+    t.folded = f.folded || d.fused;
   }
 }
 
