@@ -50,7 +50,9 @@ def main():
         j = json.loads(run.stdout)
         ptx = j['metrics']['warp_instructions']
         model = j['predicted']['cycle_model']['warp_instructions_issued']
-        name = args[0].split('/')[-2] + '/' + args[args.index('--kernel') + 1]
+        # The lesson, the file (an exercise as shipped or its solution) and the kernel.
+        parts = args[0].split('/')
+        name = f"{parts[-2]}/{parts[-1].split('.')[0]}:{args[args.index('--kernel') + 1]}"
         grid = args[args.index('--grid') + 1] if '--grid' in args else ''
         print(f"{name + ' ' + grid:46s} {ptx:>10d} {model:>10d} {measured:>10d} {ptx / measured:>8.2f} {model / measured:>9.2f}",
               flush=True)
