@@ -186,12 +186,15 @@ namespace {
 // instructions between; the branches among them are fused.
 void issue_predicated_off(const DecodedKernel& dk, WarpTrace& w) {
   const size_t n = w.insts.size();
-  size_t extra = 0;
-  for (size_t i = 0; i + 1 < n; ++i) {
-    const DecodedInstr& b = dk.code[w.insts[i].pc];
+  // The instructions instance i jumped over, when it is a predicated branch
+  // whose jump stays in its range: [from + 1, to); 0 otherwise.
+  auto skipped = [&](size_t i) -> uint32_t {
     const uint32_t from = w.insts[i].pc, to = w.insts[i + 1].pc;
-    if (b.predicated && to > from + 1 && int64_t(to) <= b.if_converted_to) extra += to - from - 1;
-  }
+    const DecodedInstr& b = dk.code[from];
+    return b.predicated && to > from + 1 && int64_t(to) <= b.if_converted_to ? to - from - 1 : 0;
+  };
+  size_t extra = 0;
+  for (size_t i = 0; i + 1 < n; ++i) extra += skipped(i);
   if (extra == 0) return;
   std::vector<TraceInst> insts;
   insts.reserve(n + extra);
@@ -199,11 +202,8 @@ void issue_predicated_off(const DecodedKernel& dk, WarpTrace& w) {
   for (size_t i = 0; i < n; ++i) {
     position[i] = uint32_t(insts.size());
     insts.push_back(w.insts[i]);
-    if (i + 1 == n) break;
-    const DecodedInstr& b = dk.code[w.insts[i].pc];
-    const uint32_t from = w.insts[i].pc, to = w.insts[i + 1].pc;
-    if (!b.predicated || to <= from + 1 || int64_t(to) > b.if_converted_to) continue;
-    for (uint32_t pc = from + 1; pc < to; ++pc)
+    const uint32_t k = i + 1 < n ? skipped(i) : 0;
+    for (uint32_t pc = w.insts[i].pc + 1; pc <= w.insts[i].pc + k; ++pc)
       if (dk.code[pc].if_converted_to < 0) insts.emplace_back(pc, 0u);
   }
   for (TraceMem& m : w.mems) m.inst = position[m.inst];
