@@ -198,6 +198,7 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
   so.check = opts.kernel_checks;
   so.threads = opts.threads;
   so.timing.sample_only = opts.sample_only;
+  if (!opts.predict) so.timing.mode = sim::TimingMode::Off;
   so.timing.max_blocks_per_sm = opts.max_blocks_per_sm;
   try {
     out.result = sim::launch(L, cfg, params, mem, so);
@@ -423,9 +424,10 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
   // One size: run it (with the kernel checks when `checks`), then judge its
   // values. Wrong values from a run without the checks run again with them,
   // so a race or a missing barrier is named first instead of only its symptom.
-  auto run_and_judge = [&](const SizeVars& sz, uint64_t seed, bool checks, SizeResult& sr) {
+  auto run_and_judge = [&](const SizeVars& sz, uint64_t seed, bool checks, bool predict, SizeResult& sr) {
     CheckOptions size_opts = opts;
     size_opts.kernel_checks = checks;
+    size_opts.predict = predict;
     SizeRun run = run_size(L, ex, ex.geometry, sz, seed, size_opts, lesson.manifest_path);
     sr.sizes = sz;
     sr.sim_seconds = run.result.metrics.sim_seconds;
@@ -438,7 +440,9 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
     } else {
       sr.message = compare(ex, run, sz, sr.max_error);
       if (!sr.message.empty() && opts.kernel_checks && !checks) {
-        SizeRun again = run_size(L, ex, ex.geometry, sz, seed, opts, lesson.manifest_path);
+        CheckOptions again_opts = opts;
+        again_opts.predict = false;  // only its kernel errors are read
+        SizeRun again = run_size(L, ex, ex.geometry, sz, seed, again_opts, lesson.manifest_path);
         if (again.problem.empty() && !again.result.errors.empty())
           sr.message = fmt::format("the kernel checks found {} problem(s):{}\n  and so: {}", again.result.errors.size(),
                                    errors_text(again.result.errors, src), sr.message);
@@ -461,7 +465,8 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
     // (edge blocks, partial tiles, several tile steps); the metric size, the
     // largest, is still compared element by element with the reference.
     const bool checks = opts.kernel_checks && !(si == ex.metric_size && ex.sizes.size() >= 3);
-    SizeRun run = run_and_judge(sz, opts.seed + si, checks, sr);
+    // Only the metric size's prediction is read (the criteria); the others are compared.
+    SizeRun run = run_and_judge(sz, opts.seed + si, checks, si == ex.metric_size, sr);
     if (run.refused) return refused(sz, run);
     all_ok = all_ok && sr.ok;
     if (si == ex.metric_size && sr.ok) {
@@ -539,7 +544,7 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
     SizeResult sr;
     sr.drawn = true;
     // The kernel checks ran on the small sizes; wrong values rerun with them.
-    SizeRun run = run_and_judge(jz, opts.seed + ex.sizes.size(), false, sr);
+    SizeRun run = run_and_judge(jz, opts.seed + ex.sizes.size(), false, true, sr);
     if (run.refused) return refused(jz, run);
     rep.sizes.push_back(sr);
     if (!sr.ok)

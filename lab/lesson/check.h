@@ -32,6 +32,9 @@ struct CheckOptions {
   // cover those blocks only.
   bool sample_only = false;
   uint32_t max_blocks_per_sm = 0;  // > 0: cap resident blocks per SM (sim::TimingOptions)
+  // The cycle model times the launch. Off for the sizes a check only
+  // compares with the reference: nothing reads their predicted time.
+  bool predict = true;
   // A compare step also times each launch on this machine's GPU (CUDA
   // events, the launch as the model runs it): `gpulab lesson --backend cuda`.
   bool measure_on_gpu = false;

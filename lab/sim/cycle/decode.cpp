@@ -183,6 +183,13 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
   dk.zero_low_bits = known_zero_low_bits(k);
   merge_shared_loads(k, dk);
   dk.unrolled = find_unrolled_loops(k, dk);
+  dk.read_bits.assign(dk.code.size(), 0);
+  dk.write_bits.assign(dk.code.size(), 0);
+  for (size_t i = 0; i < dk.code.size(); ++i) {
+    const DecodedInstr& d = dk.code[i];
+    for (uint32_t r = 0; r < d.reads; ++r) dk.read_bits[i] |= 1ull << (dk.slots[d.first + r] % 64);
+    for (uint32_t w = 0; w < d.writes; ++w) dk.write_bits[i] |= 1ull << (dk.slots[d.first + d.reads + w] % 64);
+  }
   return dk;
 }
 

@@ -115,6 +115,10 @@ struct DecodedKernel {
   std::vector<uint32_t> slots;  // dense scoreboard indices, not PTX slots
   uint32_t num_slots = 0;       // scoreboard entries per warp
   std::vector<UnrolledLoop> unrolled;  // unroll.h
+  // Per instruction: the slots it reads and writes, each slot one bit of 64
+  // (slot % 64). Disjoint masks prove two instructions independent, the quick
+  // test before the exact one (hoist.cpp scans thousands of pairs per warp).
+  std::vector<uint64_t> read_bits, write_bits;
 };
 
 DecodedKernel decode_kernel(const ptx::Kernel& kernel, const CycleParams& p);

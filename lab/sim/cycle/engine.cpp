@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <unordered_map>
 
@@ -18,6 +19,7 @@ namespace lab::sim::cycle {
 namespace {
 
 constexpr uint64_t kNever = ~0ull;
+constexpr uint32_t kNotListed = ~0u;
 constexpr size_t kMaxEvents = 4'000'000;  // cap on the live view's event stream (TimingOptions::events)
 
 // Sectored L1 data cache: 128-byte lines with a valid bit per 32-byte
@@ -138,13 +140,36 @@ struct L2Fill {
   }
 };
 
-struct Warp {
+// The fields a scheduler's check reads come first, in one host cache line
+// (the struct is aligned to it): a check of a warp that cannot issue yet, or
+// waits its turn, touches that line alone.
+struct alignas(64) Warp {
+  uint64_t earliest = 0;   // cannot issue before this cycle
+  uint64_t since = 0;      // start of the current state's interval
+  // When the next instruction's operands are ready, and what it waits on
+  // until then: computed once, when the instruction before it issues (only
+  // the warp's own issues change its registers), so a scheduler's check does
+  // not walk the scoreboard again.
+  uint64_t dep_ready = 0;
+  TraceInst next_inst;      // trace insts[next], kept here: the trace is cold by the time the warp issues
+  // What choose_pipe reads of the next instruction (decode.h unit, imad, either_pipe).
+  Unit next_unit = Unit::Int;
+  bool next_imad = false, next_either_pipe = false;
+  Stall state = Stall::NotSelected;
+  Stall dep_why = Stall::Wait;
+  bool deps_ok = false;    // the next instruction's registers were found ready (they stay ready until it issues)
+  // The next instruction makes a request: 0 none, 1 shared, 2 global or local.
+  uint8_t next_request = 0;
+  bool next_waits_phase = false;  // the trace has an mbarrier wait at the next instruction
+  bool active = false, at_barrier = false;
+  // Parked at an mbarrier wait whose phase has not completed in the model's
+  // time: the phase's key (Block::phases) it waits for.
+  bool at_mbar = false;
+
   const WarpTrace* tr = nullptr;
   uint32_t next = 0, next_mem = 0;
   uint32_t block_slot = 0, index = 0;
-  uint64_t earliest = 0;   // cannot issue before this cycle
-  uint64_t since = 0;      // start of the current state's interval
-  Stall state = Stall::NotSelected;
+  uint64_t mbar_key = 0;
   uint64_t async_done = 0; // cp.async completion
   uint64_t merged_ready = 0;  // the last merged shared load's result (decode.h `merge`)
   // wgmma groups (decode.h WgmmaStep): when the open group's operations
@@ -152,21 +177,6 @@ struct Warp {
   uint64_t wgmma_open = 0;
   std::vector<uint64_t> wgmma_groups;
   uint32_t next_sync = 0;  // next TraceSync of the trace
-  // Parked at an mbarrier wait whose phase has not completed in the model's
-  // time: the phase's key (Block::phases) it waits for.
-  bool at_mbar = false;
-  uint64_t mbar_key = 0;
-  bool active = false, at_barrier = false;
-  bool deps_ok = false;    // the next instruction's registers were found ready (they stay ready until it issues)
-  // When the next instruction's operands are ready, and what it waits on
-  // until then: computed once, when the instruction before it issues (only
-  // the warp's own issues change its registers), so a scheduler's check does
-  // not walk the scoreboard again.
-  uint64_t dep_ready = 0;
-  Stall dep_why = Stall::Wait;
-  TraceInst next_inst;      // trace insts[next], kept here: the trace is cold by the time the warp issues
-  // The next instruction makes a request: 0 none, 1 shared, 2 global or local.
-  uint8_t next_request = 0;
   uint16_t sm = 0;         // its SM in the slice (for the event stream)
   // Per register slot: the cycle its value is ready and what a reader waits
   // on until then, in one word (score()): one host cache line per read.
@@ -178,6 +188,7 @@ struct Warp {
   uint64_t dep_producer = 0;
   uint64_t next_since = 0;  // the cycle the next instruction became next (after the last issue)
 };
+static_assert(offsetof(Warp, at_mbar) < 64, "a scheduler's check reads the first host cache line of a Warp");
 
 // A register's last writer, for the live view: pc + 1 (0 = none) and its issue cycle.
 constexpr uint64_t producer(uint32_t pc, uint64_t cycle) { return uint64_t(pc + 1) << 40 | (cycle & ((1ull << 40) - 1)); }
@@ -213,6 +224,15 @@ enum Pipe { kFp32, kInt, kFp64, kSfu, kTensor, kFp32Lite, kPipes };
 
 struct Sched {
   std::vector<uint32_t> warps;  // warp slots, oldest first
+  // Per entry of `warps`: the cycle the warp may next issue, or kNever while
+  // it cannot (not active, at a barrier or an mbarrier wait): what the scan
+  // reads, contiguous and in scan order, instead of each Warp (sync_wake
+  // keeps it in step).
+  std::vector<uint64_t> wake;
+  // Per entry: 1 while the warp was found ready and not selected and has not
+  // been examined since (Warp::deps_ok and state NotSelected, waiting_turn),
+  // so a scan that has picked already passes it without reading the Warp.
+  std::vector<uint8_t> turn;
   int32_t greedy = -1;
   double pipe_free[kPipes] = {};
   uint64_t next_check = kNever;
@@ -220,10 +240,9 @@ struct Sched {
 
 struct Sm {
   std::vector<Warp> warps;
-  // Per warp slot: the cycle the warp may next issue, or kNever while it
-  // cannot (not active, or at a barrier): what a scheduler's scan reads,
-  // contiguous, instead of each Warp (sync_wake keeps it in step).
-  std::vector<uint64_t> wake;
+  // Per warp slot: its entry in its scheduler's `warps` and `wake`
+  // (kNotListed while it has none).
+  std::vector<uint32_t> listed_at;
   std::vector<Block> blocks;
   std::vector<Sched> sched;
   std::vector<uint64_t> scoreboard;  // per warp slot, per register slot: score()
@@ -232,6 +251,7 @@ struct Sm {
   double l1_free = 0;  // the L1/shared data path is busy until this cycle
   double tma_free = 0; // the SM's copy engine (TMA) is busy until this cycle
   uint32_t resident_warps = 0;
+  uint64_t resident_since = 0;  // resident_warps has had its value since this cycle (note_residency)
   uint64_t next_check = kNever;  // the earliest of its schedulers' next_check: an idle SM is skipped whole
 };
 
@@ -255,7 +275,7 @@ class Slice {
     const size_t ns = std::max<size_t>(1, dk.num_slots);
     assert(cfg.sms <= 256);  // fill_key() keeps the SM in 8 bits
     sms_.resize(cfg.sms);
-    resident_at_start_.assign(cfg.sms, 0);
+    ready_.resize(std::max<uint32_t>(1, slots));
     // The shared-memory carveout is what the resident blocks need, rounded up
     // to 8 KB; the L1 data cache is the rest of the unified capacity.
     uint64_t carve = uint64_t(cfg.blocks_per_sm) * cfg.shared_bytes_per_block;
@@ -263,9 +283,10 @@ class Slice {
     const uint64_t l1_bytes = p.l1_shared_bytes > carve ? p.l1_shared_bytes - carve : 0;
     for (Sm& sm : sms_) {
       sm.warps.resize(slots);
-      sm.wake.assign(slots, kNever);
+      sm.listed_at.assign(slots, kNotListed);
       sm.blocks.resize(cfg.blocks_per_sm);
       sm.sched.resize(p.schedulers);
+      for (Sched& sc : sm.sched) sc.wake.reserve(slots), sc.turn.reserve(slots);
       sm.scoreboard.assign(slots * ns, score(0, Stall::Wait));
       if (cfg.events) sm.producers.assign(slots * ns, 0);
       for (uint32_t s = 0; s < slots; ++s) {
@@ -285,8 +306,6 @@ class Slice {
       if (resident_ == 0 && next_block_ >= blocks_.size()) break;
       bool issued = false;
       uint64_t next_t = kNever;
-      // Residency at the start of the cycle (a block retiring in it still counts).
-      for (size_t i = 0; i < sms_.size(); ++i) resident_at_start_[i] = sms_[i].resident_warps;
       // The sub-partitions share the SM's L1/LSU queue; which one asks first
       // rotates every cycle (round-robin), so a fixed order does not give the
       // lower-numbered schedulers the queue whenever it frees. NVIDIA does not
@@ -300,8 +319,9 @@ class Slice {
           next_t = std::min(next_t, sm.next_check);
           continue;
         }
-        for (size_t k = 0; k < sm.sched.size(); ++k) {
-          Sched& sc = sm.sched[(first_sched + k) % sm.sched.size()];
+        const size_t ns = sm.sched.size();
+        for (size_t k = 0, j = first_sched; k < ns; ++k, j = j + 1 == ns ? 0 : j + 1) {
+          Sched& sc = sm.sched[j];
           if (sc.next_check <= t) issue(sm, sc, t, issued);
         }
         // After all of them: an issue may release a barrier and wake another
@@ -313,13 +333,11 @@ class Slice {
       uint64_t tn = issued ? t + 1 : std::max(t + 1, next_t);
       if (!issued && next_t == kNever) {
         if (free_slot_ && next_block_ < blocks_.size()) tn = t + 1;  // blocks retired this cycle: place more
-        else { run_.deadlock = true; break; }
-      }
-      for (size_t i = 0; i < sms_.size(); ++i) {
-        // Cycle t with the residency it started with, the skipped ones with what is left.
-        const uint32_t first = resident_at_start_[i], rest = sms_[i].resident_warps;
-        if (first) acc_.active_sm_cycles += 1, acc_.warp_cycles += first;
-        if (rest && tn > t + 1) acc_.active_sm_cycles += tn - t - 1, acc_.warp_cycles += uint64_t(rest) * (tn - t - 1);
+        else {
+          run_.deadlock = true;
+          for (Sm& sm : sms_) note_residency(sm, t);  // cycles up to t - 1 count
+          break;
+        }
       }
       t = tn;
     }
@@ -348,7 +366,7 @@ class Slice {
   const TraceSource& source_;
   CycleResult& acc_;
   std::vector<Sm> sms_;
-  std::vector<uint32_t> resident_at_start_;
+  std::vector<uint32_t> ready_;  // issue(): the scheduler's warps that may issue now, by entry
   SliceRun run_;
   size_t next_block_ = 0;
   uint32_t rr_ = 0;
@@ -375,6 +393,19 @@ class Slice {
     l2_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.l2_bytes_per_cycle * share);
     dram_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.dram_bytes_per_cycle * share);
     atomic_cycles_per_update_ = 1.0 / std::max(1e-9, share);
+  }
+
+  // sm.resident_warps is about to change, and cycles from `from` on count
+  // with the new value: the cycles since its last change count with the
+  // old. A cycle counts with the residency it started with, so a block
+  // placed at t counts from t and a warp that ends at t from t + 1.
+  void note_residency(Sm& sm, uint64_t from) {
+    if (from <= sm.resident_since) return;
+    if (sm.resident_warps) {
+      acc_.active_sm_cycles += from - sm.resident_since;
+      acc_.warp_cycles += uint64_t(sm.resident_warps) * (from - sm.resident_since);
+    }
+    sm.resident_since = from;
   }
 
   void set_state(Warp& w, Stall s, uint64_t t) {
@@ -470,15 +501,19 @@ class Slice {
       w.at_barrier = false;
       w.deps_ok = false;
       w.active = w.tr && !w.tr->insts.empty();
-      sync_wake(sm, s);
       std::fill(w.scoreboard, w.scoreboard + ns, score(0, Stall::Wait));
       if (w.producers) std::fill(w.producers, w.producers + ns, 0);
       if (!w.active) continue;
       prepare_next(w);
       ++B.live;
+      note_residency(sm, t);
       ++sm.resident_warps;
       Sched& sc = sm.sched[scheduler_of(s)];
+      sm.listed_at[s] = uint32_t(sc.warps.size());
       sc.warps.push_back(s);
+      sc.wake.push_back(kNever);
+      sc.turn.push_back(0);
+      sync_wake(sm, s);
       sc.next_check = std::min(sc.next_check, t);
       sm.next_check = std::min(sm.next_check, t);
     }
@@ -493,9 +528,21 @@ class Slice {
     --resident_;
     free_slot_ = true;
     for (Sched& sc : sm.sched) {
-      sc.warps.erase(std::remove_if(sc.warps.begin(), sc.warps.end(),
-                                    [&](uint32_t s) { return sm.warps[s].block_slot == slot; }),
-                     sc.warps.end());
+      size_t kept = 0;
+      for (size_t i = 0; i < sc.warps.size(); ++i) {
+        const uint32_t s = sc.warps[i];
+        if (sm.warps[s].block_slot == slot) {
+          sm.listed_at[s] = kNotListed;
+          continue;
+        }
+        sc.warps[kept] = s;
+        sc.wake[kept] = sc.wake[i];
+        sc.turn[kept] = sc.turn[i];
+        sm.listed_at[s] = uint32_t(kept++);
+      }
+      sc.warps.resize(kept);
+      sc.wake.resize(kept);
+      sc.turn.resize(kept);
       if (sc.greedy >= 0 && sm.warps[uint32_t(sc.greedy)].block_slot == slot) sc.greedy = -1;
     }
   }
@@ -515,9 +562,16 @@ class Slice {
     }
   }
 
-  static void sync_wake(Sm& sm, uint32_t s) {
+  void sync_wake(Sm& sm, uint32_t s) const {
+    const uint32_t at = sm.listed_at[s];
+    if (at == kNotListed) return;
     const Warp& w = sm.warps[s];
-    sm.wake[s] = w.active && !w.at_barrier && !w.at_mbar ? w.earliest : kNever;
+    sm.sched[scheduler_of(s)].wake[at] = w.active && !w.at_barrier && !w.at_mbar ? w.earliest : kNever;
+  }
+  // The entry of slot s in its scheduler's wake list (kNever once unlisted).
+  static uint64_t wake_of(const Sm& sm, const Sched& sc, uint32_t s) {
+    const uint32_t at = sm.listed_at[s];
+    return at == kNotListed ? kNever : sc.wake[at];
   }
 
   // A phase's last contribution was issued: the warps parked on it may go
@@ -566,6 +620,12 @@ class Slice {
     w.dep_ready = dep;
     w.dep_why = why;
     w.next_inst = ti;
+    w.next_unit = d.unit;
+    w.next_imad = d.imad;
+    w.next_either_pipe = d.either_pipe;
+    w.next_waits_phase = false;
+    for (uint32_t k = w.next_sync; k < w.tr->syncs.size() && w.tr->syncs[k].inst == w.next; ++k)
+      w.next_waits_phase |= w.tr->syncs[k].wait;
     w.next_request = 0;
     if (d.unit == Unit::Memory && w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == w.next)
       w.next_request = w.tr->mems[w.next_mem].space == ptx::Space::Shared ? 1 : 2;
@@ -573,11 +633,10 @@ class Slice {
 
   // Can `w` issue at t? If not, records why and when it may.
   bool eligible(Sm& sm, Sched& sc, Warp& w, uint64_t t) {
-    const DecodedInstr& d = dk_.code[w.next_inst.pc];
     if (!w.deps_ok) {
       // An mbarrier wait the interpreter let through: the phase must have
       // completed in the model's time too (its last contribution done).
-      for (uint32_t k = w.next_sync; k < w.tr->syncs.size() && w.tr->syncs[k].inst == w.next; ++k) {
+      for (uint32_t k = w.next_sync; w.next_waits_phase && k < w.tr->syncs.size() && w.tr->syncs[k].inst == w.next; ++k) {
         const TraceSync& s = w.tr->syncs[k];
         if (!s.wait) continue;
         const uint64_t key = phase_key(s.bar, s.phase);
@@ -601,9 +660,9 @@ class Slice {
       }
       w.deps_ok = true;
     }
-    const int pipe = choose_pipe(sc, d);
+    const int pipe = choose_pipe(sc, w.next_unit, w.next_imad, w.next_either_pipe);
     if (pipe >= 0 && sc.pipe_free[pipe] > double(t) + 1e-9) {
-      set_state(w, d.unit == Unit::Sfu ? Stall::MioThrottle : Stall::MathPipeThrottle, t);
+      set_state(w, w.next_unit == Unit::Sfu ? Stall::MioThrottle : Stall::MathPipeThrottle, t);
       w.earliest = uint64_t(std::ceil(sc.pipe_free[pipe]));
       sync_wake(sm, slot_of(sm, w));
       return false;
@@ -632,18 +691,37 @@ class Slice {
     // GTO: the greedy warp first, then the oldest ready one.
     if (sc.greedy >= 0) {
       Warp& g = sm.warps[uint32_t(sc.greedy)];
-      if (sm.wake[uint32_t(sc.greedy)] <= t && eligible(sm, sc, g, t)) pick = sc.greedy;
+      const uint32_t at = sm.listed_at[uint32_t(sc.greedy)];
+      if (at != kNotListed && sc.wake[at] <= t) {
+        sc.turn[at] = 0;  // examined now
+        if (eligible(sm, sc, g, t)) pick = sc.greedy;
+      }
     }
-    for (uint32_t s : sc.warps) {
-      // Waiting (or not active, or at a barrier: kNever) is told by the
-      // wake array alone; only the warps that may issue now are looked at.
-      const uint64_t wake = sm.wake[s];
-      if (wake > t) { next = std::min(next, wake); continue; }
+    // Waiting (or not active, or at a barrier: kNever) is told by the wake
+    // list alone, in one branch-free pass; only the warps that may issue now
+    // are looked at, oldest first. (Examining a warp changes no other warp's
+    // wake, so the list is read once, after the greedy warp's examination.)
+    uint32_t ready = 0;
+    {
+      const uint64_t* wake = sc.wake.data();
+      uint32_t* out = ready_.data();
+      for (uint32_t i = 0, n = uint32_t(sc.warps.size()); i < n; ++i) {
+        const uint64_t v = wake[i];
+        out[ready] = i;
+        ready += v <= t;
+        next = std::min(next, v > t ? v : kNever);
+      }
+    }
+    for (uint32_t r = 0; r < ready; ++r) {
+      const uint32_t e = ready_[r], s = sc.warps[e];
       if (int32_t(s) == pick) continue;
+      if (pick >= 0 && sc.turn[e]) { next = t + 1; continue; }
       Warp& w = sm.warps[s];
-      if (pick >= 0 && waiting_turn(w)) { next = t + 1; continue; }
+      assert(!sc.turn[e] || waiting_turn(w));
+      sc.turn[e] = 0;  // examined now: it issues, or waits in a state eligible() sets, or its turn again (below)
       if (eligible(sm, sc, w, t)) {
         if (pick < 0) { pick = int32_t(s); continue; }
+        sc.turn[e] = 1;
         set_state(w, Stall::NotSelected, t);
         w.earliest = t + 1;
         sync_wake(sm, s);
@@ -656,7 +734,7 @@ class Slice {
       sc.greedy = pick;
       execute(sm, sc, uint32_t(pick), t);
       issued = true;
-      next = std::min(next, sm.wake[uint32_t(pick)]);
+      next = std::min(next, wake_of(sm, sc, uint32_t(pick)));
     }
     // Warps placed or released during this cycle lowered next_check already.
     sc.next_check = std::min(next, sc.next_check > t ? sc.next_check : kNever);
@@ -839,11 +917,11 @@ class Slice {
   // Which pipe the instruction goes to: FP32 to the FMA pipe that frees
   // first, IMAD to the first one only, an integer op ptxas may issue as an
   // IMAD (decode.h either_pipe) to the integer pipe or the first FMA pipe.
-  int choose_pipe(const Sched& sc, const DecodedInstr& d) const {
-    if (d.unit == Unit::Fp32)
-      return d.imad || p_.fma_pipes < 2 || sc.pipe_free[kFp32] <= sc.pipe_free[kFp32Lite] ? kFp32 : kFp32Lite;
-    if (d.either_pipe && sc.pipe_free[kFp32] < sc.pipe_free[kInt]) return kFp32;
-    return pipe_of(d.unit);
+  int choose_pipe(const Sched& sc, Unit unit, bool imad, bool either_pipe) const {
+    if (unit == Unit::Fp32)
+      return imad || p_.fma_pipes < 2 || sc.pipe_free[kFp32] <= sc.pipe_free[kFp32Lite] ? kFp32 : kFp32Lite;
+    if (either_pipe && sc.pipe_free[kFp32] < sc.pipe_free[kInt]) return kFp32;
+    return pipe_of(unit);
   }
   // Cycles it holds that pipe: one of two FMA pipes holds a warp
   // instruction twice as long as the pair (params.h fma_pipes).
@@ -913,7 +991,7 @@ class Slice {
 
     uint64_t ready_at = t + d.latency;
     Stall why = d.dep;
-    const int pipe = choose_pipe(sc, d);
+    const int pipe = choose_pipe(sc, d.unit, d.imad, d.either_pipe);
     if (pipe >= 0) sc.pipe_free[pipe] = std::max(sc.pipe_free[pipe], double(t)) + pipe_hold(pipe, d);
     // wgmma: the tensor core finishes the warp's part when the pipe has
     // worked through it, plus wgmma's result latency; commit closes the group.
@@ -1010,6 +1088,7 @@ class Slice {
     if (w.next >= w.tr->insts.size()) {
       w.active = false;
       sync_wake(sm, slot);
+      note_residency(sm, t + 1);
       --sm.resident_warps;
       --B.live;
       if (B.live == 0) { retire(sm, w.block_slot, t); return; }

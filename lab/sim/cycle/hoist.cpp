@@ -27,7 +27,7 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
       mem_begin[i] = uint32_t(m);
     }
   }
-  auto access = [&](size_t i) {
+  auto access_of = [&](size_t i) {
     Access a = Access::None;
     for (uint32_t m = mem_begin[i]; m < mem_begin[i + 1]; ++m) {
       const TraceMem& r = w.mems[m];
@@ -38,6 +38,17 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
     if (a == Access::Other && dk.code[w.insts[i].pc].plain_load && w.insts[i].mask != 0) return Access::GlobalLoad;
     return a;
   };
+  std::vector<Access> accesses(n);
+  for (size_t i = 0; i < n; ++i) accesses[i] = access_of(i);
+  auto access = [&](size_t i) { return accesses[i]; };
+  // The slots each instruction reads and writes as 64-bit masks (decode.h
+  // read_bits): a pair whose masks are disjoint cannot conflict, which
+  // settles most steps of the scans below without reading the slot lists.
+  // In `order`, an instruction predicated off (apply_sass_shape) has empty
+  // masks: it reads and writes nothing, and the scans step over it.
+  const bool have_bits = dk.read_bits.size() == dk.code.size();
+  auto read_bits = [&](size_t i) { return have_bits ? dk.read_bits[w.insts[i].pc] : ~0ull; };
+  auto write_bits = [&](size_t i) { return have_bits ? dk.write_bits[w.insts[i].pc] : ~0ull; };
   auto reads = [&](size_t i) {
     const DecodedInstr& d = dk.code[w.insts[i].pc];
     return std::pair(dk.slots.data() + d.first, dk.slots.data() + d.first + d.reads);
@@ -111,6 +122,10 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
 
   std::vector<uint32_t> order;  // original indices, in the new order
   order.reserve(n);
+  // Beside `order`, each entry's masks (read_bits, write_bits), so a scan
+  // step reads one contiguous array.
+  std::vector<std::pair<uint64_t, uint64_t>> order_bits;
+  order_bits.reserve(n);
   std::vector<uint32_t> dead;   // instructions whose results a moved load overwrites
   std::vector<uint8_t> is_dead(n, 0);
   size_t region = 0;            // no load moves above order[region]
@@ -118,15 +133,17 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
   for (size_t i = 0; i < n; ++i) {
     if (starts[i]) region = order.size();
     size_t pos = order.size();
+    const uint64_t rb = read_bits(i), wb = write_bits(i);
     if (feeds[i]) {
       const auto ri = reads(i), wi = writes(i);
       const size_t floor = std::max(region, order.size() > kMaxScan ? order.size() - kMaxScan : size_t(0));
       while (pos > floor) {
-        const uint32_t j = order[pos - 1];
-        if (w.insts[j].mask == 0) {  // predicated off (apply_sass_shape): it reads and writes nothing
+        const auto [rj_bits, wj_bits] = order_bits[pos - 1];
+        if (!(wj_bits & (rb | wb)) && !(rj_bits & wb)) {  // independent (or predicated off)
           --pos;
           continue;
         }
+        const uint32_t j = order[pos - 1];
         const auto wj = writes(j), rj = reads(j);
         bool conflict = false;
         for (const uint32_t* s = wj.first; s != wj.second && !conflict; ++s) conflict = in(*s, ri) || in(*s, wi);
@@ -146,6 +163,11 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
         }
         const Access aj = access(j);
         if (aj == Access::Store || aj == Access::GlobalLoad || aj == Access::Other) break;
+        const auto [rj_bits, wj_bits] = order_bits[pos - 1];
+        if (!(wj_bits & (rb | wb)) && !(rj_bits & wb)) {  // no RAW, WAR or WAW
+          --pos;
+          continue;
+        }
         const auto wj = writes(j), rj = reads(j);
         bool raw = false, war = false, waw = false;
         for (const uint32_t* s = wj.first; s != wj.second; ++s) {
@@ -179,6 +201,7 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
       else ++moved;
     }
     order.insert(order.begin() + ptrdiff_t(pos), uint32_t(i));
+    order_bits.insert(order_bits.begin() + ptrdiff_t(pos), w.insts[i].mask ? std::pair(rb, wb) : std::pair(uint64_t(0), uint64_t(0)));
   }
   if (!moved) return 0;
   for (uint32_t j : dead) w.insts[j].dead = 1;
