@@ -184,13 +184,20 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
     const bool nonnegative = std::find(ex.nonnegative.begin(), ex.nonnegative.end(), a.name) != ex.nonnegative.end();
     uint8_t* raw = mem.host(prepared.buffer_address[i], n * eb);
     auto& vals = out.host[i];
-    vals.resize(n);
+    if (opts.keep_values) vals.resize(n);
+    const bool is_float = sim::elem_is_float(a.type);
     for (uint64_t j = 0; j < n; ++j) {
       // Floats uniform in [-1, 1); integers in [0, 16) (counts, degrees, indices).
-      double v = sim::elem_is_float(a.type) ? uni(rng) : double(rng() % 16);
+      double v = is_float ? uni(rng) : double(rng() % 16);
       if (nonnegative) v = std::fabs(v);
+      if (a.type == sim::ElemType::F32) {  // the common case without store_element's switch: the same float
+        const float f = float(v);
+        std::memcpy(raw + j * 4, &f, 4);
+        if (opts.keep_values) vals[j] = f;
+        continue;
+      }
       sim::store_element(a.type, raw + j * eb, v);
-      vals[j] = sim::load_element(a.type, raw + j * eb);
+      if (opts.keep_values) vals[j] = sim::load_element(a.type, raw + j * eb);
     }
   }
   const std::vector<uint8_t>& params = prepared.params;
@@ -206,7 +213,7 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
     out.problem = e.what();
     return out;
   }
-  for (size_t i = 0; i < ex.args.size(); ++i) {
+  for (size_t i = 0; opts.keep_values && i < ex.args.size(); ++i) {
     const ArgSpec& a = ex.args[i];
     if (a.role != ArgSpec::Role::Out && a.role != ArgSpec::Role::InOut) continue;
     uint64_t bytes = count[i] * uint64_t(a.elem_bytes());
@@ -330,6 +337,7 @@ MeasuredKernel kernel_figures_at(const Lesson& lesson, const Exercise& ex, const
   Loaded BL = load_kernel(fs::path(file).is_absolute() ? file : lesson.path(file), kernel, *opts.gpu, ex.defines);
   CheckOptions fast = opts;
   fast.kernel_checks = false;
+  fast.keep_values = false;  // measured, not compared
   SizeRun br = run_size(BL, ex, geo, sizes, opts.seed, fast, lesson.manifest_path);
   if (!br.problem.empty()) throw std::runtime_error(br.problem);
   MeasuredKernel m;
@@ -593,7 +601,9 @@ std::string measure_table(const Lesson& lesson, const Exercise& ex_in, const std
   std::vector<std::string> src = read_lines(path);
   Loaded L = load_kernel(path, ex.kernel, *opts.gpu, ex.defines);
   const SizeVars& sz = ex.sizes[ex.metric_size];
-  SizeRun run = run_size(L, ex, ex.geometry, sz, opts.seed, opts, lesson.manifest_path);
+  CheckOptions counted = opts;
+  counted.keep_values = false;  // its counters are shown, its values not compared
+  SizeRun run = run_size(L, ex, ex.geometry, sz, opts.seed, counted, lesson.manifest_path);
   if (!run.problem.empty()) return run.problem + "\n";
   KernelFigures f = fold_metrics(L.module(), L.kernel(), run.result.metrics);
   std::string s = fmt::format("{} ({}), size {}, simulated as {}:\n", source, ex.kernel, sizes_text(sz), opts.gpu->name);

@@ -35,6 +35,9 @@ struct CheckOptions {
   // The cycle model times the launch. Off for the sizes a check only
   // compares with the reference: nothing reads their predicted time.
   bool predict = true;
+  // The run's inputs and outputs are kept as doubles for compare(). Off for
+  // the runs only measured (baselines, before/after, the time size).
+  bool keep_values = true;
   // A compare step also times each launch on this machine's GPU (CUDA
   // events, the launch as the model runs it): `gpulab lesson --backend cuda`.
   bool measure_on_gpu = false;

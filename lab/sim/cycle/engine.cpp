@@ -20,6 +20,11 @@ namespace {
 
 constexpr uint64_t kNever = ~0ull;
 constexpr uint32_t kNotListed = ~0u;
+// A scheduler's wake list holds these for a warp parked on the L1/shared data
+// path's backlog (Warp::throttled): it may issue at the first check at which
+// the backlog is within the queue depth, a time no warp's own entry can hold
+// since every request any warp of the SM issues meanwhile moves it.
+constexpr uint64_t kParkedMio = kNever - 1, kParkedLg = kNever - 2;
 constexpr size_t kMaxEvents = 4'000'000;  // cap on the live view's event stream (TimingOptions::events)
 
 // Sectored L1 data cache: 128-byte lines with a valid bit per 32-byte
@@ -165,6 +170,9 @@ struct alignas(64) Warp {
   // Parked at an mbarrier wait whose phase has not completed in the model's
   // time: the phase's key (Block::phases) it waits for.
   bool at_mbar = false;
+  // Its request waits for the L1/shared data path's backlog to fall within
+  // the queue depth (eligible): 1 the MIO queue (shared), 2 the LG queue.
+  uint8_t throttled = 0;
 
   const WarpTrace* tr = nullptr;
   uint32_t next = 0, next_mem = 0;
@@ -566,7 +574,21 @@ class Slice {
     const uint32_t at = sm.listed_at[s];
     if (at == kNotListed) return;
     const Warp& w = sm.warps[s];
-    sm.sched[scheduler_of(s)].wake[at] = w.active && !w.at_barrier && !w.at_mbar ? w.earliest : kNever;
+    sm.sched[scheduler_of(s)].wake[at] = !w.active || w.at_barrier || w.at_mbar ? kNever
+                                         : w.throttled == 1                    ? kParkedMio
+                                         : w.throttled == 2                    ? kParkedLg
+                                                                               : w.earliest;
+  }
+  // Whether the data path's backlog lets a request of each queue issue at t
+  // (eligible's test), and when it may at the earliest if not.
+  struct QueueRoom {
+    bool mio = false, lg = false;
+  };
+  QueueRoom queue_room(const Sm& sm, uint64_t t) const {
+    return {!(sm.l1_free - double(t) > double(p_.mio_queue_cycles)), !(sm.l1_free - double(t) > double(p_.lg_queue_cycles))};
+  }
+  static bool wakes(uint64_t v, uint64_t t, QueueRoom room) {
+    return v <= t || (v == kParkedMio && room.mio) || (v == kParkedLg && room.lg);
   }
   // The entry of slot s in its scheduler's wake list (kNever once unlisted).
   static uint64_t wake_of(const Sm& sm, const Sched& sc, uint32_t s) {
@@ -633,6 +655,7 @@ class Slice {
 
   // Can `w` issue at t? If not, records why and when it may.
   bool eligible(Sm& sm, Sched& sc, Warp& w, uint64_t t) {
+    w.throttled = 0;  // every path that returns false sets its wake anew
     if (!w.deps_ok) {
       // An mbarrier wait the interpreter let through: the phase must have
       // completed in the model's time too (its last contribution done).
@@ -673,6 +696,10 @@ class Slice {
       if (sm.l1_free - double(t) > limit) {
         set_state(w, shared ? Stall::MioThrottle : Stall::LgThrottle, t);
         w.earliest = uint64_t(std::ceil(sm.l1_free - limit));
+        // Parked until the backlog allows: the requests the SM issues until
+        // then push that time out, and the scan tells it from sm.l1_free
+        // (issue) instead of examining this warp again at each estimate.
+        w.throttled = shared ? 1 : 2;
         sync_wake(sm, slot_of(sm, w));
         return false;
       }
@@ -689,10 +716,13 @@ class Slice {
     uint64_t next = kNever;
     int32_t pick = -1;
     // GTO: the greedy warp first, then the oldest ready one.
+    // The data path's backlog is the same for the whole scan: only execute()
+    // moves it, after the scan.
+    const QueueRoom room = queue_room(sm, t);
     if (sc.greedy >= 0) {
       Warp& g = sm.warps[uint32_t(sc.greedy)];
       const uint32_t at = sm.listed_at[uint32_t(sc.greedy)];
-      if (at != kNotListed && sc.wake[at] <= t) {
+      if (at != kNotListed && wakes(sc.wake[at], t, room)) {
         sc.turn[at] = 0;  // examined now
         if (eligible(sm, sc, g, t)) pick = sc.greedy;
       }
@@ -703,10 +733,15 @@ class Slice {
     // wake, so the list is read once, after the greedy warp's examination.)
     uint32_t ready = 0;
     {
+      // A warp parked on a queue may issue now if it has room, else at the
+      // earliest the backlog allows (later if the SM issues more requests first).
+      const uint64_t mio_at = room.mio ? t : uint64_t(std::ceil(sm.l1_free - double(p_.mio_queue_cycles)));
+      const uint64_t lg_at = room.lg ? t : uint64_t(std::ceil(sm.l1_free - double(p_.lg_queue_cycles)));
       const uint64_t* wake = sc.wake.data();
       uint32_t* out = ready_.data();
       for (uint32_t i = 0, n = uint32_t(sc.warps.size()); i < n; ++i) {
-        const uint64_t v = wake[i];
+        uint64_t v = wake[i];
+        v = v == kParkedMio ? mio_at : v == kParkedLg ? lg_at : v;
         out[ready] = i;
         ready += v <= t;
         next = std::min(next, v > t ? v : kNever);
@@ -1100,6 +1135,14 @@ class Slice {
       sync_wake(sm, slot);
       w.state = Stall::Barrier;
       if (++B.arrived >= B.live) release_barrier(sm, B, w.block_slot, t);
+    } else if (w.dep_ready > t + 1 && !w.next_waits_phase) {
+      // Its next instruction's operands are not ready at t + 1: the check
+      // there (the greedy warp's, first) would find that and wait until they
+      // are, in the state they give; so it waits from here, and the
+      // scheduler is not checked for it until then.
+      w.state = w.dep_why;
+      w.earliest = w.dep_ready;
+      sync_wake(sm, slot);
     }
   }
 };
