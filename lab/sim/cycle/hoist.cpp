@@ -129,14 +129,18 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
   std::vector<uint32_t> dead;   // instructions whose results a moved load overwrites
   std::vector<uint8_t> is_dead(n, 0);
   size_t region = 0;            // no load moves above order[region]
+  uint64_t region_reads = 0, region_writes = 0;  // the masks of every entry from order[region] on
   uint32_t moved = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (starts[i]) region = order.size();
+    if (starts[i]) region = order.size(), region_reads = region_writes = 0;
     size_t pos = order.size();
     const uint64_t rb = read_bits(i), wb = write_bits(i);
     if (feeds[i]) {
       const auto ri = reads(i), wi = writes(i);
       const size_t floor = std::max(region, order.size() > kMaxScan ? order.size() - kMaxScan : size_t(0));
+      // Independent of the whole region so far (a loop-invariant address):
+      // it goes to the region's top without a scan.
+      if (floor == region && !(region_writes & (rb | wb)) && !(region_reads & wb)) pos = floor;
       while (pos > floor) {
         const auto [rj_bits, wj_bits] = order_bits[pos - 1];
         if (!(wj_bits & (rb | wb)) && !(rj_bits & wb)) {  // independent (or predicated off)
@@ -202,6 +206,7 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
     }
     order.insert(order.begin() + ptrdiff_t(pos), uint32_t(i));
     order_bits.insert(order_bits.begin() + ptrdiff_t(pos), w.insts[i].mask ? std::pair(rb, wb) : std::pair(uint64_t(0), uint64_t(0)));
+    if (w.insts[i].mask) region_reads |= rb, region_writes |= wb;
   }
   if (!moved) return 0;
   for (uint32_t j : dead) w.insts[j].dead = 1;
