@@ -835,3 +835,50 @@ extern "C" __global__ void reread(const float* x, float* y, int cg) {
   CHECK(hits[1] == 0);
   CHECK(cycles[1] > 2 * cycles[0]);
 }
+
+TEST_CASE("cycle model: an integer division by a register takes the issue slots of its sequence") {
+  // ptxas expands div/rem by a register into ~20 instructions (params.cpp
+  // int_div_instructions): the sub-partition issues them, one slot each, so
+  // the warp's independent FP32 work after it waits for them; an add in its
+  // place leaves those slots free.
+  auto kernel = [](const char* op) {
+    return std::string(R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry seq(.param .u32 a, .param .u32 b, .param .f32 x)
+{
+  .reg .b32 %r<4>;
+  .reg .f32 %f<12>;
+  ld.param.u32 %r1, [a];
+  ld.param.u32 %r2, [b];
+  ld.param.f32 %f1, [x];
+  )") + op + R"( %r3, %r1, %r2;
+  add.f32 %f2, %f1, %f1;
+  add.f32 %f3, %f1, %f1;
+  add.f32 %f4, %f1, %f1;
+  add.f32 %f5, %f1, %f1;
+  exit;
+}
+)";
+  };
+  auto run = [&](const char* op) {
+    auto p = simtest::Program::from_ptx(kernel(op), "seq");
+    REQUIRE(p.kernel);
+    p.arg<uint32_t>(100);
+    p.arg<uint32_t>(7);
+    p.arg<float>(1.f);
+    auto res = p.run({1, 1, 1}, {32, 1, 1}, 0, timed(TimingMode::Full));
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    return *res.metrics.cycle;
+  };
+  const cycle::CycleResult div = run("div.s32"), add = run("add.s32");
+  const uint32_t slots = uint32_t(std::lround(cycle::cycle_params(gpu_model("H100")).int_div_instructions));
+  REQUIRE(slots > 1);
+  CHECK(div.issued == add.issued + slots - 1);
+  // The adds issue after the sequence's last slot, not the cycle after the div.
+  CHECK(div.cycles >= add.cycles + slots - 1);
+  // rem is the same sequence.
+  CHECK(run("rem.u32").issued == div.issued);
+}

@@ -3,6 +3,7 @@
 #include "lab/sim/cycle/unroll.h"
 
 #include <algorithm>
+#include <cmath>
 #include <bit>
 #include <unordered_map>
 
@@ -148,14 +149,16 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
               in.op == Op::Fence || in.op == Op::Call || in.op == Op::Ret || in.op == Op::Exit ||
               in.op == Op::Atom || in.op == Op::Red || (in.op == Op::Bra && in.target >= 0 && size_t(in.target) <= pc);
     // Integer div/rem by a register is a ptxas-emitted sequence of about 20
-    // instructions (params.cpp [NSVSE], [AR19]): it holds the integer pipe
-    // for their issue and delivers its result after the measured latency.
-    // By an immediate the front end or ptxas uses a multiply and shifts.
+    // instructions (params.cpp [NSVSE], [AR19]): each takes an issue slot of
+    // the sub-partition, it holds the integer pipe for them, and it delivers
+    // its result after the measured latency. By an immediate the front end
+    // or ptxas uses a multiply and shifts.
     if ((in.op == Op::Div || in.op == Op::Rem) && !ptx::type_is_float(in.type) && in.num_ops > 2 &&
         in.ops[2].kind == ptx::OperandKind::Reg) {
       d.unit = Unit::Int;
       d.latency = uint32_t(p.lat_int_div);
       d.hold = p.int_div_instructions;
+      d.issue_slots = uint16_t(std::lround(p.int_div_instructions));
       d.dep = Stall::Wait;
     }
     // Integer multiplies and multiply-adds (IMAD, IMAD.WIDE, IMAD.HI) run on

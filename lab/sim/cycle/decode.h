@@ -76,6 +76,10 @@ struct DecodedInstr {
   // An integer multiply or multiply-add: IMAD, on the FMA pipe that takes
   // integer work (engine.cpp choose_pipe).
   bool imad = false;
+  // The SASS instructions it issues as: more than one for a sequence ptxas
+  // expands it into (integer div/rem by a register). Each takes one of the
+  // sub-partition's issue slots (engine.cpp issue_free).
+  uint16_t issue_slots = 1;
 };
 
 // The longest body (PTX instructions, each side of an if-else) the model

@@ -243,6 +243,10 @@ struct Sched {
   std::vector<uint8_t> turn;
   int32_t greedy = -1;
   double pipe_free[kPipes] = {};
+  // The sub-partition issues nothing before this cycle: a sequence ptxas
+  // expands one PTX instruction into (decode.h issue_slots) takes a slot
+  // per instruction, issued back to back.
+  uint64_t issue_free = 0;
   uint64_t next_check = kNever;
 };
 
@@ -713,6 +717,10 @@ class Slice {
   static bool waiting_turn(const Warp& w) { return w.deps_ok && w.state == Stall::NotSelected; }
 
   void issue(Sm& sm, Sched& sc, uint64_t t, bool& issued) {
+    if (sc.issue_free > t) {  // still issuing a sequence: its warps are examined when it is done
+      sc.next_check = sc.issue_free;
+      return;
+    }
     uint64_t next = kNever;
     int32_t pick = -1;
     // GTO: the greedy warp first, then the oldest ready one.
@@ -1023,6 +1031,13 @@ class Slice {
     ++acc_.per_pc[ti.pc].stall[size_t(Stall::Selected)];
     ++acc_.stall[size_t(Stall::Selected)];
     ++acc_.issued;
+    if (d.issue_slots > 1 && ti.mask != 0) {
+      // The rest of the sequence, in the slots that follow (the warp's own
+      // next instruction waits for the result anyway).
+      sc.issue_free = t + d.issue_slots;
+      acc_.per_pc[ti.pc].issued += d.issue_slots - 1u;
+      acc_.issued += d.issue_slots - 1u;
+    }
 
     uint64_t ready_at = t + d.latency;
     Stall why = d.dep;
