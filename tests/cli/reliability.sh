@@ -80,7 +80,20 @@ kill -0 $wpid 2>/dev/null && { bad "watch ignored q during a check"; kill $wpid;
 [ $((SECONDS - start)) -le 5 ] || bad "watch took $((SECONDS - start)) s to quit"
 
 # A save during a long check cancels it (nothing printed or recorded for the
-# old version) and checks the new one at once.
+# old version) and checks the new one at once. The long check: a kernel
+# that loops long at every size but finishes, and fails the criteria (about
+# 10 s on the build machine). The runaway kernel above no longer serves: its
+# hang is reported in about a second, since the sizes only compared with the
+# reference run without the cycle model.
+cat > "$L/01-latency-vs-throughput/exercise.cu" <<'CU'
+extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = 0.f;
+  for (int k = 0; k < 25000; ++k) s += a[(i + k) % n];
+  c[i] = a[i] + b[i] + (s == 1e30f ? 1.f : 0.f);
+}
+CU
 mkfifo "$work/keys3"
 "$GPULAB" watch $E1 --lessons "$L" <"$work/keys3" >"$work/watch3.out" 2>&1 &
 wpid=$!
@@ -93,6 +106,7 @@ for _ in $(seq 120); do grep -q "PASS" "$work/watch3.out" && break; sleep 0.25; 
 grep -q "PASS" "$work/watch3.out" || bad "watch did not re-check the saved fix: $(cat "$work/watch3.out")"
 [ $((SECONDS - start)) -le 20 ] || bad "watch took $((SECONDS - start)) s to check the saved fix"
 grep -q "hang" "$work/watch3.out" && bad "watch reported the cancelled check's hang: $(cat "$work/watch3.out")"
+grep -q "FAIL" "$work/watch3.out" && bad "watch printed the cancelled check's verdict: $(cat "$work/watch3.out")"
 [ "$(grep -c 'checking' "$work/watch3.out")" -eq 2 ] || bad "watch: expected 2 checks (the loop, then the fix): $(cat "$work/watch3.out")"
 echo q >&8; exec 8>&-
 for _ in $(seq 40); do kill -0 $wpid 2>/dev/null || break; sleep 0.25; done

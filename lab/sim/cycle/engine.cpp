@@ -232,10 +232,11 @@ enum Pipe { kFp32, kInt, kFp64, kSfu, kTensor, kFp32Lite, kPipes };
 
 struct Sched {
   std::vector<uint32_t> warps;  // warp slots, oldest first
-  // Per entry of `warps`: the cycle the warp may next issue, or kNever while
-  // it cannot (not active, at a barrier or an mbarrier wait): what the scan
-  // reads, contiguous and in scan order, instead of each Warp (sync_wake
-  // keeps it in step).
+  // Per entry of `warps`: the cycle the warp may next issue, kParkedMio or
+  // kParkedLg while its request waits for the data path's backlog, or kNever
+  // while it cannot (not active, at a barrier or an mbarrier wait): what the
+  // scan reads, contiguous and in scan order, instead of each Warp
+  // (sync_wake keeps it in step).
   std::vector<uint64_t> wake;
   // Per entry: 1 while the warp was found ready and not selected and has not
   // been examined since (Warp::deps_ok and state NotSelected, waiting_turn),
