@@ -584,16 +584,10 @@ class Slice {
                                          : w.throttled == 2                    ? kParkedLg
                                                                                : w.earliest;
   }
-  // Whether the data path's backlog lets a request of each queue issue at t
-  // (eligible's test), and when it may at the earliest if not.
-  struct QueueRoom {
-    bool mio = false, lg = false;
-  };
-  QueueRoom queue_room(const Sm& sm, uint64_t t) const {
-    return {!(sm.l1_free - double(t) > double(p_.mio_queue_cycles)), !(sm.l1_free - double(t) > double(p_.lg_queue_cycles))};
-  }
-  static bool wakes(uint64_t v, uint64_t t, QueueRoom room) {
-    return v <= t || (v == kParkedMio && room.mio) || (v == kParkedLg && room.lg);
+  // The earliest cycle from t on at which the data path's backlog lets a
+  // request of a queue `depth` cycles deep issue: t when it has room now.
+  static uint64_t queue_wake(const Sm& sm, uint64_t t, double depth) {
+    return sm.l1_free - double(t) > depth ? uint64_t(std::ceil(sm.l1_free - depth)) : t;
   }
   // The entry of slot s in its scheduler's wake list (kNever once unlisted).
   static uint64_t wake_of(const Sm& sm, const Sched& sc, uint32_t s) {
@@ -697,10 +691,10 @@ class Slice {
     }
     if (w.next_request) {
       const bool shared = w.next_request == 1;
-      const double limit = shared ? p_.mio_queue_cycles : p_.lg_queue_cycles;
-      if (sm.l1_free - double(t) > limit) {
+      const uint64_t room_at = queue_wake(sm, t, shared ? p_.mio_queue_cycles : p_.lg_queue_cycles);
+      if (room_at > t) {
         set_state(w, shared ? Stall::MioThrottle : Stall::LgThrottle, t);
-        w.earliest = uint64_t(std::ceil(sm.l1_free - limit));
+        w.earliest = room_at;
         // Parked until the backlog allows: the requests the SM issues until
         // then push that time out, and the scan tells it from sm.l1_free
         // (issue) instead of examining this warp again at each estimate.
@@ -724,14 +718,17 @@ class Slice {
     }
     uint64_t next = kNever;
     int32_t pick = -1;
-    // GTO: the greedy warp first, then the oldest ready one.
-    // The data path's backlog is the same for the whole scan: only execute()
+    // A warp parked on a queue may issue now if it has room, else at the
+    // earliest the backlog allows (later if the SM issues more requests
+    // first). The backlog is the same for the whole scan: only execute()
     // moves it, after the scan.
-    const QueueRoom room = queue_room(sm, t);
+    const uint64_t mio_at = queue_wake(sm, t, p_.mio_queue_cycles), lg_at = queue_wake(sm, t, p_.lg_queue_cycles);
+    auto resolve = [&](uint64_t v) { return v == kParkedMio ? mio_at : v == kParkedLg ? lg_at : v; };
+    // GTO: the greedy warp first, then the oldest ready one.
     if (sc.greedy >= 0) {
       Warp& g = sm.warps[uint32_t(sc.greedy)];
       const uint32_t at = sm.listed_at[uint32_t(sc.greedy)];
-      if (at != kNotListed && wakes(sc.wake[at], t, room)) {
+      if (at != kNotListed && resolve(sc.wake[at]) <= t) {
         sc.turn[at] = 0;  // examined now
         if (eligible(sm, sc, g, t)) pick = sc.greedy;
       }
@@ -742,15 +739,10 @@ class Slice {
     // wake, so the list is read once, after the greedy warp's examination.)
     uint32_t ready = 0;
     {
-      // A warp parked on a queue may issue now if it has room, else at the
-      // earliest the backlog allows (later if the SM issues more requests first).
-      const uint64_t mio_at = room.mio ? t : uint64_t(std::ceil(sm.l1_free - double(p_.mio_queue_cycles)));
-      const uint64_t lg_at = room.lg ? t : uint64_t(std::ceil(sm.l1_free - double(p_.lg_queue_cycles)));
       const uint64_t* wake = sc.wake.data();
       uint32_t* out = ready_.data();
       for (uint32_t i = 0, n = uint32_t(sc.warps.size()); i < n; ++i) {
-        uint64_t v = wake[i];
-        v = v == kParkedMio ? mio_at : v == kParkedLg ? lg_at : v;
+        const uint64_t v = resolve(wake[i]);
         out[ready] = i;
         ready += v <= t;
         next = std::min(next, v > t ? v : kNever);
