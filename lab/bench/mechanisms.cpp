@@ -143,9 +143,12 @@ const std::map<Key, Published>& published_table() {
       {{"T4", "chase/L1"}, {32, "[JIA19] L1 hit 32 cycles"}},
       {{"T4", "chase/L2"}, {188, "[JIA19] L2 hit ~188 cycles"}},
       {{"A100", "chase/L1"}, {33, "[ABD22] L1 hit ~33 cycles"}},
-      {{"H100", "chase/L1"}, {33, "[LUO24] H800 L1 hit ~33-40 cycles"}},
-      {{"H100", "chase/L2"}, {263, "[LUO24] H800 L2 hit ~260-270 cycles"}},
-      {{"H100", "chase/DRAM"}, {478, "[LUO24] H800 global ~470-540 cycles"}},
+      // [LAB-H100] measured by the lab on an H100 SXM (docs/fidelity/h100/mech-cuda-memory.json);
+      // [LUO24]'s H800 figures were L1 ~33-40, L2 ~260-270, global ~470-540 cycles.
+      {{"H100", "chase/L1"}, {36.4, "[LAB-H100] measured on this part"}},
+      {{"H100", "chase/L2"}, {280.4, "[LAB-H100] measured on this part"}},
+      {{"H100", "chase/DRAM"}, {687.4, "[LAB-H100] measured on this part"}},
+      {{"H100", "stream/L2 read"}, {6996, "[LAB-H100] measured on this part"}},
       {{"A100", "chase/L2"}, {213, "[GB] a100_40.txt L2 hit ~213 cycles"}},
       {{"A100", "chase/DRAM"}, {570, "[GB] a100_40.txt DRAM ~570 cycles"}},
       // Dependent-issue latency, cycles.
@@ -184,7 +187,6 @@ const std::map<Key, Published>& published_table() {
       {{"H200", "chase/bulk copy 1 KB"}, {379.8, "[LAB-H200] measured on this part"}},
       {{"H200", "chase/bulk copy 16 KB"}, {519.0, "[LAB-H200] measured on this part"}},
       // docs/fidelity/h200/mech-cuda-l2.json: 32 passes over 16 MB, the first from DRAM.
-      {{"H100", "stream/L2 read"}, {8202, "[LAB-H200] measured on an H200 (same L2 and clock)"}},
       {{"H200", "stream/L2 read"}, {8202, "[LAB-H200] measured on this part"}},
       {{"H200", "chase/L1"}, {30.3, "[LAB-H200] measured on this part"}},
       {{"H200", "chase/L2"}, {280, "[LAB-H200] measured on this part"}},

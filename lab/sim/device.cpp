@@ -18,6 +18,8 @@
 //  [H200] NVIDIA H200 Tensor Core GPU datasheet (SXM, 141 GB HBM3e).
 //  [LAB-H200] The lab's own microbenchmarks on an NVIDIA H200, 2026-11-26
 //         (docs/fidelity/h200/mech-cuda-2.json, `gpulab bench mechanisms --backend cuda`).
+//  [LAB-H100] The same on an NVIDIA H100 80GB HBM3 (SXM), 2026-11-27
+//         (docs/fidelity/h100/mech-cuda-memory.json: chase, stream, hiding).
 //  [H100P] NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe column (114 SMs,
 //         1755 MHz, 2.0 TB/s HBM2e, 51 TFLOPS FP32, 756 TFLOPS FP16 dense).
 //  [GB]   D. Ernst, te42kyfo/gpu-benches (Ernst et al., JPDC 2023), raw data:
@@ -210,9 +212,11 @@ GpuModel make_h100() {
   m.dram_bytes = 80 * GB;
   m.dram_bytes_per_s = 3350 * G;                  // [H100] datasheet SXM: 3.35 TB/s HBM3
   m.memory_bus_bits = 5120;                           // [H100] 5120-bit HBM3 (five stacks)
-  // No STREAM figure for the SXM part: the H100 PCIe's measured 1832 of 2000 GB/s.
-  m.dram_stream_bytes_per_s = 3350 * G * 1832 / 2000;
-  m.dram_stream_source = "[GB] triad 92% of rated, measured on H100 PCIe (HBM2e), applied to SXM";
+  // The lab's STREAM kernels on an H100 SXM (docs/fidelity/h100/mech-cuda-memory.json):
+  // copy 2941, scale 2926, add 2911, triad 2933 GB/s. (Was 3069: the H100
+  // PCIe's measured 1832 of 2000 GB/s [GB], applied to the SXM's 3350.)
+  m.dram_stream_bytes_per_s = 2941 * G;
+  m.dram_stream_source = "[LAB-H100] STREAM copy 2941 GB/s measured by the lab on an H100 SXM";
   m.l2_bytes = 50 * MiB;                          // [H100] whitepaper: 50 MB L2
   // [LAB-H200] L2 hits on the H200 (the same GH100 L2 and clock): a full
   // grid reading 16 MB past the L1, 8 passes beyond 2 (the difference of two
@@ -222,8 +226,11 @@ GpuModel make_h100() {
   m.l2_bytes_per_clock = 4512;
   m.host_bytes_per_s = 64 * G;                    // [H100] PCIe Gen5: 128 GB/s both directions
   m.nvlink_bytes_per_s = 450 * G;                 // [H100] datasheet SXM: NVLink 900 GB/s (both directions)
-  m.dram_latency_cycles = 480;                    // [MB]
-  m.l2_latency_cycles = 260;                      // [MB]
+  // [LAB-H100] pointer chases on an H100 SXM, 64 MB at 4 KB steps and 2 MB
+  // (docs/fidelity/h100/mech-cuda-memory.json): 687.4 and 280.4 cycles, as
+  // on the H200 (685, 280). Were [MB]'s 480 and 260 ([LUO24]'s H800).
+  m.dram_latency_cycles = 687;
+  m.l2_latency_cycles = 280;
   m.shared_latency_cycles = 30;                   // [MB]
   m.fp32_flops = 67 * T;                          // [H100] SXM: 67 TFLOPS
   m.fp64_flops = 34 * T;                          // [H100] SXM: 34 TFLOPS (67 with FP64 tensor cores)
