@@ -408,17 +408,38 @@ void exec_wmma_memory(const ptx::Instr& in, WarpContext& c) {
     const uint32_t bytes = len * esize;
     uint8_t* host[32];
     if (!request(c, addr, kFullWarp, shared, bytes, store, host)) return;
-    for (uint32_t l = 0; l < kWarpSize; ++l) {
+    // A load of 16-bit elements whose run starts on a register boundary
+    // fills whole registers: two elements per 4-byte read, each register
+    // written once (each element index is loaded once), not two halves
+    // merged into it one at a time; the same bits.
+    const uint32_t elems = f.elems;
+    const bool half_elems = f.elem_bits == 16 && esize == 2;
+    const bool pairs = !store && f.elem_bits == 16 && esize == 2 && i % 2 == 0 && len % 2 == 0 && unique % 2 == 0;
+    for (uint32_t l = 0; l < kWarpSize && pairs; ++l) {
+      if (!host[l]) continue;
+      for (uint32_t j = 0; j < len; j += 2) {
+        uint32_t v;
+        std::memcpy(&v, host[l] + j * 2, 4);
+        for (uint32_t rep = i + j; rep < elems; rep += unique) out.regs[rep / 2][l] = v;
+      }
+    }
+    for (uint32_t l = 0; l < kWarpSize && !pairs; ++l) {
       if (!host[l]) continue;  // vetoed by the checker: a load leaves zeros
       for (uint32_t j = 0; j < len; ++j) {
         uint8_t* p = host[l] + j * esize;
         if (store) {
           uint32_t v = element_bits(c, slots, f, l, i + j);
           std::memcpy(p, &v, esize);  // little-endian: the low esize bytes
+        } else if (half_elems) {
+          // Each copy of the element into its half of its register: a
+          // 2-byte store (little-endian, as put's shift), not a
+          // read-modify-write of the register per element.
+          for (uint32_t rep = i + j; rep < elems; rep += unique)
+            std::memcpy(reinterpret_cast<uint8_t*>(&out.regs[rep / 2][l]) + 2 * (rep & 1), p, 2);
         } else {
           uint32_t v = 0;
           std::memcpy(&v, p, esize);
-          for (uint32_t rep = i + j; rep < f.elems; rep += unique) out.put(f, l, rep, v);
+          for (uint32_t rep = i + j; rep < elems; rep += unique) out.put(f, l, rep, v);
         }
       }
     }
