@@ -390,6 +390,8 @@ void exec_wmma_memory(const ptx::Instr& in, WarpContext& c) {
     return base[lane] + off * esize;
   };
   FragmentOut out;
+  const uint32_t elems = f.elems;
+  const bool half_load = !store && f.elem_bits == 16 && esize == 2;  // two elements per register
   for (uint32_t i = 0; i < unique;) {
     // The longest run i..i+len-1 contiguous for every lane, len a power of two,
     // at most 16 bytes, its start aligned to its size: one load/store instruction.
@@ -410,27 +412,28 @@ void exec_wmma_memory(const ptx::Instr& in, WarpContext& c) {
     if (!request(c, addr, kFullWarp, shared, bytes, store, host)) return;
     // A load of 16-bit elements whose run starts on a register boundary
     // fills whole registers: two elements per 4-byte read, each register
-    // written once (each element index is loaded once), not two halves
-    // merged into it one at a time; the same bits.
-    const uint32_t elems = f.elems;
-    const bool half_elems = f.elem_bits == 16 && esize == 2;
-    const bool pairs = !store && f.elem_bits == 16 && esize == 2 && i % 2 == 0 && len % 2 == 0 && unique % 2 == 0;
-    for (uint32_t l = 0; l < kWarpSize && pairs; ++l) {
-      if (!host[l]) continue;
-      for (uint32_t j = 0; j < len; j += 2) {
-        uint32_t v;
-        std::memcpy(&v, host[l] + j * 2, 4);
-        for (uint32_t rep = i + j; rep < elems; rep += unique) out.regs[rep / 2][l] = v;
+    // written once (each element index is loaded once); the same bits as
+    // put's merge of two halves.
+    if (half_load && i % 2 == 0 && len % 2 == 0 && unique % 2 == 0) {
+      for (uint32_t l = 0; l < kWarpSize; ++l) {
+        if (!host[l]) continue;  // vetoed by the checker: a load leaves zeros
+        for (uint32_t j = 0; j < len; j += 2) {
+          uint32_t v;
+          std::memcpy(&v, host[l] + j * 2, 4);
+          for (uint32_t rep = i + j; rep < elems; rep += unique) out.regs[rep / 2][l] = v;
+        }
       }
+      i += len;
+      continue;
     }
-    for (uint32_t l = 0; l < kWarpSize && !pairs; ++l) {
+    for (uint32_t l = 0; l < kWarpSize; ++l) {
       if (!host[l]) continue;  // vetoed by the checker: a load leaves zeros
       for (uint32_t j = 0; j < len; ++j) {
         uint8_t* p = host[l] + j * esize;
         if (store) {
           uint32_t v = element_bits(c, slots, f, l, i + j);
           std::memcpy(p, &v, esize);  // little-endian: the low esize bytes
-        } else if (half_elems) {
+        } else if (half_load) {
           // Each copy of the element into its half of its register: a
           // 2-byte store (little-endian, as put's shift), not a
           // read-modify-write of the register per element.
