@@ -127,8 +127,10 @@ TEST_CASE("mechanisms: divergence, latency hiding and atomics") {
     const double v = find(r, "hiding", std::to_string(w) + " warps/SM").value;
     CHECK(v == doctest::Approx(one * w).epsilon(0.15));
   }
-  // One address: one update per cycle for the whole GPU; spread: far more.
-  CHECK(find(r, "atomics", "one address").value == doctest::Approx(1).epsilon(0.05));
+  // One address: the lab's measured 0.69 updates per cycle for the whole
+  // GPU on Hopper ([KEP]'s one per clock elsewhere); spread: far more.
+  CHECK(find(r, "atomics", "one address").value == doctest::Approx(0.69).epsilon(0.05));
+  CHECK(find(report("A100"), "atomics", "one address").value == doctest::Approx(1).epsilon(0.05));
   CHECK(find(r, "atomics", "distinct addresses").value > 50);
 }
 

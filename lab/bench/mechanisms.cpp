@@ -191,6 +191,10 @@ const std::map<Key, Published>& published_table() {
       {{"H200", "chase/L1"}, {30.3, "[LAB-H200] measured on this part"}},
       {{"H200", "chase/L2"}, {280, "[LAB-H200] measured on this part"}},
       {{"H200", "chase/DRAM"}, {685, "[LAB-H200] measured on this part"}},
+      // Same-address atomics, the whole GPU's updates per clock: the H100's
+      // docs/fidelity/h100/l2-atomics.txt, the H200's mech-cuda-2.json.
+      {{"H100", "atomics/one address"}, {0.69, "[LAB-H100] measured on this part"}},
+      {{"H200", "atomics/one address"}, {0.69, "[LAB-H200] measured on this part"}},
   };
   return t;
 }
@@ -527,6 +531,7 @@ void atomics(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
     if (!spread) {
       m.published = 1;
       m.source = "[KEP] same-address atomics at one per clock";
+      cite(m, "one address");  // the lab's measurement, where the model takes its input from it
     }
     out.push_back(m);
   }

@@ -231,6 +231,12 @@ GpuModel make_h100() {
   // on the H200 (685, 280). Were [MB]'s 480 and 260 ([LUO24]'s H800).
   m.dram_latency_cycles = 687;
   m.l2_latency_cycles = 280;
+  // [LAB-H100] bench mechanisms' atomics row, every thread of 132 x 256
+  // adding 1 to one address 8 times (REDG.E.ADD, no return): 0.69 updates
+  // per clock on an H100 SXM (docs/fidelity/h100/l2-atomics.txt) and on an
+  // H200 (0.689, 0.690: docs/fidelity/h200/mech-cuda-2.json, mech-cuda.json).
+  // Was [KEP]'s one per clock, Kepler's figure.
+  m.same_address_atomics_per_clock = 0.69;
   m.shared_latency_cycles = 30;                   // [MB]
   m.fp32_flops = 67 * T;                          // [H100] SXM: 67 TFLOPS
   m.fp64_flops = 34 * T;                          // [H100] SXM: 34 TFLOPS (67 with FP64 tensor cores)

@@ -68,6 +68,9 @@ struct GpuModel {
   // (half the datasheet's bidirectional figure); 0: the model has no NVLink,
   // and peer copies go over PCIe (host_bytes_per_s). lab/runtime/devices.cpp.
   double nvlink_bytes_per_s = 0;
+  // Global atomics to one address the L2 applies per clock, whole GPU
+  // (microbenchmark); 0: [KEP]'s one per clock (lab/sim/cycle/params.cpp).
+  double same_address_atomics_per_clock = 0;
   // Latencies in SM cycles (microbenchmark figures; NVIDIA does not publish them).
   int dram_latency_cycles = 0;
   int l2_latency_cycles = 0;

@@ -393,7 +393,8 @@ class Slice {
   // (NVIDIA Nsight Visual Studio Edition, "Memory Statistics - Atomics": a
   // warp's read-modify-writes of one location are all serialised), about one
   // per clock (NVIDIA Kepler GK110 whitepaper, 2012: same-address global
-  // atomics at "one operation per clock"; no later figure published).
+  // atomics at "one operation per clock"; no later figure published; the
+  // lab's measurement where it has one: params.h atomics_per_cycle).
   // A queue per address (keyed by the request's first sector), its rate
   // scaled by the slice's bandwidth share: every SM of the GPU contends for a
   // hot address, not only the slice's.
@@ -405,7 +406,7 @@ class Slice {
   void set_rates(double share) {
     l2_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.l2_bytes_per_cycle * share);
     dram_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.dram_bytes_per_cycle * share);
-    atomic_cycles_per_update_ = 1.0 / std::max(1e-9, share);
+    atomic_cycles_per_update_ = 1.0 / std::max(1e-9, p_.atomics_per_cycle * share);
   }
 
   // sm.resident_warps is about to change, and cycles from `from` on count

@@ -187,6 +187,10 @@ CycleParams cycle_params(const GpuModel& g) {
   p.l2_bytes_per_cycle = g.l2_bytes_per_clock > 0 ? g.l2_bytes_per_clock : 2048;
   p.dram_bytes_per_cycle = achievable_dram(g).bytes_per_s / p.clock_hz;
   p.l2_bytes = g.l2_bytes ? g.l2_bytes : 50ull << 20;
+  // [KEP] (NVIDIA Kepler GK110 whitepaper, 2012): same-address global
+  // atomics at one per clock, the only published figure; device.cpp has
+  // the lab's measurement where it made one.
+  p.atomics_per_cycle = g.same_address_atomics_per_clock > 0 ? g.same_address_atomics_per_clock : 1.0;
   return p;
 }
 

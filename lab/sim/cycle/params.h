@@ -47,6 +47,9 @@ struct CycleParams {
   // Queue depths before a warp is throttled, in cycles of backlog on the L1
   // data path (model assumptions: NVIDIA publishes no queue sizes).
   int lg_queue_cycles = 32, mio_queue_cycles = 16;
+  // Global atomics (atom, red) to one address the L2 applies per cycle,
+  // whole GPU: [KEP]'s 1 unless the GPU model has a measurement.
+  double atomics_per_cycle = 1;
   double launch_overhead_s = 2e-6;
   // Cycles one mma/wmma instruction holds the sub-partition's tensor core.
   double tensor_cycles(const ptx::Instr& in) const;
