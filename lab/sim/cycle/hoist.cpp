@@ -11,11 +11,20 @@ namespace {
 // of the scan; ptxas's own scheduling regions are basic blocks, far shorter.
 constexpr size_t kMaxScan = 2048;
 
+// Registers of shared-load results a warp holds ahead of their use: a shared
+// load moves up only while the loads issued and not yet used stay within
+// this many 32-bit registers. ptxas's own limit is not published; its sm_90
+// SASS holds 14 in the lab's 03 (six LDS and two LDS.128 before the first
+// FFMA, then one LDS per FFMA), 16 in siboehm's kernel 7 (two LDS.128 and
+// eight LDS) and 16 in its kernel 11 (four LDS.128, the next two after 64
+// FFMA) (ptxas 13.0, nvdisasm).
+constexpr uint32_t kSharedLoadRegsAhead = 16;
+
 enum class Access : uint8_t { None, GlobalLoad, Other, Store };
 
 }  // namespace
 
-uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
+uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w) {
   const size_t n = w.insts.size();
   if (n < 2 || w.mems.empty()) return 0;
   // Requests per instruction: mems are sorted by inst.
@@ -41,6 +50,25 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
   std::vector<Access> accesses(n);
   for (size_t i = 0; i < n; ++i) accesses[i] = access_of(i);
   auto access = [&](size_t i) { return accesses[i]; };
+  // Shared memory: 1 a plain load whose every access is to shared memory
+  // (an LDS, which moves up as a global load does), 2 any other shared
+  // access (a store, an atomic, ldmatrix: nothing shared moves past it).
+  std::vector<uint8_t> shared_kind(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    bool any = false, all_loads = true;
+    for (uint32_t m = mem_begin[i]; m < mem_begin[i + 1]; ++m) {
+      const TraceMem& r = w.mems[m];
+      if (r.space != ptx::Space::Shared) {
+        all_loads = false;
+        continue;
+      }
+      any = true;
+      if (r.write) all_loads = false;
+    }
+    if (any)
+      shared_kind[i] = all_loads && dk.code[w.insts[i].pc].plain_load && w.insts[i].mask != 0 ? 1 : 2;
+  }
+  auto is_load = [&](size_t i) { return access(i) == Access::GlobalLoad || shared_kind[i] == 1; };
   // The slots each instruction reads and writes as 64-bit masks (decode.h
   // read_bits): a pair whose masks are disjoint cannot conflict, which
   // settles most steps of the scans below without reading the slot lists.
@@ -100,7 +128,7 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
       const DecodedInstr& d = dk.code[w.insts[i].pc];
       if (i + 1 < n && starts[i + 1]) needed.clear();
       const auto ri = reads(i), wi = writes(i);
-      if (access(i) == Access::GlobalLoad) {
+      if (is_load(i)) {
         needed.insert(needed.end(), ri.first, ri.second);
         continue;
       }
@@ -120,6 +148,29 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
     }
   }
 
+  // For each shared load, the registers it writes; for each instruction, the
+  // registers of the shared loads it is the first reader of (in trace order,
+  // within the load's region).
+  std::vector<uint32_t> load_regs(n, 0), first_use_regs(n, 0);
+  std::vector<uint32_t> first_use(n, uint32_t(n));
+  for (size_t i = 0; i < n; ++i) {
+    if (shared_kind[i] != 1) continue;
+    const auto wi = writes(i);
+    load_regs[i] = uint32_t(wi.second - wi.first);
+    const uint64_t wb = write_bits(i);
+    for (size_t k = i + 1; k < n && k <= i + kMaxScan && !starts[k]; ++k) {
+      if (!(read_bits(k) & wb) || w.insts[k].mask == 0) continue;
+      const auto rk = reads(k);
+      bool uses = false;
+      for (const uint32_t* s = wi.first; s != wi.second && !uses; ++s) uses = in(*s, rk);
+      if (!uses) continue;
+      first_use[i] = uint32_t(k);
+      first_use_regs[k] += load_regs[i];
+      break;
+    }
+  }
+  std::vector<uint32_t> region_loads;  // the region's shared loads placed and not yet used (original indices)
+
   std::vector<uint32_t> order;  // original indices, in the new order
   order.reserve(n);
   // Beside `order`, each entry's masks (read_bits, write_bits), so a scan
@@ -132,7 +183,7 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
   uint64_t region_reads = 0, region_writes = 0;  // the masks of every entry from order[region] on
   uint32_t moved = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (starts[i]) region = order.size(), region_reads = region_writes = 0;
+    if (starts[i]) region = order.size(), region_reads = region_writes = 0, region_loads.clear();
     size_t pos = order.size();
     const uint64_t rb = read_bits(i), wb = write_bits(i);
     if (feeds[i]) {
@@ -155,6 +206,45 @@ uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w) {
         if (conflict) break;
         --pos;
       }
+    } else if (shared_kind[i] == 1) {
+      // A shared load moves up as a global load does (ptxas issues LDS
+      // ahead of the math that uses them: siboehm's kernel 7 in sm_90a SASS
+      // has its 10 loads of an iteration, LDS.128, 8 LDS, LDS.128, before the
+      // first of its 64 FFMA, where NVRTC's PTX puts each load just before
+      // its first use). It keeps its place among shared accesses (loads in
+      // order; a store or atomic may alias) and crosses only what touches no
+      // shared memory: arithmetic, global loads and stores. Register
+      // dependencies stop it as they stop a global load.
+      const auto ri = reads(i), wi = writes(i);
+      const size_t floor = std::max(region, order.size() > kMaxScan ? order.size() - kMaxScan : size_t(0));
+      // Registers held by the region's earlier shared loads at the candidate
+      // position: those not used yet at the end, and, as the scan crosses
+      // the first use of one, that one too.
+      std::erase_if(region_loads, [&](uint32_t l) { return first_use[l] <= i; });  // used by now
+      uint32_t ahead = load_regs[i];
+      for (uint32_t l : region_loads) ahead += load_regs[l];
+      while (pos > floor) {
+        const uint32_t j = order[pos - 1];
+        if (w.insts[j].mask == 0) {
+          --pos;
+          continue;
+        }
+        const Unit uj = dk.code[w.insts[j].pc].unit;
+        if (shared_kind[j] != 0 || access(j) == Access::Other || uj == Unit::Barrier || uj == Unit::AsyncWait) break;
+        if (ahead + first_use_regs[j] > kSharedLoadRegsAhead) break;
+        ahead += first_use_regs[j];
+        const auto [rj_bits, wj_bits] = order_bits[pos - 1];
+        if ((wj_bits & (rb | wb)) || (rj_bits & wb)) {
+          const auto wj = writes(j), rj = reads(j);
+          bool conflict = false;
+          for (const uint32_t* s = wj.first; s != wj.second && !conflict; ++s) conflict = in(*s, ri) || in(*s, wi);
+          for (const uint32_t* s = rj.first; s != rj.second && !conflict; ++s) conflict = in(*s, wi);
+          if (conflict) break;
+        }
+        --pos;
+      }
+      if (pos != order.size()) ++moved;
+      region_loads.push_back(uint32_t(i));
     } else if (access(i) == Access::GlobalLoad) {
       const auto ri = reads(i), wi = writes(i);
       const size_t floor = std::max(region, order.size() > kMaxScan ? order.size() - kMaxScan : size_t(0));

@@ -1,5 +1,5 @@
-// lab/sim/cycle/hoist.h: global loads issued as early as their operands
-// allow, as the machine code would have them.
+// lab/sim/cycle/hoist.h: global and shared loads issued as early as their
+// operands allow, as the machine code would have them.
 //
 // The interpreter runs PTX, and the cycle model issues a warp's instructions
 // in the PTX's order. The GPU runs SASS, and ptxas, which makes the SASS,
@@ -25,6 +25,14 @@
 // the lab's 06/07 for sm_90, whose every tile load sits in its own
 // bounds-checked branch, keep each LDG.E.128 before its own STS, in turn, as
 // here.
+// Shared loads move up too, to just after the last instruction they depend
+// on, crossing only what touches no shared memory (arithmetic, global loads
+// and stores) and keeping their order among the warp's shared accesses: ptxas
+// issues an iteration's LDS ahead of its FFMAs where NVRTC's PTX has each
+// load just before its first use (siboehm's kernel 7, sm_90a SASS); and
+// only while the shared-load results held ahead of their use stay within
+// kSharedLoadRegsAhead registers (hoist.cpp), as ptxas's register
+// allocation bounds them.
 // An instruction that only writes registers the load overwrites before
 // anything reads them (the `v = 0` before a load into a register NVRTC's PTX
 // reuses) is crossed too: its result is dead, so it issues without waiting
@@ -37,6 +45,6 @@
 namespace lab::sim::cycle {
 
 // Reorders `w` in place (instructions and their requests); returns the loads moved.
-uint32_t hoist_global_loads(const DecodedKernel& dk, WarpTrace& w);
+uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w);
 
 }  // namespace lab::sim::cycle

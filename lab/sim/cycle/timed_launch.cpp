@@ -143,7 +143,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     // order (hoist.h), not the PTX's; on this, the prefetch thread.
     for (WarpTrace& w : t->warps) {
       apply_sass_shape(dk, w);
-      hoist_global_loads(dk, w);
+      hoist_loads(dk, w);
     }
     std::lock_guard<std::mutex> lock(interp_m);
     interpreter_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - i0).count();
