@@ -179,6 +179,19 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w) {
   order_bits.reserve(n);
   std::vector<uint32_t> dead;   // instructions whose results a moved load overwrites
   std::vector<uint8_t> is_dead(n, 0);
+  // Whether instruction i must stay below order[p]: it reads what that one
+  // writes, or writes what that one reads or writes (rb, wb: i's masks).
+  auto depends = [&](size_t i, size_t p, uint64_t rb, uint64_t wb) {
+    const auto [rj_bits, wj_bits] = order_bits[p];
+    if (!(wj_bits & (rb | wb)) && !(rj_bits & wb)) return false;  // independent (or predicated off)
+    const uint32_t j = order[p];
+    const auto ri = reads(i), wi = writes(i), wj = writes(j), rj = reads(j);
+    for (const uint32_t* s = wj.first; s != wj.second; ++s)
+      if (in(*s, ri) || in(*s, wi)) return true;
+    for (const uint32_t* s = rj.first; s != rj.second; ++s)
+      if (in(*s, wi)) return true;
+    return false;
+  };
   size_t region = 0;            // no load moves above order[region]
   uint64_t region_reads = 0, region_writes = 0;  // the masks of every entry from order[region] on
   uint32_t moved = 0;
@@ -187,25 +200,11 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w) {
     size_t pos = order.size();
     const uint64_t rb = read_bits(i), wb = write_bits(i);
     if (feeds[i]) {
-      const auto ri = reads(i), wi = writes(i);
       const size_t floor = std::max(region, order.size() > kMaxScan ? order.size() - kMaxScan : size_t(0));
       // Independent of the whole region so far (a loop-invariant address):
       // it goes to the region's top without a scan.
       if (floor == region && !(region_writes & (rb | wb)) && !(region_reads & wb)) pos = floor;
-      while (pos > floor) {
-        const auto [rj_bits, wj_bits] = order_bits[pos - 1];
-        if (!(wj_bits & (rb | wb)) && !(rj_bits & wb)) {  // independent (or predicated off)
-          --pos;
-          continue;
-        }
-        const uint32_t j = order[pos - 1];
-        const auto wj = writes(j), rj = reads(j);
-        bool conflict = false;
-        for (const uint32_t* s = wj.first; s != wj.second && !conflict; ++s) conflict = in(*s, ri) || in(*s, wi);
-        for (const uint32_t* s = rj.first; s != rj.second && !conflict; ++s) conflict = in(*s, wi);
-        if (conflict) break;
-        --pos;
-      }
+      while (pos > floor && !depends(i, pos - 1, rb, wb)) --pos;
     } else if (shared_kind[i] == 1) {
       // A shared load moves up as a global load does (ptxas issues LDS
       // ahead of the math that uses them: siboehm's kernel 7 in sm_90a SASS
@@ -215,7 +214,6 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w) {
       // order; a store or atomic may alias) and crosses only what touches no
       // shared memory: arithmetic, global loads and stores. Register
       // dependencies stop it as they stop a global load.
-      const auto ri = reads(i), wi = writes(i);
       const size_t floor = std::max(region, order.size() > kMaxScan ? order.size() - kMaxScan : size_t(0));
       // Registers held by the region's earlier shared loads at the candidate
       // position: those not used yet at the end, and, as the scan crosses
@@ -233,14 +231,7 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w) {
         if (shared_kind[j] != 0 || access(j) == Access::Other || uj == Unit::Barrier || uj == Unit::AsyncWait) break;
         if (ahead + first_use_regs[j] > kSharedLoadRegsAhead) break;
         ahead += first_use_regs[j];
-        const auto [rj_bits, wj_bits] = order_bits[pos - 1];
-        if ((wj_bits & (rb | wb)) || (rj_bits & wb)) {
-          const auto wj = writes(j), rj = reads(j);
-          bool conflict = false;
-          for (const uint32_t* s = wj.first; s != wj.second && !conflict; ++s) conflict = in(*s, ri) || in(*s, wi);
-          for (const uint32_t* s = rj.first; s != rj.second && !conflict; ++s) conflict = in(*s, wi);
-          if (conflict) break;
-        }
+        if (depends(i, pos - 1, rb, wb)) break;
         --pos;
       }
       if (pos != order.size()) ++moved;
