@@ -36,38 +36,29 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w) {
       mem_begin[i] = uint32_t(m);
     }
   }
-  auto access_of = [&](size_t i) {
-    Access a = Access::None;
-    for (uint32_t m = mem_begin[i]; m < mem_begin[i + 1]; ++m) {
-      const TraceMem& r = w.mems[m];
-      if (r.space == ptx::Space::Shared) continue;
-      if (r.write) return Access::Store;
-      a = Access::Other;
-    }
-    if (a == Access::Other && dk.code[w.insts[i].pc].plain_load && w.insts[i].mask != 0) return Access::GlobalLoad;
-    return a;
-  };
-  std::vector<Access> accesses(n);
-  for (size_t i = 0; i < n; ++i) accesses[i] = access_of(i);
-  auto access = [&](size_t i) { return accesses[i]; };
-  // Shared memory: 1 a plain load whose every access is to shared memory
-  // (an LDS, which moves up as a global load does), 2 any other shared
-  // access (a store, an atomic, ldmatrix: nothing shared moves past it).
+  // Each instruction's global access (Access), and its shared one: 1 a plain
+  // load whose every access is to shared memory (an LDS, which moves up as a
+  // global load does), 2 any other shared access (a store, an atomic,
+  // ldmatrix: nothing shared moves past it). One pass over the requests.
+  std::vector<Access> accesses(n, Access::None);
   std::vector<uint8_t> shared_kind(n, 0);
   for (size_t i = 0; i < n; ++i) {
-    bool any = false, all_loads = true;
+    Access a = Access::None;
+    bool shared = false, shared_write = false;
     for (uint32_t m = mem_begin[i]; m < mem_begin[i + 1]; ++m) {
       const TraceMem& r = w.mems[m];
-      if (r.space != ptx::Space::Shared) {
-        all_loads = false;
-        continue;
+      if (r.space == ptx::Space::Shared) {
+        shared = true;
+        shared_write |= r.write;
+      } else if (a != Access::Store) {
+        a = r.write ? Access::Store : Access::Other;
       }
-      any = true;
-      if (r.write) all_loads = false;
     }
-    if (any)
-      shared_kind[i] = all_loads && dk.code[w.insts[i].pc].plain_load && w.insts[i].mask != 0 ? 1 : 2;
+    const bool plain_load = dk.code[w.insts[i].pc].plain_load && w.insts[i].mask != 0;
+    accesses[i] = a == Access::Other && plain_load ? Access::GlobalLoad : a;
+    if (shared) shared_kind[i] = !shared_write && a == Access::None && plain_load ? 1 : 2;
   }
+  auto access = [&](size_t i) { return accesses[i]; };
   auto is_load = [&](size_t i) { return access(i) == Access::GlobalLoad || shared_kind[i] == 1; };
   // The slots each instruction reads and writes as 64-bit masks (decode.h
   // read_bits): a pair whose masks are disjoint cannot conflict, which
