@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lab/sim/cycle/decode.h"
+#include "lab/sim/cycle/hoist.h"
 #include "lab/sim/cycle/params.h"
 #include "lab/sim/cycle/result.h"
 #include "lab/sim/cycle/sample.h"
@@ -881,4 +882,81 @@ TEST_CASE("cycle model: an integer division by a register takes the issue slots 
   CHECK(div.cycles >= add.cycles + slots - 1);
   // rem is the same sequence.
   CHECK(run("rem.u32").issued == div.issued);
+}
+
+TEST_CASE("cycle model: a load order worked out once is the one worked out afresh, for that shape only") {
+  // The second load's address (pc 6) and the load (pc 7) move above the
+  // add that uses the first load (pc 5), as ptxas issues them (hoist.h).
+  const char* ptx_text = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry hoistme(.param .u64 a)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [a];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.f32 %f1, [%rd3];
+  add.f32 %f2, %f1, %f1;
+  add.s64 %rd4, %rd3, 128;
+  ld.global.f32 %f3, [%rd4];
+  add.f32 %f4, %f3, %f2;
+  st.global.f32 [%rd3], %f4;
+  exit;
+}
+)";
+  auto p = simtest::Program::from_ptx(ptx_text, "hoistme");
+  REQUIRE(p.kernel);
+  const cycle::DecodedKernel dk = cycle::decode_kernel(*p.kernel, cycle::cycle_params(gpu_model("H100")));
+  // One warp's trace of the kernel, every lane on (or none on `off_pc`), its
+  // requests one coalesced sector run each.
+  auto trace = [&](int off_pc) {
+    cycle::WarpTrace w;
+    for (uint32_t pc = 0; pc < p.kernel->code.size(); ++pc) {
+      w.insts.emplace_back(pc, int(pc) == off_pc ? 0u : 0xffffffffu);
+      const lab::ptx::Op op = p.kernel->code[pc].op;
+      if ((op == lab::ptx::Op::Ld || op == lab::ptx::Op::St) && int(pc) != off_pc &&
+          p.kernel->code[pc].space == lab::ptx::Space::Global) {
+        const uint64_t sectors[4] = {64 + 4 * pc, 65 + 4 * pc, 66 + 4 * pc, 67 + 4 * pc};
+        w.add_global(sectors, 4, 4, op == lab::ptx::Op::St, false);
+      }
+    }
+    return w;
+  };
+  auto same = [](const cycle::WarpTrace& a, const cycle::WarpTrace& b) {
+    if (a.insts.size() != b.insts.size() || a.mems.size() != b.mems.size()) return false;
+    for (size_t i = 0; i < a.insts.size(); ++i)
+      if (a.insts[i].pc != b.insts[i].pc || a.insts[i].dead != b.insts[i].dead || a.insts[i].mask != b.insts[i].mask)
+        return false;
+    for (size_t i = 0; i < a.mems.size(); ++i)
+      if (a.mems[i].inst != b.mems[i].inst || a.mems[i].first_run != b.mems[i].first_run) return false;
+    return true;
+  };
+  cycle::HoistMemo memo;
+  cycle::WarpTrace fresh = trace(-1), first = trace(-1), second = trace(-1);
+  const uint32_t moved = cycle::hoist_loads(dk, fresh);
+  REQUIRE(moved > 0);
+  std::vector<uint32_t> pcs;
+  for (const cycle::TraceInst& t : fresh.insts) pcs.push_back(t.pc);
+  // The second load's address computed above the first load, the second
+  // load right after it (loads keep their order), both above pc 5; the
+  // thread index's arithmetic above the parameter load (it feeds pc 4).
+  std::string got;
+  for (uint32_t pc : pcs) got += std::to_string(pc) + " ";
+  CHECK(got == "1 2 0 3 6 4 7 5 8 9 10 ");
+  CHECK(cycle::hoist_loads(dk, first, &memo) == moved);   // worked out, kept
+  CHECK(cycle::hoist_loads(dk, second, &memo) == moved);  // taken from the memo
+  CHECK(same(fresh, first));
+  CHECK(same(fresh, second));
+  // The same pcs with the second load run by no lane: another shape, whose
+  // order is its own (nothing moves), not the memo's.
+  cycle::WarpTrace other_fresh = trace(7), other = trace(7);
+  const uint32_t other_moved = cycle::hoist_loads(dk, other_fresh);
+  CHECK(cycle::hoist_loads(dk, other, &memo) == other_moved);
+  CHECK(same(other_fresh, other));
+  CHECK_FALSE(same(other, fresh));
 }

@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -27,13 +29,37 @@ std::string quoted(const std::string& s) {
   return q + "'";
 }
 
-// The temporary file of the run in progress: removed if the check is stopped
-// by a signal while the program runs (a killed check leaves nothing behind).
-char g_err_path[64] = {};
+// The temporary files of the runs in progress (a program check runs several
+// side by side, lab/lesson/check_program.cpp): removed if the check is
+// stopped by a signal while they run (a killed check leaves nothing behind).
+// A fixed table, since the handler may only touch what is async-signal-safe.
+constexpr int kMaxRuns = 16;
+char g_err_paths[kMaxRuns][64] = {};
 extern "C" void remove_and_reraise(int sig) {
-  if (g_err_path[0]) unlink(g_err_path);
+  for (auto& p : g_err_paths)
+    if (p[0]) unlink(p);
   signal(sig, SIG_DFL);
   raise(sig);
+}
+// The handler is installed while any run is in progress: by the first to
+// start, and the previous one restored by the last to end.
+std::mutex g_runs_m;
+int g_runs = 0;
+std::optional<SignalScope> g_cleanup;
+int claim_err_slot(const char* path) {
+  std::lock_guard<std::mutex> lock(g_runs_m);
+  if (g_runs++ == 0) g_cleanup.emplace(remove_and_reraise);
+  for (int i = 0; path[0] && i < kMaxRuns; ++i)
+    if (!g_err_paths[i][0]) {
+      std::snprintf(g_err_paths[i], sizeof g_err_paths[i], "%s", path);
+      return i;
+    }
+  return -1;  // more runs than slots: this one's file is not removed on a signal
+}
+void release_err_slot(int slot) {
+  std::lock_guard<std::mutex> lock(g_runs_m);
+  if (slot >= 0) g_err_paths[slot][0] = 0;
+  if (--g_runs == 0) g_cleanup.reset();
 }
 
 std::string run_for_check(const std::vector<std::string>& sources, const std::vector<std::string>& defines,
@@ -53,17 +79,14 @@ std::string run_for_check(const std::vector<std::string>& sources, const std::ve
   if (fd >= 0) close(fd);
   cmd += " -- " + run.args + " 2>" + (fd >= 0 ? quoted(err_path) : std::string("/dev/null"));
   std::string out;
-  if (fd >= 0) std::snprintf(g_err_path, sizeof g_err_path, "%s", err_path);
-  {
-    SignalScope cleanup(remove_and_reraise);
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-      char buf[65536];
-      size_t n;
-      while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-      pclose(p);
-    }
+  const int slot = claim_err_slot(fd >= 0 ? err_path : "");
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    pclose(p);
   }
-  g_err_path[0] = 0;
+  release_err_slot(slot);
   if (fd < 0) return out;
   std::ifstream in(err_path);
   std::stringstream err;

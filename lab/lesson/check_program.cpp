@@ -25,13 +25,17 @@
 // names the line. Running the whole batch as one "micro-batch" gives the
 // full batch's losses, but with the full batch's activations on the device.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -65,6 +69,55 @@ struct RunOutput {
   int passes = 0;
   long floats = 0;
   nlohmann::json devices;              // the runtime's summary (devices.cpp)
+};
+
+// The runs of one check, each a `gpulab run` process of its own and most
+// of the check's time, run side by side on as many workers as the host has
+// cores (at most 4): a program check needs four to six of them, independent
+// of one another. Results are read in the order the rules need them; a check
+// that returns at the first failure stops the runs not yet started (the
+// destructor), and waits for those in progress.
+class RunPool {
+ public:
+  std::shared_future<RunOutput> add(std::function<RunOutput()> run) {
+    tasks_.push_back(std::make_unique<Task>());
+    tasks_.back()->run = std::move(run);
+    return tasks_.back()->done.get_future().share();
+  }
+  void start() {
+    const size_t workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+    for (size_t w = 0; w < std::min(workers, tasks_.size()); ++w)
+      threads_.emplace_back([this] {
+        for (size_t i; (i = next_++) < tasks_.size();) {
+          Task& t = *tasks_[i];
+          if (stop_) {
+            RunOutput skipped;
+            skipped.failure = "not run: the check had already failed";
+            t.done.set_value(std::move(skipped));
+            continue;
+          }
+          try {
+            t.done.set_value(t.run());
+          } catch (...) {
+            t.done.set_exception(std::current_exception());
+          }
+        }
+      });
+  }
+  ~RunPool() {
+    stop_ = true;
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  struct Task {
+    std::function<RunOutput()> run;
+    std::promise<RunOutput> done;
+  };
+  std::vector<std::unique_ptr<Task>> tasks_;
+  std::vector<std::thread> threads_;
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> stop_{false};
 };
 
 std::string tail(const std::string& s, size_t n = 1500) { return s.size() > n ? "..." + s.substr(s.size() - n) : s; }
@@ -333,25 +386,35 @@ CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, con
                                  solution = {lesson.path(ex.program), lesson.path(ex.solution)};
   const double tol = ex.tolerance.value_or(1e-5);
 
-  // The solution's runs, each once: by GPUs and arguments.
-  std::map<std::pair<int, std::string>, RunOutput> refs;
-  auto reference = [&](int gpus, const std::string& args, const ProgramRun& like) -> const RunOutput& {
+  // Every run the rules below read, started before the first is read: the
+  // student's runs and the solution's (each of those once, by GPUs and
+  // arguments), in the order the rules read them.
+  RunPool pool;
+  std::vector<std::shared_future<RunOutput>> got_runs;
+  std::map<std::pair<int, std::string>, std::shared_future<RunOutput>> refs;
+  auto add_reference = [&](int gpus, const std::string& args, const ProgramRun& like) {
     auto key = std::pair{gpus, args};
-    if (!refs.count(key)) {
-      ProgramRun r = like;
-      r.gpus = gpus;
-      r.args = args;
-      refs[key] = run_once(solution, ex.defines, r, *opts.gpu);
-    }
-    return refs[key];
+    if (refs.count(key)) return;
+    ProgramRun r = like;
+    r.gpus = gpus;
+    r.args = args;
+    refs[key] = pool.add([&, r] { return run_once(solution, ex.defines, r, *opts.gpu); });
   };
+  for (const ProgramRun& run : ex.runs) {
+    got_runs.push_back(pool.add([&, run] { return run_once(sources, ex.defines, run, *opts.gpu); }));
+    if (checks("loss")) add_reference(1, run.reference_args.empty() ? run.args : run.reference_args, run);
+    if (checks("peak")) add_reference(run.gpus, run.args, run);
+  }
+  pool.start();
+  auto reference = [&](int gpus, const std::string& args) -> const RunOutput& { return refs.at({gpus, args}).get(); };
 
   std::optional<CriterionResult> links;       // the last run's, once every run has held
   std::optional<CriterionResult> first_peak;  // the first run's, once every run has held
-  for (const ProgramRun& run : ex.runs) {
+  for (size_t i = 0; i < ex.runs.size(); ++i) {
+    const ProgramRun& run = ex.runs[i];
     SizeResult sr;
     sr.sizes = {{"gpus", run.gpus}};
-    RunOutput got = run_once(sources, ex.defines, run, *opts.gpu);
+    const RunOutput& got = got_runs[i].get();
     if (!got.ok) {
       sr.message = got.failure;
       rep.sizes.push_back(sr);
@@ -359,7 +422,7 @@ CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, con
     }
     if (checks("sums")) sr.message = rule_sums(run, got, tol, sr);
     if (sr.message.empty() && checks("loss")) {
-      const RunOutput& ref = reference(1, run.reference_args.empty() ? run.args : run.reference_args, run);
+      const RunOutput& ref = reference(1, run.reference_args.empty() ? run.args : run.reference_args);
       if (!ref.ok) return fail("launch", "the lesson's program on one GPU: " + ref.failure);
       sr.message = rule_loss(run, got, ref, tol);
     }
@@ -367,7 +430,7 @@ CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, con
     rep.sizes.push_back(sr);
     if (!sr.ok) return fail("correctness", sr.message);
     if (checks("peak")) {
-      const RunOutput& ref = reference(run.gpus, run.args, run);
+      const RunOutput& ref = reference(run.gpus, run.args);
       if (!ref.ok) return fail("launch", "the lesson's program with the solution: " + ref.failure);
       CriterionResult c = rule_peak(path, run, got, ref);
       if (!c.ok) {

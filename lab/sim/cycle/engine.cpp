@@ -289,6 +289,8 @@ class Slice {
     assert(cfg.sms <= 256);  // fill_key() keeps the SM in 8 bits
     sms_.resize(cfg.sms);
     ready_.resize(std::max<uint32_t>(1, slots));
+    sched_of_.resize(std::max<uint32_t>(1, slots));
+    for (uint32_t w = 0; w < slots; ++w) sched_of_[w] = uint8_t(w % p.schedulers);
     // The shared-memory carveout is what the resident blocks need, rounded up
     // to 8 KB; the L1 data cache is the rest of the unified capacity.
     uint64_t carve = uint64_t(cfg.blocks_per_sm) * cfg.shared_bytes_per_block;
@@ -380,6 +382,7 @@ class Slice {
   CycleResult& acc_;
   std::vector<Sm> sms_;
   std::vector<uint32_t> ready_;  // issue(): the scheduler's warps that may issue now, by entry
+  std::vector<uint8_t> sched_of_;  // per warp slot: scheduler_of()
   SliceRun run_;
   size_t next_block_ = 0;
   uint32_t rr_ = 0;
@@ -436,7 +439,9 @@ class Slice {
 
   // The scheduler (sub-partition) a warp slot issues on: slots are dealt
   // round-robin over the SM's schedulers.
-  uint32_t scheduler_of(uint32_t warp_slot) const { return warp_slot % p_.schedulers; }
+  // (A table, not the remainder: sync_wake asks at every examination, and a
+  // division by a count known only at run time is dearer than the lookup.)
+  uint32_t scheduler_of(uint32_t warp_slot) const { return sched_of_[warp_slot]; }
 
   // The event stream's record of the interval [w.since, t) in w.state.
   void record_span(const Warp& w, uint64_t t) {

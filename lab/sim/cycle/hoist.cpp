@@ -22,9 +22,70 @@ constexpr uint32_t kSharedLoadRegsAhead = 16;
 
 enum class Access : uint8_t { None, GlobalLoad, Other, Store };
 
+// One instruction of a trace as the order sees it (HoistMemo): its pc, any
+// lane ran it, folded, its global access and its shared one.
+uint64_t shape_of(const TraceInst& t, Access a, uint8_t shared_kind) {
+  return uint64_t(t.pc) | uint64_t(t.mask != 0) << 27 | uint64_t(t.folded) << 28 | uint64_t(a) << 29 |
+         uint64_t(shared_kind) << 31;
+}
+
+uint64_t hash_shape(const std::vector<uint64_t>& shape) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ shape.size();
+  for (uint64_t v : shape) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+  }
+  return h;
+}
+
+// Puts w's instructions (and their requests and mbarrier events) in `order`
+// and marks `dead` (hoist_loads decided both); returns `moved`.
+uint32_t apply_order(WarpTrace& w, const std::vector<uint32_t>& mem_begin, const std::vector<uint32_t>& order,
+                     const std::vector<uint32_t>& dead, uint32_t moved) {
+  const size_t n = w.insts.size();
+  if (!moved) return 0;
+  for (uint32_t j : dead) w.insts[j].dead = 1;
+  std::vector<TraceInst> insts(n);
+  std::vector<TraceMem> mems;
+  mems.reserve(w.mems.size());
+  for (size_t p = 0; p < n; ++p) {
+    const uint32_t o = order[p];
+    insts[p] = w.insts[o];
+    for (uint32_t m = mem_begin[o]; m < mem_begin[o + 1]; ++m) {
+      mems.push_back(w.mems[m]);
+      mems.back().inst = uint32_t(p);
+    }
+  }
+  // The mbarrier phase events follow their instructions.
+  if (!w.syncs.empty()) {
+    std::vector<uint32_t> position(n);
+    for (size_t p = 0; p < n; ++p) position[order[p]] = uint32_t(p);
+    for (TraceSync& s : w.syncs) s.inst = position[s.inst];
+    std::stable_sort(w.syncs.begin(), w.syncs.end(), [](const TraceSync& a, const TraceSync& b) { return a.inst < b.inst; });
+  }
+  w.insts = std::move(insts);
+  w.mems = std::move(mems);
+  return moved;
+}
+
 }  // namespace
 
-uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w) {
+const HoistMemo::Order* HoistMemo::find(uint64_t hash, const std::vector<uint64_t>& shape) {
+  std::lock_guard<std::mutex> lock(m_);
+  auto [b, e] = orders_.equal_range(hash);
+  for (auto it = b; it != e; ++it)
+    if (it->second.shape == shape) return &it->second;
+  return nullptr;
+}
+
+void HoistMemo::add(uint64_t hash, Order order) {
+  std::lock_guard<std::mutex> lock(m_);
+  if (insts_ + order.shape.size() > kMaxInsts) return;
+  insts_ += order.shape.size();
+  orders_.emplace(hash, std::move(order));
+}
+
+uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo) {
   const size_t n = w.insts.size();
   if (n < 2 || w.mems.empty()) return 0;
   // Requests per instruction: mems are sorted by inst.
@@ -57,6 +118,14 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w) {
     const bool plain_load = dk.code[w.insts[i].pc].plain_load && w.insts[i].mask != 0;
     accesses[i] = a == Access::Other && plain_load ? Access::GlobalLoad : a;
     if (shared) shared_kind[i] = !shared_write && a == Access::None && plain_load ? 1 : 2;
+  }
+  std::vector<uint64_t> shape;
+  uint64_t hash = 0;
+  if (memo) {
+    shape.resize(n);
+    for (size_t i = 0; i < n; ++i) shape[i] = shape_of(w.insts[i], accesses[i], shared_kind[i]);
+    hash = hash_shape(shape);
+    if (const HoistMemo::Order* o = memo->find(hash, shape)) return apply_order(w, mem_begin, o->order, o->dead, o->moved);
   }
   auto access = [&](size_t i) { return accesses[i]; };
   auto is_load = [&](size_t i) { return access(i) == Access::GlobalLoad || shared_kind[i] == 1; };
@@ -280,29 +349,8 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w) {
     order_bits.insert(order_bits.begin() + ptrdiff_t(pos), w.insts[i].mask ? std::pair(rb, wb) : std::pair(uint64_t(0), uint64_t(0)));
     if (w.insts[i].mask) region_reads |= rb, region_writes |= wb;
   }
-  if (!moved) return 0;
-  for (uint32_t j : dead) w.insts[j].dead = 1;
-  std::vector<TraceInst> insts(n);
-  std::vector<TraceMem> mems;
-  mems.reserve(w.mems.size());
-  for (size_t p = 0; p < n; ++p) {
-    const uint32_t o = order[p];
-    insts[p] = w.insts[o];
-    for (uint32_t m = mem_begin[o]; m < mem_begin[o + 1]; ++m) {
-      mems.push_back(w.mems[m]);
-      mems.back().inst = uint32_t(p);
-    }
-  }
-  // The mbarrier phase events follow their instructions.
-  if (!w.syncs.empty()) {
-    std::vector<uint32_t> position(n);
-    for (size_t p = 0; p < n; ++p) position[order[p]] = uint32_t(p);
-    for (TraceSync& s : w.syncs) s.inst = position[s.inst];
-    std::stable_sort(w.syncs.begin(), w.syncs.end(), [](const TraceSync& a, const TraceSync& b) { return a.inst < b.inst; });
-  }
-  w.insts = std::move(insts);
-  w.mems = std::move(mems);
-  return moved;
+  if (memo) memo->add(hash, HoistMemo::Order{std::move(shape), order, dead, moved});
+  return apply_order(w, mem_begin, order, dead, moved);
 }
 
 }  // namespace lab::sim::cycle

@@ -39,12 +39,47 @@
 // for its operands and without writing (TraceInst::dead).
 #pragma once
 
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
 #include "lab/sim/cycle/decode.h"
 #include "lab/sim/cycle/trace.h"
 
 namespace lab::sim::cycle {
 
-// Reorders `w` in place (instructions and their requests); returns the loads moved.
-uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w);
+// The orders hoist_loads worked out for one kernel, by the trace's shape:
+// per instruction its pc, whether any lane ran it, whether it is folded, and
+// what memory it touches (all the order depends on). The warps of a launch
+// mostly run one instruction stream, so a GEMM's thousands of traces share a
+// handful of orders: each is worked out once, and a trace of the same shape
+// takes it (compared in full, not by hash alone). Safe to share between
+// threads.
+class HoistMemo {
+ public:
+  struct Order {
+    std::vector<uint64_t> shape;   // per instruction (hoist.cpp shape_of)
+    std::vector<uint32_t> order;   // original indices, in the new order
+    std::vector<uint32_t> dead;    // instructions whose results a moved load overwrites
+    uint32_t moved = 0;
+  };
+  // The order for this shape, or null (the result is kept while the memo lives).
+  const Order* find(uint64_t hash, const std::vector<uint64_t>& shape);
+  void add(uint64_t hash, Order order);
+
+ private:
+  // Bounds the memory on a launch whose warps all differ (a data-dependent
+  // loop): past this many instructions' worth of orders, no more are kept.
+  static constexpr size_t kMaxInsts = size_t(1) << 24;
+  std::mutex m_;
+  std::unordered_multimap<uint64_t, Order> orders_;
+  size_t insts_ = 0;
+};
+
+// Reorders `w` in place (instructions and their requests); returns the loads
+// moved. With `memo`, an order worked out before for a trace of the same
+// shape is reused (the result is the same either way).
+uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo = nullptr);
 
 }  // namespace lab::sim::cycle

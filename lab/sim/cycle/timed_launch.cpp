@@ -133,6 +133,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   const uint32_t sms = uint32_t(std::max(1, gpu.sm_count));
   std::mutex interp_m;
   double interpreter_s = 0;  // time spent running the timed blocks in the interpreter
+  HoistMemo hoist_memo;      // the load orders of the launch's trace shapes, each worked out once
   auto make = [&](uint64_t b) {
     auto t = std::make_unique<BlockTrace>();
     t->block = b;
@@ -143,7 +144,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     // order (hoist.h), not the PTX's; on this, the prefetch thread.
     for (WarpTrace& w : t->warps) {
       apply_sass_shape(dk, w);
-      hoist_loads(dk, w);
+      hoist_loads(dk, w, &hoist_memo);
     }
     std::lock_guard<std::mutex> lock(interp_m);
     interpreter_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - i0).count();
