@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -499,35 +500,58 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
   // the checked file's own figures when it is the solution, else a run of it.
   // Kept per baseline and size kind, so each runs once.
   std::map<std::string, KernelFigures> baselines, timed_baselines;
+  // Runs baseline `name` at `sizes`; false when it is the checked file itself
+  // or no baseline of that name exists.
+  auto run_baseline = [&](const std::string& name, const SizeVars& sizes, const CheckOptions& o, KernelFigures* out) {
+    auto run = [&](const std::string& file, const std::string& kernel, const Geometry& geo) {
+      *out = baseline_figures(lesson, ex, file, kernel, geo, sizes, o);
+      return true;
+    };
+    if (name == "solution") return !same_file(path, lesson.path(ex.solution)) && run(ex.solution, ex.kernel, ex.geometry);
+    for (auto& [n, b] : ex.baselines)
+      if (n == name) return run(b.file, b.kernel, b.geometry);
+    return false;
+  };
   auto baseline_at = [&](const std::string& name, const SizeVars& sizes, const CheckOptions& o,
                          const KernelFigures& own, std::map<std::string, KernelFigures>& memo) -> const KernelFigures* {
     if (name.empty()) return nullptr;
     if (!memo.count(name)) {
-      auto run = [&](const std::string& file, const std::string& kernel, const Geometry& geo) {
-        return baseline_figures(lesson, ex, file, kernel, geo, sizes, o);
-      };
       try {
         if (name == "solution" && same_file(path, lesson.path(ex.solution))) memo[name] = own;
-        else if (name == "solution") memo[name] = run(ex.solution, ex.kernel, ex.geometry);
-        else
-          for (auto& [n, b] : ex.baselines)
-            if (n == name) memo[n] = run(b.file, b.kernel, b.geometry);
+        else if (KernelFigures f; run_baseline(name, sizes, o, &f)) memo[name] = std::move(f);
       } catch (const std::exception& e) {
         throw ManifestError(lesson.manifest_path, "baselines." + name, e.what());
       }
     }
     return &memo[name];
   };
+  // Time is judged where the GPU is full, on the blocks the cycle model samples
+  // (outputs there are incomplete; correctness was settled on every size above).
+  CheckOptions sampled = opts;
+  sampled.sample_only = true;
+  // The baselines' runs at the time size start now, beside the student's own
+  // (below): each is a prediction of a launch that fills the GPU, the
+  // check's longest runs, and they do not depend on one another. They land
+  // in baseline_figures' cache, which baseline_at then reads; a failure is
+  // reported there, when baseline_at runs it again.
+  std::vector<std::future<void>> timed_ahead;
+  if (!ex.time_size.empty())
+    for (const auto& c : ex.criteria)
+      if (c.metric == Metric::MaxPredictedTimeRatio && !c.baseline.empty())
+        timed_ahead.push_back(std::async(std::launch::async, [&, name = c.baseline] {
+          try {
+            KernelFigures f;
+            run_baseline(name, ex.time_size, sampled, &f);
+          } catch (const std::exception&) {
+          }
+        }));
   std::optional<KernelFigures> timed;  // the student's kernel at ex.time_size
   for (const auto& c : ex.criteria) {
     if (c.metric == Metric::MaxPredictedTimeRatio && !ex.time_size.empty()) {
-      // Time is judged where the GPU is full, on the blocks the cycle model samples
-      // (outputs there are incomplete; correctness was settled on every size above).
-      CheckOptions sampled = opts;
-      sampled.sample_only = true;
       if (!timed)
         timed = kernel_figures_at(lesson, ex, fs::absolute(path).string(), ex.kernel, ex.geometry, ex.time_size, sampled)
                     .figures;
+      for (std::future<void>& f : timed_ahead) f.wait();
       CriterionResult cr = evaluate_criterion(c, *timed, ex.time_size,
                                               baseline_at(c.baseline, ex.time_size, sampled, *timed, timed_baselines), src);
       cr.file = path;
