@@ -36,6 +36,7 @@
 #include <regex>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -391,22 +392,31 @@ CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, con
   // arguments), in the order the rules read them.
   RunPool pool;
   std::vector<std::shared_future<RunOutput>> got_runs;
-  std::map<std::pair<int, std::string>, std::shared_future<RunOutput>> refs;
+  using RunKey = std::tuple<int, std::string, std::string>;  // GPUs, arguments, link
+  std::map<RunKey, std::shared_future<RunOutput>> refs;
   auto add_reference = [&](int gpus, const std::string& args, const ProgramRun& like) {
-    auto key = std::pair{gpus, args};
-    if (refs.count(key)) return;
-    ProgramRun r = like;
-    r.gpus = gpus;
-    r.args = args;
-    refs[key] = pool.add([&, r] { return run_once(solution, ex.defines, r, *opts.gpu); });
+    auto key = RunKey{gpus, args, like.link};
+    if (!refs.count(key)) {
+      ProgramRun r = like;
+      r.gpus = gpus;
+      r.args = args;
+      refs[key] = pool.add([&, r] { return run_once(solution, ex.defines, r, *opts.gpu); });
+    }
+    return refs[key];
   };
+  // With --solution the checked file is the solution: the student's run is
+  // the solution's with the same arguments, one command, run once.
+  const bool checking_solution = sources == solution;
   for (const ProgramRun& run : ex.runs) {
-    got_runs.push_back(pool.add([&, run] { return run_once(sources, ex.defines, run, *opts.gpu); }));
+    got_runs.push_back(checking_solution ? add_reference(run.gpus, run.args, run)
+                                         : pool.add([&, run] { return run_once(sources, ex.defines, run, *opts.gpu); }));
     if (checks("loss")) add_reference(1, run.reference_args.empty() ? run.args : run.reference_args, run);
     if (checks("peak")) add_reference(run.gpus, run.args, run);
   }
   pool.start();
-  auto reference = [&](int gpus, const std::string& args) -> const RunOutput& { return refs.at({gpus, args}).get(); };
+  auto reference = [&](int gpus, const std::string& args, const ProgramRun& like) -> const RunOutput& {
+    return refs.at(RunKey{gpus, args, like.link}).get();
+  };
 
   std::optional<CriterionResult> links;       // the last run's, once every run has held
   std::optional<CriterionResult> first_peak;  // the first run's, once every run has held
@@ -422,7 +432,7 @@ CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, con
     }
     if (checks("sums")) sr.message = rule_sums(run, got, tol, sr);
     if (sr.message.empty() && checks("loss")) {
-      const RunOutput& ref = reference(1, run.reference_args.empty() ? run.args : run.reference_args);
+      const RunOutput& ref = reference(1, run.reference_args.empty() ? run.args : run.reference_args, run);
       if (!ref.ok) return fail("launch", "the lesson's program on one GPU: " + ref.failure);
       sr.message = rule_loss(run, got, ref, tol);
     }
@@ -430,7 +440,7 @@ CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, con
     rep.sizes.push_back(sr);
     if (!sr.ok) return fail("correctness", sr.message);
     if (checks("peak")) {
-      const RunOutput& ref = reference(run.gpus, run.args);
+      const RunOutput& ref = reference(run.gpus, run.args, run);
       if (!ref.ok) return fail("launch", "the lesson's program with the solution: " + ref.failure);
       CriterionResult c = rule_peak(path, run, got, ref);
       if (!c.ok) {
