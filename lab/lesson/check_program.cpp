@@ -388,8 +388,8 @@ CheckReport check_program_exercise(const Lesson& lesson, const Exercise& ex, con
   const double tol = ex.tolerance.value_or(1e-5);
 
   // Every run the rules below read, started before the first is read: the
-  // student's runs and the solution's (each of those once, by GPUs and
-  // arguments), in the order the rules read them.
+  // student's runs and the solution's (each of those once, by GPUs,
+  // arguments and link), in the order the rules read them.
   RunPool pool;
   std::vector<std::shared_future<RunOutput>> got_runs;
   using RunKey = std::tuple<int, std::string, std::string>;  // GPUs, arguments, link
