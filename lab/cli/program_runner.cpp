@@ -41,26 +41,35 @@ extern "C" void remove_and_reraise(int sig) {
   signal(sig, SIG_DFL);
   raise(sig);
 }
-// The handler is installed while any run is in progress: by the first to
-// start, and the previous one restored by the last to end.
+// A run in progress: its file in the table, and the handler installed while
+// any run is in progress (by the first to start; the previous one restored by
+// the last to end).
 std::mutex g_runs_m;
 int g_runs = 0;
 std::optional<SignalScope> g_cleanup;
-int claim_err_slot(const char* path) {
-  std::lock_guard<std::mutex> lock(g_runs_m);
-  if (g_runs++ == 0) g_cleanup.emplace(remove_and_reraise);
-  for (int i = 0; path[0] && i < kMaxRuns; ++i)
-    if (!g_err_paths[i][0]) {
-      std::snprintf(g_err_paths[i], sizeof g_err_paths[i], "%s", path);
-      return i;
-    }
-  return -1;  // more runs than slots: this one's file is not removed on a signal
-}
-void release_err_slot(int slot) {
-  std::lock_guard<std::mutex> lock(g_runs_m);
-  if (slot >= 0) g_err_paths[slot][0] = 0;
-  if (--g_runs == 0) g_cleanup.reset();
-}
+class RunInProgress {
+ public:
+  explicit RunInProgress(const char* err_path) {
+    std::lock_guard<std::mutex> lock(g_runs_m);
+    if (g_runs++ == 0) g_cleanup.emplace(remove_and_reraise);
+    for (int i = 0; err_path[0] && i < kMaxRuns && slot_ < 0; ++i)
+      if (!g_err_paths[i][0]) {
+        std::snprintf(g_err_paths[i], sizeof g_err_paths[i], "%s", err_path);
+        slot_ = i;
+      }
+    // More runs than slots: this one's file is not removed on a signal.
+  }
+  ~RunInProgress() {
+    std::lock_guard<std::mutex> lock(g_runs_m);
+    if (slot_ >= 0) g_err_paths[slot_][0] = 0;
+    if (--g_runs == 0) g_cleanup.reset();
+  }
+  RunInProgress(const RunInProgress&) = delete;
+  RunInProgress& operator=(const RunInProgress&) = delete;
+
+ private:
+  int slot_ = -1;
+};
 
 std::string run_for_check(const std::vector<std::string>& sources, const std::vector<std::string>& defines,
                           const lesson::ProgramRun& run, const sim::GpuModel& gpu) {
@@ -79,14 +88,15 @@ std::string run_for_check(const std::vector<std::string>& sources, const std::ve
   if (fd >= 0) close(fd);
   cmd += " -- " + run.args + " 2>" + (fd >= 0 ? quoted(err_path) : std::string("/dev/null"));
   std::string out;
-  const int slot = claim_err_slot(fd >= 0 ? err_path : "");
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    pclose(p);
+  {
+    RunInProgress in_progress(fd >= 0 ? err_path : "");
+    if (FILE* p = popen(cmd.c_str(), "r")) {
+      char buf[65536];
+      size_t n;
+      while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+      pclose(p);
+    }
   }
-  release_err_slot(slot);
   if (fd < 0) return out;
   std::ifstream in(err_path);
   std::stringstream err;

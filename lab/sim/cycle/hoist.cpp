@@ -349,8 +349,9 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo) {
     order_bits.insert(order_bits.begin() + ptrdiff_t(pos), w.insts[i].mask ? std::pair(rb, wb) : std::pair(uint64_t(0), uint64_t(0)));
     if (w.insts[i].mask) region_reads |= rb, region_writes |= wb;
   }
-  if (memo) memo->add(hash, HoistMemo::Order{std::move(shape), order, dead, moved});
-  return apply_order(w, mem_begin, order, dead, moved);
+  apply_order(w, mem_begin, order, dead, moved);
+  if (memo) memo->add(hash, HoistMemo::Order{std::move(shape), std::move(order), std::move(dead), moved});
+  return moved;
 }
 
 }  // namespace lab::sim::cycle
