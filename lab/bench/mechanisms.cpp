@@ -194,6 +194,31 @@ const std::map<Key, Published>& published_table() {
       // Same-address atomics, the whole GPU's updates per clock: the H100's
       // docs/fidelity/h100/l2-atomics.txt, the H200's mech-cuda-2.json.
       {{"H100", "atomics/one address"}, {0.69, "[LAB-H100] measured on this part"}},
+      // The dram rows (DRAM against bytes in flight), measured by the lab:
+      // docs/fidelity/h100/mech-cuda-dram.json and mech-cuda-dram-copy.json,
+      // docs/fidelity/h200/mech-cuda-dram.json (2026-11-27).
+      {{"H100", "dram/read 1x4 B"}, {2094, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/read 1x8 B"}, {2607, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/read 4x4 B"}, {2750, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/read 1x16 B"}, {2774, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/read 2x16 B"}, {2778, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/read 4x16 B"}, {2778, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/read 8x16 B"}, {2759, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/write 1x4 B"}, {3106, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/write 1x16 B"}, {3202, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/copy 1x4 B"}, {2367, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/copy 1x8 B"}, {2801, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/copy 1x16 B"}, {2837, "[LAB-H100] measured on this part"}},
+      {{"H100", "dram/copy 4x16 B"}, {2827, "[LAB-H100] measured on this part"}},
+      {{"H200", "dram/read 1x4 B"}, {2417, "[LAB-H200] measured on this part"}},
+      {{"H200", "dram/read 1x8 B"}, {3446, "[LAB-H200] measured on this part"}},
+      {{"H200", "dram/read 4x4 B"}, {3722, "[LAB-H200] measured on this part"}},
+      {{"H200", "dram/read 1x16 B"}, {3774, "[LAB-H200] measured on this part"}},
+      {{"H200", "dram/read 2x16 B"}, {3874, "[LAB-H200] measured on this part"}},
+      {{"H200", "dram/read 4x16 B"}, {3786, "[LAB-H200] measured on this part"}},
+      {{"H200", "dram/read 8x16 B"}, {3866, "[LAB-H200] measured on this part"}},
+      {{"H200", "dram/write 1x4 B"}, {4059, "[LAB-H200] measured on this part"}},
+      {{"H200", "dram/write 1x16 B"}, {4361, "[LAB-H200] measured on this part"}},
       {{"H200", "atomics/one address"}, {0.69, "[LAB-H200] measured on this part"}},
   };
   return t;
@@ -479,6 +504,46 @@ void l2_read(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   out.push_back(m);
 }
 
+// DRAM reads against the bytes each thread keeps in flight, and writes
+// (dram_flight.cu): one full wave of 256-thread blocks over a 256 MB array,
+// larger than every model's L2. Reads rise with the bytes in flight (Little's
+// law) until the DRAM's read rate caps them; writes need no reply, so one
+// store per thread meets the write rate. The GPU's figures are the reference
+// where the lab measured them (docs/fidelity/h100/mech-cuda-dram.json).
+void dram(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  const uint64_t bytes = 256ull << 20;
+  const uint32_t per_sm = uint32_t(std::max(1, g.max_threads_per_sm / 256));
+  const uint32_t blocks = uint32_t(g.sm_count) * per_sm;
+  const uint64_t threads = uint64_t(blocks) * 256;
+  struct P { const char* kernel; const char* vec; int width, loads; };
+  const P points[] = {{"dram_read", "float", 4, 1},   {"dram_read", "float2", 8, 1}, {"dram_read", "float", 4, 4},
+                      {"dram_read", "float4", 16, 1}, {"dram_read", "float4", 16, 2}, {"dram_read", "float4", 16, 4},
+                      {"dram_read", "float4", 16, 8}, {"dram_write", "float", 4, 1},  {"dram_write", "float4", 16, 1},
+                      {"dram_copy", "float", 4, 1},   {"dram_copy", "float2", 8, 1},  {"dram_copy", "float4", 16, 1},
+                      {"dram_copy", "float4", 16, 4}};
+  for (const P& p : points) {
+    const uint64_t per_pass = threads * uint64_t(p.loads) * uint64_t(p.width);
+    const std::string kind = std::string(p.kernel).substr(5);  // read, write, copy
+    // A copy reads one 128 MB array and writes another: 256 MB moved.
+    const uint64_t array = kind == "copy" ? bytes / 2 : bytes;
+    const int passes = int(array / per_pass);
+    std::vector<std::string> args = {"f32[" + n(array / 4) + "]" + (kind == "write" ? "" : "=rand")};
+    if (kind == "read") args.insert(args.end(), {"f32[" + n(threads) + "]", "i32=" + n(passes), "f32=-1"});
+    if (kind == "write") args.insert(args.end(), {"i32=" + n(passes), "f32=2"});
+    if (kind == "copy") args.insert(args.end(), {"f32[" + n(array / 4) + "]", "i32=" + n(passes)});
+    Run r = run(o, g, "dram_flight.cu", p.kernel, {blocks, 1, 1}, {256, 1, 1}, args, true,
+                {"VEC=" + std::string(p.vec), "LOADS=" + n(p.loads)});
+    const double moved = double(per_pass) * passes * (kind == "copy" ? 2 : 1);
+    const double gbs = moved / r.seconds / 1e9;
+    const std::string point = fmt::format("{} {}x{} B", kind, p.loads, p.width);
+    // x: the bytes a full SM keeps in flight (writes: those one pass issues).
+    MechanismRow m = row(g, "dram", point, double(per_sm) * 256 * p.loads * p.width / 1024, gbs, "GB/s", r);
+    m.rated = double(g.dram_bytes_per_s) / 1e9;
+    cite(m, point);
+    out.push_back(m);
+  }
+}
+
 // Divergence: the same two paths split by lane parity (every warp runs both)
 // or by warp (each runs one). The ratio is 2 by the SIMT rule [PG].
 void divergence(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
@@ -541,7 +606,7 @@ void atomics(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
 
 const std::vector<std::string>& mechanism_keys() {
   static const std::vector<std::string> k = {"banks", "stride", "chase",  "dependent", "peak",
-                                             "stream", "divergence", "hiding", "atomics"};
+                                             "stream", "dram", "divergence", "hiding", "atomics"};
   return k;
 }
 
@@ -549,7 +614,7 @@ MechanismReport run_mechanisms(const MechanismOptions& o) {
   for (const auto& k : o.only)
     if (std::find(mechanism_keys().begin(), mechanism_keys().end(), k) == mechanism_keys().end())
       throw std::runtime_error(fmt::format("no mechanism named '{}' (known: banks, stride, chase, dependent, peak, "
-                                           "stream, divergence, hiding, atomics)", k));
+                                           "stream, dram, divergence, hiding, atomics)", k));
   auto want = [&](const char* k) { return o.only.empty() || std::find(o.only.begin(), o.only.end(), k) != o.only.end(); };
   std::vector<const sim::GpuModel*> gpus = o.gpus;
   if (gpus.empty())
@@ -569,6 +634,7 @@ MechanismReport run_mechanisms(const MechanismOptions& o) {
     if (want("chase")) step("chase"), chase(o, *g, int_latency, rep.rows);
     if (want("peak")) step("peak"), peak(o, *g, rep.rows);
     if (want("stream")) step("stream"), stream(o, *g, rep.rows), l2_read(o, *g, rep.rows);
+    if (want("dram")) step("dram"), dram(o, *g, rep.rows);
     if (want("divergence")) step("divergence"), divergence(o, *g, rep.rows);
     if (want("hiding")) step("hiding"), hiding(o, *g, rep.rows);
     if (want("atomics")) step("atomics"), atomics(o, *g, rep.rows);

@@ -33,7 +33,7 @@ struct MechanismOptions {
 
 struct MechanismRow {
   std::string gpu;         // model name ("H100")
-  std::string mechanism;   // key: banks stride chase dependent peak stream divergence hiding atomics
+  std::string mechanism;   // key: banks stride chase dependent peak stream dram divergence hiding atomics
   std::string point;       // the sweep point, in words ("8-way", "stride 4", "L2")
   double x = 0;            // the sweep parameter as a number (ways, stride, warps, ...)
   double value = 0;        // the lab's figure, in `unit`

@@ -217,6 +217,20 @@ GpuModel make_h100() {
   // PCIe's measured 1832 of 2000 GB/s [GB], applied to the SXM's 3350.)
   m.dram_stream_bytes_per_s = 2941 * G;
   m.dram_stream_source = "[LAB-H100] STREAM copy 2941 GB/s measured by the lab on an H100 SXM";
+  // [LAB-H100] bench mechanisms' dram rows on an H100 SXM
+  // (docs/fidelity/h100/mech-cuda-dram.json, 2026-11-27): reads level off
+  // at 2774-2778 GB/s from 32 KB in flight per SM on (1x16, 2x16, 4x16 B
+  // per thread); write-only 3202 GB/s (1x16 B). The same run's STREAM copy
+  // 2880 and triad 2936 GB/s lie where one queue that takes reads at the
+  // one rate and writes at the other puts them (2973 and 2904).
+  m.dram_read_bytes_per_s = 2777 * G;
+  m.dram_write_bytes_per_s = 3202 * G;
+  m.dram_direction_source = "[LAB-H100] read sweep's plateau 2777 GB/s, write-only 3202 GB/s, measured on an H100 SXM";
+  // [LAB-H100] the same sweep at 4 B in flight per thread (8 KB per SM):
+  // 2094 GB/s, so by Little's law (132 x 8 KB in flight) a load takes
+  // 1022 cycles at u = 2094 / 3350 = 0.63 against the unloaded 687:
+  // S = 335 x (1 - u) / u = 201 cycles (the H200's sweep gives 198).
+  m.dram_queue_cycles = 201;
   m.l2_bytes = 50 * MiB;                          // [H100] whitepaper: 50 MB L2
   // [LAB-H200] L2 hits on the H200 (the same GH100 L2 and clock): a full
   // grid reading 16 MB past the L1, 8 passes beyond 2 (the difference of two
@@ -261,6 +275,15 @@ GpuModel make_h200() {
   // [GB]'s gpu-stream/h200.txt triad is lower (3534 GB/s).
   m.dram_stream_bytes_per_s = 4072 * G;
   m.dram_stream_source = "[LAB-H200] STREAM copy 4072 GB/s measured by the lab on an H200";
+  // [LAB-H200] bench mechanisms' dram rows on an H200
+  // (docs/fidelity/h200/mech-cuda-dram.json, 2026-11-27): reads level off
+  // at 3786-3874 GB/s (2x16, 4x16, 8x16 B per thread), write-only 4361 GB/s
+  // (1x16 B); the same run's copy 4090 GB/s. At 4 B in flight per thread
+  // 2417 GB/s: 886 cycles a load at u = 0.50 against the unloaded 685, S = 198.
+  m.dram_read_bytes_per_s = 3842 * G;
+  m.dram_write_bytes_per_s = 4361 * G;
+  m.dram_direction_source = "[LAB-H200] read sweep's plateau 3842 GB/s, write-only 4361 GB/s, measured on an H200";
+  m.dram_queue_cycles = 198;
   m.nvlink_bytes_per_s = 450 * G;                 // [H200] datasheet SXM: NVLink 900 GB/s, PCIe Gen5 128 GB/s
   m.dram_latency_cycles = 685;                    // [LAB-H200] pointer chase, 64 MB at 4 KB steps: 685 cycles
   m.l2_latency_cycles = 280;                      // [LAB-H200] pointer chase, 2 MB: 280 cycles
@@ -279,6 +302,12 @@ GpuModel make_h100_pcie() {
   m.memory_bus_bits = 5120;                           // [H100P] 5120-bit HBM2e
   m.dram_stream_bytes_per_s = 1832 * G;           // [GB] gpu-stream/h100_pcie.txt triad
   m.dram_stream_source = "[GB] H100 PCIe triad 1832 GB/s measured";
+  // No read/write split or loaded latency measured on the PCIe card: one
+  // rate (the triad's) and the unloaded latency. The SXM's do not carry
+  // over: [GB]'s read kernel reaches 1942 GB/s here, 97% of the rated
+  // 2000 against the SXM's 83% (HBM2e, not HBM3).
+  m.dram_read_bytes_per_s = m.dram_write_bytes_per_s = 0;
+  m.dram_queue_cycles = 0;
   m.nvlink_bytes_per_s = 300 * G;                 // [H100P] NVLink bridge 600 GB/s (both directions)
   m.dram_latency_cycles = 640;                    // [GB] gpu-latency/h100_pcie.txt: DRAM ~626-658 cycles
   m.l2_latency_cycles = 265;                      // [GB] gpu-latency/h100_pcie.txt: L2 hit ~265 cycles

@@ -61,6 +61,16 @@ struct GpuModel {
   // is published; 0 where none was found (cycle/params.cpp achievable_dram()).
   double dram_stream_bytes_per_s = 0;
   std::string_view dram_stream_source;
+  // Reads and writes apart, where the lab measured them (bench mechanisms'
+  // dram rows): the read rate with every SM's loads in flight and the
+  // write-only rate. 0 where not measured: both are the STREAM figure.
+  double dram_read_bytes_per_s = 0, dram_write_bytes_per_s = 0;
+  std::string_view dram_direction_source;
+  // A DRAM access waits longer as the DRAM gets busier: S x u / (1 - u)
+  // cycles more than the unloaded latency at utilisation u of the rated
+  // bandwidth. S in cycles, fitted to the lab's read sweep; 0 where not
+  // measured (the unloaded latency alone).
+  double dram_queue_cycles = 0;
   uint64_t l2_bytes = 0;
   double l2_bytes_per_clock = 0;     // aggregate L2 bandwidth (whitepaper or microbenchmark)
   double host_bytes_per_s = 0;       // PCIe, one direction

@@ -73,11 +73,22 @@ ArchDefaults arch_defaults(const GpuModel& g) {
 
 AchievableDram achievable_dram(const GpuModel& g) {
   const double rated = g.dram_bytes_per_s > 0 ? g.dram_bytes_per_s : 500e9;
-  if (g.dram_stream_bytes_per_s > 0) return {g.dram_stream_bytes_per_s, g.dram_stream_source};
-  // No STREAM figure found for this part (device.cpp): the median measured
-  // fraction of rated peak over the parts that have one and [BS]'s A100 40GB
-  // (0.86-0.92).
-  return {rated * 0.90, "no measurement found: 90%, the median measured triad fraction ([GB], [BS])"};
+  AchievableDram a;
+  if (g.dram_stream_bytes_per_s > 0) {
+    a.bytes_per_s = g.dram_stream_bytes_per_s;
+    a.source = g.dram_stream_source;
+  } else {
+    // No STREAM figure found for this part (device.cpp): the median measured
+    // fraction of rated peak over the parts that have one and [BS]'s A100 40GB
+    // (0.86-0.92).
+    a.bytes_per_s = rated * 0.90;
+    a.source = "no measurement found: 90%, the median measured triad fraction ([GB], [BS])";
+  }
+  const bool split = g.dram_read_bytes_per_s > 0 && g.dram_write_bytes_per_s > 0;
+  a.read_bytes_per_s = split ? g.dram_read_bytes_per_s : a.bytes_per_s;
+  a.write_bytes_per_s = split ? g.dram_write_bytes_per_s : a.bytes_per_s;
+  a.direction_source = split ? g.dram_direction_source : a.source;
+  return a;
 }
 
 double warp_mma_fraction(const GpuModel& g, ptx::Type t) {
@@ -185,7 +196,12 @@ CycleParams cycle_params(const GpuModel& g) {
   for (uint32_t i = 0; i < 6; ++i) p.wgmma_of_peak[i] = wgmma_fraction(g, 8u << i);  // N = 8, 16, ..., 256
   p.l1_shared_bytes = uint32_t(g.l1_shared_bytes_per_sm > 0 ? g.l1_shared_bytes_per_sm : d.unified_kb * 1024);
   p.l2_bytes_per_cycle = g.l2_bytes_per_clock > 0 ? g.l2_bytes_per_clock : 2048;
-  p.dram_bytes_per_cycle = achievable_dram(g).bytes_per_s / p.clock_hz;
+  const AchievableDram dram = achievable_dram(g);
+  p.dram_bytes_per_cycle = dram.bytes_per_s / p.clock_hz;
+  p.dram_read_bytes_per_cycle = dram.read_bytes_per_s / p.clock_hz;
+  p.dram_write_bytes_per_cycle = dram.write_bytes_per_s / p.clock_hz;
+  p.dram_rated_bytes_per_cycle = (g.dram_bytes_per_s > 0 ? g.dram_bytes_per_s : 500e9) / p.clock_hz;
+  p.dram_queue_cycles = g.dram_queue_cycles;
   p.l2_bytes = g.l2_bytes ? g.l2_bytes : 50ull << 20;
   // [KEP] (NVIDIA Kepler GK110 whitepaper, 2012): same-address global
   // atomics at one per clock, the only published figure; device.cpp has

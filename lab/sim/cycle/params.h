@@ -43,6 +43,13 @@ struct CycleParams {
   double l1_bytes_per_cycle = 128;        // L1 data path, shared by global sectors and shared wavefronts
   double l2_bytes_per_cycle = 5120;       // whole GPU
   double dram_bytes_per_cycle = 1700;     // whole GPU, achievable (achievable_dram), not rated
+  // The DRAM queue takes a read sector at the read rate and a written one at
+  // the write rate (achievable_dram; both dram_bytes_per_cycle where the GPU
+  // model has no split). An access waits S x u / (1 - u) cycles more than
+  // lat_dram at utilisation u of the rated bandwidth (dram_queue_cycles = S).
+  double dram_read_bytes_per_cycle = 1700, dram_write_bytes_per_cycle = 1700;
+  double dram_rated_bytes_per_cycle = 2000;
+  double dram_queue_cycles = 0;
   uint64_t l2_bytes = 50ull << 20;
   // Queue depths before a warp is throttled, in cycles of backlog on the L1
   // data path (model assumptions: NVIDIA publishes no queue sizes).
@@ -65,6 +72,10 @@ CycleParams cycle_params(const GpuModel& gpu);
 struct AchievableDram {
   double bytes_per_s = 0;
   std::string_view source;  // where the figure is published (device.cpp)
+  // Reads and writes apart: the measured rates where the GPU model has
+  // them (device.h), else both bytes_per_s.
+  double read_bytes_per_s = 0, write_bytes_per_s = 0;
+  std::string_view direction_source;
 };
 AchievableDram achievable_dram(const GpuModel& gpu);
 

@@ -105,6 +105,9 @@ struct CycleResult {
   uint64_t l1_sectors = 0, l1_hits = 0;     // global/local load sectors looked up in L1
   uint64_t l2_sectors = 0, l2_hits = 0;     // sectors that reached L2
   uint64_t dram_bytes = 0;                  // DRAM bytes of the timed blocks
+  // Cycles the slice's DRAM queue spent on them, reads and writes each at
+  // its own rate (params.h): over the cycles simulated, the DRAM's utilisation.
+  double dram_busy_cycles = 0;
   uint64_t l1_busy_cycles = 0;              // sum over SMs of L1/shared data-path busy cycles
   // What the model consumed from the trace: global/local sectors and shared
   // wavefronts. With every block timed they equal the interpreter's counters

@@ -233,7 +233,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   for (uint64_t c : seg_cycles) simulated += c;
   if (simulated) {
     const double share = plan.bandwidth_share;
-    r->dram_utilisation = double(r->dram_bytes) / (double(simulated) * p.dram_bytes_per_cycle * share);
+    r->dram_utilisation = r->dram_busy_cycles / double(simulated);
     r->l2_utilisation = double(r->l2_sectors) * 32.0 / (double(simulated) * p.l2_bytes_per_cycle * share);
   }
   if (r->active_sm_cycles) r->l1_utilisation = double(r->l1_busy_cycles) / double(r->active_sm_cycles);
