@@ -225,7 +225,6 @@ GpuModel make_h100() {
   // one rate and writes at the other puts them (2973 and 2904).
   m.dram_read_bytes_per_s = 2777 * G;
   m.dram_write_bytes_per_s = 3202 * G;
-  m.dram_direction_source = "[LAB-H100] read sweep's plateau 2777 GB/s, write-only 3202 GB/s, measured on an H100 SXM";
   // [LAB-H100] the same sweep at 4 B in flight per thread (8 KB per SM):
   // 2094 GB/s, so by Little's law (132 x 8 KB in flight) a load takes
   // 1022 cycles at u = 2094 / 3350 = 0.63 against the unloaded 687:
@@ -282,7 +281,6 @@ GpuModel make_h200() {
   // 2417 GB/s: 886 cycles a load at u = 0.50 against the unloaded 685, S = 198.
   m.dram_read_bytes_per_s = 3842 * G;
   m.dram_write_bytes_per_s = 4361 * G;
-  m.dram_direction_source = "[LAB-H200] read sweep's plateau 3842 GB/s, write-only 4361 GB/s, measured on an H200";
   m.dram_queue_cycles = 198;
   m.nvlink_bytes_per_s = 450 * G;                 // [H200] datasheet SXM: NVLink 900 GB/s, PCIe Gen5 128 GB/s
   m.dram_latency_cycles = 685;                    // [LAB-H200] pointer chase, 64 MB at 4 KB steps: 685 cycles

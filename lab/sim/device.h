@@ -65,7 +65,6 @@ struct GpuModel {
   // dram rows): the read rate with every SM's loads in flight and the
   // write-only rate. 0 where not measured: both are the STREAM figure.
   double dram_read_bytes_per_s = 0, dram_write_bytes_per_s = 0;
-  std::string_view dram_direction_source;
   // A DRAM access waits longer as the DRAM gets busier: S x u / (1 - u)
   // cycles more than the unloaded latency at utilisation u of the rated
   // bandwidth. S in cycles, fitted to the lab's read sweep; 0 where not

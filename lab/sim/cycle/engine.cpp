@@ -393,8 +393,8 @@ class Slice {
   // The DRAM queue's cost of a read and of a written sector, and the slice's
   // share of the rated sectors per cycle (params.h).
   double dram_read_cycles_per_sector_ = 0, dram_write_cycles_per_sector_ = 0, dram_rated_sectors_per_cycle_ = 1;
-  // Sectors per cycle that entered the DRAM queue lately: a running mean
-  // that forgets with time constant kDramRateWindow DRAM latencies.
+  // Sectors per cycle the DRAM queue served lately: a running mean that
+  // forgets with time constant kDramRateWindow DRAM latencies.
   double dram_rate_ = 0, dram_rate_t_ = 0;
   static constexpr double kDramRateWindow = 4;
   uint64_t l2_seen_ = 0, dram_seen_ = 0;  // sectors that reached L2, and went on to DRAM, so far
@@ -797,8 +797,8 @@ class Slice {
   // One sector enters the DRAM queue at t: a read or a written sector at its
   // own rate. One queue for both (the DRAM's data bus carries reads and
   // writes in turn): the lab's STREAM copy and triad on an H100 and an H200
-  // land within 3% of where the measured read-only and write-only rates put
-  // them (device.cpp, [LAB-H100], [LAB-H200]).
+  // land within 1-5% of where the measured read-only and write-only rates
+  // put them (device.cpp, [LAB-H100], [LAB-H200]).
   void dram_take(double t, bool write) {
     const double cost = write ? dram_write_cycles_per_sector_ : dram_read_cycles_per_sector_;
     dram_free_ = std::max(dram_free_, t) + cost;
@@ -845,8 +845,11 @@ class Slice {
       dram_take(t_data, write);
     }
     const double frac = std::min(1.0, double(dram_seen_) / double(l2_seen_));
-    const double d_dram = std::max(dram_free_, t_data) + p_.lat_dram + dram_loaded_wait(t_data);
-    a.shared_dram = a.l2 + frac * std::max(0.0, d_dram - a.l2);
+    a.shared_dram = a.l2;
+    if (frac > 0) {
+      const double d_dram = std::max(dram_free_, t_data) + p_.lat_dram + dram_loaded_wait(t_data);
+      a.shared_dram += frac * std::max(0.0, d_dram - a.l2);
+    }
     return a;
   }
 

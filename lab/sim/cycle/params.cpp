@@ -87,7 +87,6 @@ AchievableDram achievable_dram(const GpuModel& g) {
   const bool split = g.dram_read_bytes_per_s > 0 && g.dram_write_bytes_per_s > 0;
   a.read_bytes_per_s = split ? g.dram_read_bytes_per_s : a.bytes_per_s;
   a.write_bytes_per_s = split ? g.dram_write_bytes_per_s : a.bytes_per_s;
-  a.direction_source = split ? g.dram_direction_source : a.source;
   return a;
 }
 

@@ -73,9 +73,8 @@ struct AchievableDram {
   double bytes_per_s = 0;
   std::string_view source;  // where the figure is published (device.cpp)
   // Reads and writes apart: the measured rates where the GPU model has
-  // them (device.h), else both bytes_per_s.
+  // them (device.h, with their sources), else both bytes_per_s.
   double read_bytes_per_s = 0, write_bytes_per_s = 0;
-  std::string_view direction_source;
 };
 AchievableDram achievable_dram(const GpuModel& gpu);
 
