@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "lab/cuda/kernel_run.h"
 #include "lab/sim/cycle/params.h"
@@ -515,15 +516,15 @@ void dram(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   const uint32_t per_sm = uint32_t(std::max(1, g.max_threads_per_sm / 256));
   const uint32_t blocks = uint32_t(g.sm_count) * per_sm;
   const uint64_t threads = uint64_t(blocks) * 256;
-  struct P { const char* kernel; const char* vec; int width, loads; };
-  const P points[] = {{"dram_read", "float", 4, 1},   {"dram_read", "float2", 8, 1}, {"dram_read", "float", 4, 4},
-                      {"dram_read", "float4", 16, 1}, {"dram_read", "float4", 16, 2}, {"dram_read", "float4", 16, 4},
-                      {"dram_read", "float4", 16, 8}, {"dram_write", "float", 4, 1},  {"dram_write", "float4", 16, 1},
-                      {"dram_copy", "float", 4, 1},   {"dram_copy", "float2", 8, 1},  {"dram_copy", "float4", 16, 1},
-                      {"dram_copy", "float4", 16, 4}};
+  struct P { std::string kind; const char* vec; int width, loads; };  // kind: read, write, copy
+  const P points[] = {{"read", "float", 4, 1},   {"read", "float2", 8, 1}, {"read", "float", 4, 4},
+                      {"read", "float4", 16, 1}, {"read", "float4", 16, 2}, {"read", "float4", 16, 4},
+                      {"read", "float4", 16, 8}, {"write", "float", 4, 1},  {"write", "float4", 16, 1},
+                      {"copy", "float", 4, 1},   {"copy", "float2", 8, 1},  {"copy", "float4", 16, 1},
+                      {"copy", "float4", 16, 4}};
   for (const P& p : points) {
     const uint64_t per_pass = threads * uint64_t(p.loads) * uint64_t(p.width);
-    const std::string kind = std::string(p.kernel).substr(5);  // read, write, copy
+    const std::string& kind = p.kind;
     // A copy reads one 128 MB array and writes another: 256 MB moved.
     const uint64_t array = kind == "copy" ? bytes / 2 : bytes;
     const int passes = int(array / per_pass);
@@ -531,7 +532,7 @@ void dram(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
     if (kind == "read") args.insert(args.end(), {"f32[" + n(threads) + "]", "i32=" + n(passes), "f32=-1"});
     if (kind == "write") args.insert(args.end(), {"i32=" + n(passes), "f32=2"});
     if (kind == "copy") args.insert(args.end(), {"f32[" + n(array / 4) + "]", "i32=" + n(passes)});
-    Run r = run(o, g, "dram_flight.cu", p.kernel, {blocks, 1, 1}, {256, 1, 1}, args, true,
+    Run r = run(o, g, "dram_flight.cu", "dram_" + kind, {blocks, 1, 1}, {256, 1, 1}, args, true,
                 {"VEC=" + std::string(p.vec), "LOADS=" + n(p.loads)});
     const double moved = double(per_pass) * passes * (kind == "copy" ? 2 : 1);
     const double gbs = moved / r.seconds / 1e9;
@@ -613,8 +614,7 @@ const std::vector<std::string>& mechanism_keys() {
 MechanismReport run_mechanisms(const MechanismOptions& o) {
   for (const auto& k : o.only)
     if (std::find(mechanism_keys().begin(), mechanism_keys().end(), k) == mechanism_keys().end())
-      throw std::runtime_error(fmt::format("no mechanism named '{}' (known: banks, stride, chase, dependent, peak, "
-                                           "stream, dram, divergence, hiding, atomics)", k));
+      throw std::runtime_error(fmt::format("no mechanism named '{}' (known: {})", k, fmt::join(mechanism_keys(), ", ")));
   auto want = [&](const char* k) { return o.only.empty() || std::find(o.only.begin(), o.only.end(), k) != o.only.end(); };
   std::vector<const sim::GpuModel*> gpus = o.gpus;
   if (gpus.empty())

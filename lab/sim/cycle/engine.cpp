@@ -394,9 +394,8 @@ class Slice {
   // share of the rated sectors per cycle (params.h).
   double dram_read_cycles_per_sector_ = 0, dram_write_cycles_per_sector_ = 0, dram_rated_sectors_per_cycle_ = 1;
   // Sectors per cycle the DRAM queue served lately: a running mean that
-  // forgets with time constant kDramRateWindow DRAM latencies.
-  double dram_rate_ = 0, dram_rate_t_ = 0;
-  static constexpr double kDramRateWindow = 4;
+  // forgets with time constant dram_rate_window_, four DRAM latencies.
+  double dram_rate_ = 0, dram_rate_t_ = 0, dram_rate_window_ = 1;
   uint64_t l2_seen_ = 0, dram_seen_ = 0;  // sectors that reached L2, and went on to DRAM, so far
   L2Fill l2_fill_;
   // Global atomics: the L2 applies the updates of one address one at a time
@@ -418,6 +417,7 @@ class Slice {
     dram_read_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.dram_read_bytes_per_cycle * share);
     dram_write_cycles_per_sector_ = 32.0 / std::max(1e-9, p_.dram_write_bytes_per_cycle * share);
     dram_rated_sectors_per_cycle_ = std::max(1e-9, p_.dram_rated_bytes_per_cycle * share / 32.0);
+    dram_rate_window_ = 4.0 * std::max(1, p_.lat_dram);
     atomic_cycles_per_update_ = 1.0 / std::max(1e-9, p_.atomics_per_cycle * share);
   }
 
@@ -806,12 +806,11 @@ class Slice {
     // The rate counts a sector when the queue has served it, so it never
     // runs ahead of the queue's own rate (a burst that waits in the queue
     // is the rate queue's delay, not this one's).
-    const double window = kDramRateWindow * std::max(1, p_.lat_dram);
     if (dram_free_ > dram_rate_t_) {
-      dram_rate_ *= std::exp(-(dram_free_ - dram_rate_t_) / window);
+      dram_rate_ *= std::exp(-(dram_free_ - dram_rate_t_) / dram_rate_window_);
       dram_rate_t_ = dram_free_;
     }
-    dram_rate_ += 1.0 / window;
+    dram_rate_ += 1.0 / dram_rate_window_;
   }
 
   // The extra wait of a DRAM access at t under load: S x u / (1 - u) at the
@@ -822,8 +821,8 @@ class Slice {
   // delays accesses once demand passes the achievable rate.
   double dram_loaded_wait(double t) const {
     if (p_.dram_queue_cycles <= 0) return 0;
-    const double window = kDramRateWindow * std::max(1, p_.lat_dram);
-    const double rate = t > dram_rate_t_ ? dram_rate_ * std::exp(-(t - dram_rate_t_) / window) : dram_rate_;
+    const double rate =
+        t > dram_rate_t_ ? dram_rate_ * std::exp(-(t - dram_rate_t_) / dram_rate_window_) : dram_rate_;
     const double u = std::min(0.95, rate / dram_rated_sectors_per_cycle_);
     return p_.dram_queue_cycles * u / (1.0 - u);
   }

@@ -196,7 +196,6 @@ CycleParams cycle_params(const GpuModel& g) {
   p.l1_shared_bytes = uint32_t(g.l1_shared_bytes_per_sm > 0 ? g.l1_shared_bytes_per_sm : d.unified_kb * 1024);
   p.l2_bytes_per_cycle = g.l2_bytes_per_clock > 0 ? g.l2_bytes_per_clock : 2048;
   const AchievableDram dram = achievable_dram(g);
-  p.dram_bytes_per_cycle = dram.bytes_per_s / p.clock_hz;
   p.dram_read_bytes_per_cycle = dram.read_bytes_per_s / p.clock_hz;
   p.dram_write_bytes_per_cycle = dram.write_bytes_per_s / p.clock_hz;
   p.dram_rated_bytes_per_cycle = (g.dram_bytes_per_s > 0 ? g.dram_bytes_per_s : 500e9) / p.clock_hz;

@@ -42,11 +42,11 @@ struct CycleParams {
   uint32_t l1_shared_bytes = 256 * 1024;  // unified capacity per SM (the L1 gets what shared does not)
   double l1_bytes_per_cycle = 128;        // L1 data path, shared by global sectors and shared wavefronts
   double l2_bytes_per_cycle = 5120;       // whole GPU
-  double dram_bytes_per_cycle = 1700;     // whole GPU, achievable (achievable_dram), not rated
-  // The DRAM queue takes a read sector at the read rate and a written one at
-  // the write rate (achievable_dram; both dram_bytes_per_cycle where the GPU
-  // model has no split). An access waits S x u / (1 - u) cycles more than
-  // lat_dram at utilisation u of the rated bandwidth (dram_queue_cycles = S).
+  // Whole GPU, achievable (achievable_dram), not rated: the DRAM queue takes
+  // a read sector at the read rate and a written one at the write rate (both
+  // the STREAM figure where the GPU model has no split). An access waits
+  // S x u / (1 - u) cycles more than lat_dram at utilisation u of the rated
+  // bandwidth (dram_queue_cycles = S).
   double dram_read_bytes_per_cycle = 1700, dram_write_bytes_per_cycle = 1700;
   double dram_rated_bytes_per_cycle = 2000;
   double dram_queue_cycles = 0;
