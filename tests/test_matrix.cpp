@@ -423,6 +423,10 @@ TEST_CASE("mma.sync m16n8k16 f16 with ldmatrix (x4, x2.trans) from shared; ldmat
           mag += std::fabs(a[i * 16 + kk] * b[kk * 8 + j]);
         }
         check_close(d[i * 8 + j], want, mag, "D", size_t(i * 8 + j));
+        // Bit for bit the file comment's order (start at C, add the exact
+        // products in increasing k in fp64, round once), whichever vector
+        // width the host's multiply-accumulate path uses.
+        CHECK(d[i * 8 + j] == float(want));
       }
     size_t pc;
     REQUIRE(find_op(*k.kernel, ptx::Op::Ldmatrix, &pc, 4) != nullptr);
@@ -534,6 +538,7 @@ extern "C" __global__ void mma_bf16(const unsigned short* A, const unsigned shor
         mag += std::fabs(a[i * 16 + kk] * b[kk * 8 + j]);
       }
       check_close(d[i * 8 + j], want, mag, "D", size_t(i * 8 + j));
+      CHECK(d[i * 8 + j] == float(want));  // the summation order, bit for bit
     }
 }
 

@@ -188,9 +188,12 @@ uint32_t element_from_float(float v, Type t) {
 // N is the shape's n when it is one of the common ones (8: mma.m16n8,
 // 16: wmma.m16n16): a fixed-width row the compiler keeps in registers and
 // vectorises; 0 for any other (the same arithmetic, in the same order).
+// Always inlined, so each caller below compiles it for its own instruction
+// set: the product is rounded to float and widened before the add (no FMA
+// can fuse across the conversion), so every set gives the same bits.
 template <uint32_t N>
-void multiply_accumulate_n(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n_any,
-                           uint32_t k) {
+[[gnu::always_inline]] inline void multiply_accumulate_n(const float* A, const float* Bm, const float* C, float* D,
+                                                         uint32_t m, uint32_t n_any, uint32_t k) {
   const uint32_t n = N ? N : n_any;
   double s[16];
   for (uint32_t r = 0; r < m; ++r) {
@@ -204,11 +207,46 @@ void multiply_accumulate_n(const float* A, const float* Bm, const float* C, floa
   }
 }
 
-void multiply_accumulate(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n,
-                         uint32_t k) {
+void multiply_accumulate_any(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n,
+                             uint32_t k) {
   if (n == 8) multiply_accumulate_n<8>(A, Bm, C, D, m, n, k);
   else if (n == 16) multiply_accumulate_n<16>(A, Bm, C, D, m, n, k);
   else multiply_accumulate_n<0>(A, Bm, C, D, m, n, k);
+}
+
+// The same loops with 256- and 512-bit vectors where the host has them: a
+// row of 8 or 16 doubles is one or two registers instead of four or eight
+// (the simulator is built for any x86-64, so these are chosen at run time).
+#if defined(__x86_64__) && defined(__GNUC__)
+[[gnu::target("avx2")]] void multiply_accumulate_avx2(const float* A, const float* Bm, const float* C, float* D,
+                                                      uint32_t m, uint32_t n, uint32_t k) {
+  if (n == 8) multiply_accumulate_n<8>(A, Bm, C, D, m, n, k);
+  else if (n == 16) multiply_accumulate_n<16>(A, Bm, C, D, m, n, k);
+  else multiply_accumulate_n<0>(A, Bm, C, D, m, n, k);
+}
+[[gnu::target("avx512f")]] void multiply_accumulate_avx512(const float* A, const float* Bm, const float* C, float* D,
+                                                           uint32_t m, uint32_t n, uint32_t k) {
+  if (n == 8) multiply_accumulate_n<8>(A, Bm, C, D, m, n, k);
+  else if (n == 16) multiply_accumulate_n<16>(A, Bm, C, D, m, n, k);
+  else multiply_accumulate_n<0>(A, Bm, C, D, m, n, k);
+}
+#endif
+
+using MultiplyAccumulate = void (*)(const float*, const float*, const float*, float*, uint32_t, uint32_t, uint32_t);
+
+MultiplyAccumulate pick_multiply_accumulate() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return multiply_accumulate_avx512;
+  if (__builtin_cpu_supports("avx2")) return multiply_accumulate_avx2;
+#endif
+  return multiply_accumulate_any;
+}
+
+void multiply_accumulate(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n,
+                         uint32_t k) {
+  static const MultiplyAccumulate f = pick_multiply_accumulate();
+  f(A, Bm, C, D, m, n, k);
 }
 
 // Every .f16 value as a float, from half_to_float once: fragments convert
@@ -225,9 +263,17 @@ const float* half_table() {
 // Lane -> element coordinates of one fragment, tabulated once from the
 // fragments.h functions (which stay the one definition): an mma or wmma
 // instruction looks them up instead of recomputing them per lane and element.
+// With them, each element's offset in the dense row-major matrix the
+// instruction multiplies (row * ld + col, ld the matrix's row length).
 struct FragmentTable {
-  uint32_t elems = 0;
+  uint32_t elems = 0, ld = 0;
   frag::Coord at[kWarpSize][16];
+  uint16_t off[kWarpSize][16];
+  void tabulate_offsets(uint32_t row_length) {
+    ld = row_length;
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+      for (uint32_t i = 0; i < elems; ++i) off[lane][i] = uint16_t(at[lane][i].row * ld + at[lane][i].col);
+  }
 };
 
 // mma.m16n8kK: A, B, C tables for (k, ab).
@@ -250,6 +296,7 @@ const FragmentTable& mma_table(char which, uint32_t k, Type ab) {
               ft.at[lane][i] = w == 0 ? frag::mma_a(16, 8, kv, ty, lane, i)
                                : w == 1 ? frag::mma_b(16, 8, kv, ty, lane, i)
                                         : frag::mma_c(16, 8, kv, lane, i);
+          ft.tabulate_offsets(w == 0 ? kv : 8);  // A is 16 x k, B k x 8, C 16 x 8
         }
     return t;
   }();
@@ -271,6 +318,7 @@ const FragmentTable& wmma_table(frag::WmmaMatrix which, uint32_t k, Type t) {
           ft.elems = frag::wmma_info(wm, 16, 16, kv, ty).elems;
           for (uint32_t lane = 0; lane < kWarpSize; ++lane)
             for (uint32_t i = 0; i < ft.elems; ++i) ft.at[lane][i] = frag::wmma_element(wm, 16, 16, kv, ty, lane, i);
+          ft.tabulate_offsets(wm == frag::WmmaMatrix::A ? kv : 16);  // A is 16 x k, B k x 16, C 16 x 16
         }
     return tb;
   }();
@@ -278,29 +326,55 @@ const FragmentTable& wmma_table(frag::WmmaMatrix which, uint32_t k, Type t) {
 }
 
 // Element values of a fragment, all lanes, into the dense row-major matrix
-// M (leading dimension ld): what element_bits + element_value give, read
-// register by register.
+// M (its row length the table's ld): what element_bits + element_value give,
+// read register by register. A 16-bit fragment's register holds elements
+// 2j and 2j + 1 (low half first), read once for both.
 void gather(const WarpContext& c, const uint32_t* slots, const frag::FragmentInfo& f, uint32_t elems,
-            const FragmentTable& t, Type ty, float* M, uint32_t ld) {
-  const float* half = ty == Type::F16 ? half_table() : nullptr;
-  for (uint32_t i = 0; i < elems; ++i) {
-    const uint32_t slot = slots[f.elem_bits == 32 ? i : i / 2];
-    const uint32_t shift = f.elem_bits == 32 ? 0 : 16 * (i & 1);
-    const uint32_t mask = f.elem_bits == 32 ? 0xffffffffu : 0xffffu;
-    static const uint64_t kZeros[kWarpSize] = {};  // the sink register reads 0
-    const uint64_t* r = slot < ptx::kSinkReg ? c.regs + size_t(slot) * kWarpSize : kZeros;
-    if (half) {  // fp16 fragments (the common case): one table lookup per element
-      for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-        const frag::Coord p = t.at[lane][i];
-        M[p.row * ld + p.col] = half[(uint32_t(r[lane]) >> shift) & 0xffffu];
-      }
-      continue;
+            const FragmentTable& t, Type ty, float* M) {
+  static const uint64_t kZeros[kWarpSize] = {};  // the sink register reads 0
+  auto reg = [&](uint32_t r) { return slots[r] < ptx::kSinkReg ? c.regs + size_t(slots[r]) * kWarpSize : kZeros; };
+  if (f.elem_bits == 32) {
+    for (uint32_t i = 0; i < elems; ++i) {
+      const uint64_t* r = reg(i);
+      const uint16_t* off = &t.off[0][i];
+      if (ty == Type::F32)
+        for (uint32_t lane = 0; lane < kWarpSize; ++lane) M[off[lane * 16]] = std::bit_cast<float>(uint32_t(r[lane]));
+      else
+        for (uint32_t lane = 0; lane < kWarpSize; ++lane) M[off[lane * 16]] = element_value(uint32_t(r[lane]), ty);
     }
+    return;
+  }
+  const float* half = ty == Type::F16 ? half_table() : nullptr;
+  for (uint32_t i = 0; i < elems; i += 2) {
+    const uint64_t* r = reg(i / 2);
+    const bool both = i + 1 < elems;
     for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-      const frag::Coord p = t.at[lane][i];
-      M[p.row * ld + p.col] = element_value((uint32_t(r[lane]) >> shift) & mask, ty);
+      const uint32_t v = uint32_t(r[lane]);
+      const uint16_t* off = t.off[lane];
+      if (half) {  // fp16 fragments (the common case): one table lookup per element
+        M[off[i]] = half[v & 0xffffu];
+        if (both) M[off[i + 1]] = half[v >> 16];
+      } else {
+        M[off[i]] = element_value(v & 0xffffu, ty);
+        if (both) M[off[i + 1]] = element_value(v >> 16, ty);
+      }
     }
   }
+}
+
+// D's elements from the dense result, into the fragment's registers, as
+// FragmentOut::put gives them (a 16-bit D packs elements 2j, 2j + 1).
+void scatter_result(WarpContext& c, const uint32_t* slots, const frag::FragmentInfo& fd, const FragmentTable& t,
+                    const float* D, Type dt) {
+  FragmentOut out;
+  if (fd.elem_bits == 32 && dt == Type::F32) {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+      for (uint32_t i = 0; i < fd.elems; ++i) out.regs[i][lane] = std::bit_cast<uint32_t>(D[t.off[lane][i]]);
+  } else {
+    for (uint32_t lane = 0; lane < kWarpSize; ++lane)
+      for (uint32_t i = 0; i < fd.elems; ++i) out.put(fd, lane, i, element_from_float(D[t.off[lane][i]], dt));
+  }
+  out.write(c, slots, fd.regs);
 }
 
 // ---- mma.sync ------------------------------------------------------------------------
@@ -322,17 +396,11 @@ void exec_mma(const ptx::Instr& in, WarpContext& c) {
     return;
   float A[16 * 16], Bm[16 * 8], C[16 * 8], D[16 * 8];
   const FragmentTable &ta = mma_table('A', k, ab), &tb = mma_table('B', k, ab), &tc = mma_table('C', k, ab);
-  gather(c, sa, fa, fa.elems, ta, ab, A, k);
-  gather(c, sb, fb, fb.elems, tb, ab, Bm, n);
-  gather(c, sc, fc, fc.elems, tc, ct, C, n);
+  gather(c, sa, fa, fa.elems, ta, ab, A);
+  gather(c, sb, fb, fb.elems, tb, ab, Bm);
+  gather(c, sc, fc, fc.elems, tc, ct, C);
   multiply_accumulate(A, Bm, C, D, m, n, k);
-  FragmentOut out;
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane)
-    for (uint32_t i = 0; i < fd.elems; ++i) {
-      frag::Coord p = tc.at[lane][i];
-      out.put(fd, lane, i, element_from_float(D[p.row * n + p.col], dt));
-    }
-  out.write(c, sd, fd.regs);
+  scatter_result(c, sd, fd, tc, D, dt);
 }
 
 // ---- wmma ------------------------------------------------------------------------------
@@ -476,17 +544,11 @@ void exec_wmma_mma(const ptx::Instr& in, WarpContext& c) {
   const uint32_t ua = m * k / kWarpSize, ub = k * n / kWarpSize, uc = m * n / kWarpSize;
   const FragmentTable &ta = wmma_table(WmmaMatrix::A, k, ab), &tb = wmma_table(WmmaMatrix::B, k, ab),
                       &tc = wmma_table(WmmaMatrix::C, k, ct);
-  gather(c, sa, fa, ua, ta, ab, A, k);
-  gather(c, sb, fb, ub, tb, ab, Bm, n);
-  gather(c, sc, fc, uc, tc, ct, C, n);
+  gather(c, sa, fa, ua, ta, ab, A);
+  gather(c, sb, fb, ub, tb, ab, Bm);
+  gather(c, sc, fc, uc, tc, ct, C);
   multiply_accumulate(A, Bm, C, D, m, n, k);
-  FragmentOut out;
-  for (uint32_t lane = 0; lane < kWarpSize; ++lane)
-    for (uint32_t i = 0; i < fd.elems; ++i) {
-      frag::Coord p = tc.at[lane][i];
-      out.put(fd, lane, i, element_from_float(D[p.row * n + p.col], dt));
-    }
-  out.write(c, sd, fd.regs);
+  scatter_result(c, sd, fd, tc, D, dt);
 }
 
 // ---- ldmatrix / stmatrix ------------------------------------------------------------
