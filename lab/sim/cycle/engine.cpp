@@ -636,6 +636,11 @@ class Slice {
   // cp.async wait the copies in flight.
   void prepare_next(Warp& w) const {
     const TraceInst& ti = w.tr->insts[w.next];
+    // The trace is cold when the warp comes back to it (the SM's other warps
+    // issue in between): its next host cache lines of instructions and
+    // requests are asked for now, a line ahead of where they are read.
+    __builtin_prefetch(w.tr->insts.data() + w.next + 8);
+    __builtin_prefetch(w.tr->mems.data() + w.next_mem + 2);
     const DecodedInstr& d = dk_.code[ti.pc];
     uint64_t dep = 0;
     Stall why = Stall::Wait;
