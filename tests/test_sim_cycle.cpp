@@ -758,6 +758,82 @@ TEST_CASE("cycle model: a short constant-trip loop is timed as ptxas unrolls it"
   CHECK(cycle::decode_kernel(*p05.kernel, cycle::cycle_params(h100)).unrolled.empty());
 }
 
+TEST_CASE("cycle model: a count-down loop with a run-time trip count is unrolled by four, unless marked nounroll") {
+  // NVRTC's main loop after its own unrolling counts down to zero; ptxas
+  // unrolls it by four more (lesson 10's column sum: 16 LDG, then 16 FADD,
+  // in the sm_90 SASS). The front end's remainder loop carries
+  // `.pragma "nounroll"` and stays a loop. Here: one load and one add per
+  // iteration, 16 iterations, each load from its own 4 KB line (a DRAM
+  // miss): rolled, the loads wait one after another (the add reads the
+  // register the next load writes); unrolled, four iterations' loads leave
+  // together.
+  auto ptx_with = [](const std::string& pragma) {
+    return std::string(R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry countdown(.param .u64 in, .param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [n];
+  cvta.to.global.u64 %rd3, %rd1;
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd4, %r2, 4;
+  add.s64 %rd5, %rd3, %rd4;
+  mov.f32 %f1, 0f00000000;
+L_loop:
+)") + pragma + R"(
+  ld.global.f32 %f2, [%rd5];
+  add.f32 %f1, %f1, %f2;
+  add.s64 %rd5, %rd5, 4096;
+  add.s32 %r1, %r1, -1;
+  setp.ne.s32 %p1, %r1, 0;
+  @%p1 bra L_loop;
+  cvta.to.global.u64 %rd6, %rd2;
+  add.s64 %rd7, %rd6, %rd4;
+  st.global.f32 [%rd7], %f1;
+  exit;
+}
+)";
+  };
+  const auto params = cycle::cycle_params(gpu_model("H100"));
+  double cycles[2] = {};
+  for (int marked = 0; marked < 2; ++marked) {
+    CAPTURE(marked);
+    auto p = simtest::Program::from_ptx(ptx_with(marked ? "  .pragma \"nounroll\";" : ""), "countdown");
+    REQUIRE(p.kernel);
+    const cycle::DecodedKernel dk = cycle::decode_kernel(*p.kernel, params);
+    if (marked) {
+      CHECK(dk.unrolled.empty());
+    } else {
+      REQUIRE(dk.unrolled.size() == 1);
+      CHECK(dk.unrolled[0].runtime);
+      CHECK(dk.unrolled[0].trip == 4);
+    }
+    const uint64_t in = p.memory.allocate(uint64_t(16) * 4096, "in");
+    const uint64_t out = p.memory.allocate(128, "out");
+    p.arg<uint64_t>(in);
+    p.arg<uint64_t>(out);
+    p.arg<uint32_t>(16);
+    auto res = p.run({1, 1, 1}, {32, 1, 1}, 0, timed(TimingMode::Full));
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    cycles[marked] = res.metrics.cycle->cycles;
+  }
+  // H100: DRAM latency 687 cycles (device.cpp). Rolled: 16 latencies one
+  // after another; unrolled: 4 groups of 4 loads in flight together.
+  const double dram = double(gpu_model("H100").dram_latency_cycles);
+  MESSAGE("16 iterations: unrolled " << cycles[0] << " cycles, nounroll " << cycles[1]);
+  CHECK(cycles[1] > 16 * dram);
+  CHECK(cycles[0] < 6 * dram);
+  CHECK(cycles[0] > 4 * dram);
+}
+
 TEST_CASE("cycle model: an unrolled loop's counter may start from a register set once to a constant") {
   // NVRTC hoists an inner loop's `0` out of the outer loop (siboehm's kernel
   // 4): `mov %r3, %r1` with %r1 set once, to 0. Written twice, it is not a

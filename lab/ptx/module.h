@@ -302,6 +302,10 @@ struct Kernel {
   std::vector<VarDecl> local_vars;      // .local frame
   uint32_t local_bytes = 0;
   std::vector<Instr> code;
+  // Instructions a `.pragma "nounroll";` stands before (PTX ISA 11.3,
+  // "Pragma Strings": the loop whose header block it opens is not to be
+  // unrolled; ptxas honours it). Ascending.
+  std::vector<uint32_t> nounroll;
   std::vector<std::string> labels;      // label name per instruction index, "" if none (messages)
   std::vector<SourceLoc> locs;          // locs[0] is the empty location
   uint32_t max_ntid[3] = {0, 0, 0};     // .maxntid, 0 = unset

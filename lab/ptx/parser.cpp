@@ -648,8 +648,10 @@ class Parser {
         else if (w == ".shared") parse_var_decl(Space::Shared, false, line);
         else if (w == ".local") parse_var_decl(Space::Local, false, line);
         else if (w == ".loc") parse_loc(line);
-        else if (w == ".pragma") skip_to_semicolon();
-        else if (w == ".param") parse_var_decl(Space::Param, false, line);
+        else if (w == ".pragma") {
+          if (peek().kind == Tok::String && peek().text == "nounroll") k_.nounroll.push_back(uint32_t(k_.code.size()));
+          skip_to_semicolon();
+        } else if (w == ".param") parse_var_decl(Space::Param, false, line);
         else fail(line, "unsupported directive " + show(t) + " inside a kernel");
         continue;
       }

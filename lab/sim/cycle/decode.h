@@ -95,7 +95,11 @@ constexpr uint32_t kIfConvertMaxBody = 12;
 // A loop ptxas unrolls (unroll.h).
 struct UnrolledLoop {
   uint32_t head = 0, back = 0;  // the body [head, back]; `back` is the back edge
-  uint32_t trip = 0;            // iterations
+  uint32_t trip = 0;            // iterations; with `runtime`, the iterations of one unrolled group
+  // A loop whose trip count is known only at run time, which ptxas unrolls
+  // by `trip` (unroll.h kRuntimeUnroll): its iterations run in groups of
+  // `trip`, the last group of a run as long as the iterations left.
+  bool runtime = false;
   // Per iteration, per instruction of the body: the TraceInst flags.
   struct Flags {
     uint8_t merge = 0;  // TraceInst::merge: 0, 1 (LDS.64), 2 (LDS.128), 3 (a 4-byte LDS of two halves)

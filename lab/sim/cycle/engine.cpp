@@ -647,7 +647,9 @@ class Slice {
     w.dep_producer = 0;
     if (!ti.dead) {
       const uint32_t* sl = dk_.slots.data() + d.first;
-      for (uint32_t i = 0, n = uint32_t(d.reads) + d.writes; i < n; ++i)
+      // A renamed instruction's destinations are its own (hoist.h): it waits
+      // for what it reads only.
+      for (uint32_t i = 0, n = uint32_t(d.reads) + (ti.renamed ? 0u : d.writes); i < n; ++i)
         if (const uint64_t v = w.scoreboard[sl[i]]; score_ready(v) > dep) {
           dep = score_ready(v), why = score_why(v);
           if (w.producers) w.dep_producer = w.producers[sl[i]];

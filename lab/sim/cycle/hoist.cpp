@@ -41,10 +41,11 @@ uint64_t hash_shape(const std::vector<uint64_t>& shape) {
 // Puts w's instructions (and their requests and mbarrier events) in `order`
 // and marks `dead` (hoist_loads decided both); returns `moved`.
 uint32_t apply_order(WarpTrace& w, const std::vector<uint32_t>& mem_begin, const std::vector<uint32_t>& order,
-                     const std::vector<uint32_t>& dead, uint32_t moved) {
+                     const std::vector<uint32_t>& dead, const std::vector<uint32_t>& renamed, uint32_t moved) {
   const size_t n = w.insts.size();
   if (!moved) return 0;
   for (uint32_t j : dead) w.insts[j].dead = 1;
+  for (uint32_t j : renamed) w.insts[j].renamed = 1;
   std::vector<TraceInst> insts(n);
   std::vector<TraceMem> mems;
   mems.reserve(w.mems.size());
@@ -125,7 +126,7 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo) {
     shape.resize(n);
     for (size_t i = 0; i < n; ++i) shape[i] = shape_of(w.insts[i], accesses[i], shared_kind[i]);
     hash = hash_shape(shape);
-    if (const HoistMemo::Order* o = memo->find(hash, shape)) return apply_order(w, mem_begin, o->order, o->dead, o->moved);
+    if (const HoistMemo::Order* o = memo->find(hash, shape)) return apply_order(w, mem_begin, o->order, o->dead, o->renamed, o->moved);
   }
   auto access = [&](size_t i) { return accesses[i]; };
   auto is_load = [&](size_t i) { return access(i) == Access::GlobalLoad || shared_kind[i] == 1; };
@@ -167,6 +168,21 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo) {
     if (!predicated && (int64_t(to) < range_lo || int64_t(to) > range_hi)) range_lo = range_hi = -1;
     const bool jumped = to != from + 1 && !predicated;
     starts[i] = dk.code[w.insts[i].pc].region_start || jumped || prev.fence;
+  }
+  // Iterations of an unrolled loop (unroll.h): a folded back edge begins the
+  // next. ptxas gives each unrolled iteration its own registers, so what an
+  // earlier iteration reads or writes does not hold back a later one's load
+  // or its address arithmetic; only the values it produces do. What moves
+  // above an earlier iteration is marked renamed (TraceInst::renamed: it
+  // does not wait for that iteration's writes of its PTX registers). The
+  // scoreboard keeps one entry per PTX register, so an earlier iteration's
+  // reader of a reused register waits for the later write, a few issue slots
+  // after the one the SASS has it wait for.
+  std::vector<uint32_t> iteration(n, 0);
+  for (size_t i = 1; i < n; ++i) {
+    const TraceInst& prev = w.insts[i - 1];
+    const bool back_edge = prev.folded && !dk.code[prev.pc].fused && w.insts[i].pc <= prev.pc;
+    iteration[i] = iteration[i - 1] + (back_edge ? 1 : 0);
   }
   // A global load in a predicated body is guarded by the branch's predicate
   // (`@!P0 LDG`): the branch counts as one of the load's producers, so the
@@ -238,6 +254,13 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo) {
   std::vector<std::pair<uint64_t, uint64_t>> order_bits;
   order_bits.reserve(n);
   std::vector<uint32_t> dead;   // instructions whose results a moved load overwrites
+  std::vector<uint32_t> renamed;  // instructions moved above an earlier unrolled iteration
+  // Whether the entries order[pos, end) include one of an earlier iteration than i.
+  auto crosses_iteration = [&](size_t i, size_t pos) {
+    for (size_t q = pos; q < order.size(); ++q)
+      if (iteration[order[q]] < iteration[i]) return true;
+    return false;
+  };
   std::vector<uint8_t> is_dead(n, 0);
   // Whether instruction i must stay below order[p]: it reads what that one
   // writes, or writes what that one reads or writes (rb, wb: i's masks).
@@ -246,6 +269,11 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo) {
     if (!(wj_bits & (rb | wb)) && !(rj_bits & wb)) return false;  // independent (or predicated off)
     const uint32_t j = order[p];
     const auto ri = reads(i), wi = writes(i), wj = writes(j), rj = reads(j);
+    if (iteration[j] < iteration[i]) {  // an earlier unrolled iteration: renamed, only its results count
+      for (const uint32_t* s = wj.first; s != wj.second; ++s)
+        if (in(*s, ri)) return true;
+      return false;
+    }
     for (const uint32_t* s = wj.first; s != wj.second; ++s)
       if (in(*s, ri) || in(*s, wi)) return true;
     for (const uint32_t* s = rj.first; s != rj.second; ++s)
@@ -265,6 +293,7 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo) {
       // it goes to the region's top without a scan.
       if (floor == region && !(region_writes & (rb | wb)) && !(region_reads & wb)) pos = floor;
       while (pos > floor && !depends(i, pos - 1, rb, wb)) --pos;
+      if (crosses_iteration(i, pos)) renamed.push_back(uint32_t(i));
     } else if (shared_kind[i] == 1) {
       // A shared load moves up as a global load does (ptxas issues LDS
       // ahead of the math that uses them: siboehm's kernel 7 in sm_90a SASS
@@ -322,6 +351,10 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo) {
         for (const uint32_t* s = rj.first; s != rj.second; ++s)
           if (in(*s, wi)) war = true;
         if (raw) break;
+        if (iteration[j] < iteration[i]) {  // an earlier unrolled iteration's registers are its own
+          --pos;
+          continue;
+        }
         // What an instruction whose result is dead reads does not matter:
         // the `v = zero` default that NVRTC copies before a guarded load
         // (ptxas gives the copy and the load different registers).
@@ -342,15 +375,17 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo) {
       if (pos == order.size()) {
         for (size_t d = first_dead; d < dead.size(); ++d) is_dead[dead[d]] = 0;
         dead.resize(first_dead);
+      } else {
+        ++moved;
+        if (crosses_iteration(i, pos)) renamed.push_back(uint32_t(i));
       }
-      else ++moved;
     }
     order.insert(order.begin() + ptrdiff_t(pos), uint32_t(i));
     order_bits.insert(order_bits.begin() + ptrdiff_t(pos), w.insts[i].mask ? std::pair(rb, wb) : std::pair(uint64_t(0), uint64_t(0)));
     if (w.insts[i].mask) region_reads |= rb, region_writes |= wb;
   }
-  apply_order(w, mem_begin, order, dead, moved);
-  if (memo) memo->add(hash, HoistMemo::Order{std::move(shape), std::move(order), std::move(dead), moved});
+  apply_order(w, mem_begin, order, dead, renamed, moved);
+  if (memo) memo->add(hash, HoistMemo::Order{std::move(shape), std::move(order), std::move(dead), std::move(renamed), moved});
   return moved;
 }
 

@@ -62,6 +62,7 @@ class HoistMemo {
     std::vector<uint64_t> shape;   // per instruction (hoist.cpp shape_of)
     std::vector<uint32_t> order;   // original indices, in the new order
     std::vector<uint32_t> dead;    // instructions whose results a moved load overwrites
+    std::vector<uint32_t> renamed; // instructions moved above an earlier unrolled iteration (TraceInst::renamed)
     uint32_t moved = 0;
   };
   // The order for this shape, or null (the result is kept while the memo lives).

@@ -20,8 +20,13 @@ namespace lab::sim::cycle {
 struct TraceInst {
   TraceInst() = default;
   TraceInst(uint32_t pc_, uint32_t mask_) : pc(pc_), mask(mask_) {}
-  uint32_t pc : 27 = 0;
+  uint32_t pc : 26 = 0;
   uint32_t dead : 1 = 0;  // its result is overwritten unread: issues without operands or result (hoist.h)
+  // Moved above an earlier iteration of an unrolled loop (hoist.h): its
+  // destinations are registers of its own, as ptxas allocates them per
+  // iteration, so it does not wait for the earlier iterations' writes of
+  // the same PTX registers.
+  uint32_t renamed : 1 = 0;
   // How the SASS has this instance (unroll.h sets them from decode.h's
   // static pass and from the loops ptxas unrolls, per iteration):
   uint32_t merge : 2 = 0;        // the first of a merged LDS: 1 LDS.64, 2 LDS.128, 3 a 4-byte LDS of two halves

@@ -1,6 +1,7 @@
 // lab/sim/cycle/unroll.cpp: the loops ptxas unrolls (unroll.h).
 #include "lab/sim/cycle/unroll.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace lab::sim::cycle {
@@ -110,6 +111,49 @@ uint32_t constant_trip(const ptx::Kernel& k, const DecodedKernel& dk, size_t hea
   return 0;
 }
 
+// A loop NVRTC's PTX counts down to zero: the back edge's guard is
+// `setp.ne counter, 0` (taken while true) and the body steps the counter once,
+// by a negative constant. The form the front end gives a loop whose trip
+// count it worked out before entering it (its own runtime unrolling's main
+// loop); a loop stepped by a register or compared against a bound is not in
+// it. Sets the compare's and the step's pcs.
+bool counts_down(const ptx::Kernel& k, size_t head, size_t back, size_t& setp_pc, size_t& step_pc) {
+  const ptx::Instr& br = k.code[back];
+  setp_pc = step_pc = SIZE_MAX;
+  if (br.guard_negated) return false;
+  for (size_t x = head; x < back; ++x)
+    if (writes_reg(k.code[x], br.guard)) setp_pc = x;
+  if (setp_pc == SIZE_MAX) return false;
+  const ptx::Instr& sp = k.code[setp_pc];
+  if (sp.op != Op::Setp || sp.bool_op != ptx::BoolOp::None || sp.cmp != ptx::Cmp::Ne || sp.num_ops < 4 ||
+      sp.ops[0].reg != br.guard || sp.ops[2].kind != OperandKind::Reg || sp.ops[3].kind != OperandKind::Imm ||
+      sp.ops[3].imm != 0 || ptx::type_is_float(sp.type))
+    return false;
+  const uint32_t counter = sp.ops[2].reg;
+  for (size_t x = head; x < back; ++x) {
+    if (!writes_reg(k.code[x], counter)) continue;
+    const auto st = self_step(k.code[x], counter);
+    if (!st || *st >= 0 || step_pc != SIZE_MAX) return false;
+    step_pc = x;
+  }
+  return step_pc != SIZE_MAX;
+}
+
+// An instruction whose SASS calls a subroutine for its slow path (IEEE
+// division, reciprocal and square root: a branch out of the loop body), so
+// the loop is no longer one block for ptxas: lesson 8's softmax loop with
+// div.rn.f32 stays rolled in the sm_90 SASS where its two loops without
+// it are unrolled by four.
+bool calls_slow_path(const ptx::Instr& in) {
+  if (in.op != Op::Div && in.op != Op::Rcp && in.op != Op::Sqrt) return false;
+  if (!ptx::type_is_float(in.type)) return false;
+  return !(in.flags & (ptx::kFlagApprox | ptx::kFlagFull));
+}
+
+bool marked_nounroll(const ptx::Kernel& k, size_t head) {
+  return std::binary_search(k.nounroll.begin(), k.nounroll.end(), uint32_t(head));
+}
+
 }  // namespace
 
 std::vector<UnrolledLoop> find_unrolled_loops(const ptx::Kernel& k, const DecodedKernel& dk) {
@@ -123,14 +167,21 @@ std::vector<UnrolledLoop> find_unrolled_loops(const ptx::Kernel& k, const Decode
     bool simple = true;
     for (size_t x = head; x < back && simple; ++x)
       simple = (x == head || !dk.code[x].block_start) && k.code[x].op != Op::Bra && !dk.code[x].fence;
-    if (!simple) continue;
+    if (!simple || marked_nounroll(k, head)) continue;
     size_t setp_pc = 0, step_pc = 0;
-    const uint32_t trip = constant_trip(k, dk, head, back, setp_pc, step_pc);
     const size_t body = back - head + 1;
+    uint32_t trip = constant_trip(k, dk, head, back, setp_pc, step_pc);
+    bool runtime = false;
+    if (trip == 0 && counts_down(k, head, back, setp_pc, step_pc)) {
+      bool calls = false;
+      for (size_t x = head; x < back && !calls; ++x) calls = calls_slow_path(k.code[x]);
+      if (calls) continue;
+      trip = kRuntimeUnroll, runtime = true;
+    }
     if (trip < 2 || trip * body > kUnrollMaxInstructions) continue;
 
     UnrolledLoop L;
-    L.head = uint32_t(head), L.back = uint32_t(back), L.trip = trip;
+    L.head = uint32_t(head), L.back = uint32_t(back), L.trip = trip, L.runtime = runtime;
     L.flags.resize(trip * body);
     // The merges over the unrolled body: the back edges close no group, and
     // register values carry from one iteration into the next.
@@ -168,7 +219,10 @@ std::vector<UnrolledLoop> find_unrolled_loops(const ptx::Kernel& k, const Decode
     for (uint32_t it = 0; it < trip; ++it)
       for (size_t i = 0; i < body; ++i) {
         UnrolledLoop::Flags& f = L.flags[it * body + i];
-        const MergeFlag& m = merges[it * body + i];
+        // A loop unrolled at run time keeps its one-iteration merges: how
+        // many iterations a group holds is known only as the warp runs.
+        const DecodedInstr& d = dk.code[head + i];
+        const MergeFlag m = runtime ? MergeFlag{d.merge, d.merged_away} : merges[it * body + i];
         f.merge = merge_code(m.merge);
         f.merged_away = m.away;
         f.folded = folds[i] && it + 1 < trip;
@@ -217,7 +271,9 @@ void apply_sass_shape(const DecodedKernel& dk, WarpTrace& w) {
   issue_predicated_off(dk, w);
   const UnrolledLoop* cur = nullptr;
   uint32_t iteration = 0;
-  for (size_t i = 0; i < w.insts.size(); ++i) {
+  bool last = false;  // a run-time unrolled loop's iteration is the run's last
+  const size_t n = w.insts.size();
+  for (size_t i = 0; i < n; ++i) {
     TraceInst& t = w.insts[i];
     const DecodedInstr& d = dk.code[t.pc];
     t.merge = merge_code(d.merge);
@@ -225,15 +281,25 @@ void apply_sass_shape(const DecodedKernel& dk, WarpTrace& w) {
     t.folded = d.fused;
     if (dk.unrolled.empty()) continue;
     if (cur && (t.pc < cur->head || t.pc > cur->back)) cur = nullptr;
-    if (cur && t.pc == cur->head) {
+    const bool at_head = cur && t.pc == cur->head;
+    if (at_head) {
       // The head again: a new iteration after the back edge, else a new entry.
       iteration = i > 0 && w.insts[i - 1].pc == cur->back ? iteration + 1 : 0;
     } else if (!cur) {
       for (const UnrolledLoop& L : dk.unrolled)
         if (t.pc == L.head) cur = &L, iteration = 0;
     }
-    if (!cur || iteration >= cur->trip) continue;
-    const UnrolledLoop::Flags& f = cur->flags[iteration * cur->body() + (t.pc - cur->head)];
+    if (!cur) continue;
+    if (cur->runtime && t.pc == cur->head) {
+      // The body is one block: the iteration's back edge is body - 1 on, and
+      // another iteration follows when the head comes right after it.
+      const size_t next = i + cur->body();
+      last = !(next < n && w.insts[next - 1].pc == cur->back && w.insts[next].pc == cur->head);
+    }
+    uint32_t position = iteration;
+    if (cur->runtime) position = last ? cur->trip - 1 : iteration % cur->trip;  // the run's last closes its group
+    else if (iteration >= cur->trip) continue;
+    const UnrolledLoop::Flags& f = cur->flags[position * cur->body() + (t.pc - cur->head)];
     t.merge = f.merge;
     t.merged_away = f.merged_away;
     t.folded = f.folded || d.fused;

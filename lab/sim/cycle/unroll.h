@@ -40,6 +40,21 @@ namespace lab::sim::cycle {
 // published.
 constexpr uint32_t kUnrollMaxInstructions = 320;
 
+// A loop with a run-time trip count is unrolled by ptxas too, by four, when
+// NVRTC's PTX counts it down to zero (unroll.cpp counts_down: the main loop
+// of the front end's own unrolling by four), unless a `.pragma "nounroll"`
+// opens it (the front end's remainder loops) or its body calls a slow path
+// (IEEE division). In the sm_90 SASS of ptxas 13.0 (nvdisasm of nvcc's
+// cubins): lesson 10's column sum (16 PTX instructions, 4 loads) becomes a
+// loop of 16 LDG then 16 FADD; lessons 3, 7, 9 (sum and scan), 8's softmax
+// (two of its three loops), and the pointer chases of the mechanism suite
+// likewise, four iterations a group; every loop stepped by a register (grid
+// strides), compared with a bound, or marked nounroll stays one iteration.
+// Inside a group the back edges and the counter's step and compare are gone,
+// and ptxas gives each iteration its own registers, so a load of a later
+// iteration issues ahead of the earlier iterations' arithmetic (hoist.h).
+constexpr uint32_t kRuntimeUnroll = 4;
+
 
 // The loops of `kernel` ptxas would unroll, with their flags (decode_kernel
 // stores them in DecodedKernel::unrolled).
