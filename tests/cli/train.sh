@@ -182,13 +182,16 @@ extern "C" __global__ void col_sum(int M, int N, const float* dY, float* db, int
 CU
 "$GPULAB" check 10-training-step/col-sum --file "$tmp/atomic.cu" >"$tmp/o" 2>&1; rc=$?
 check "col-sum: per-warp atomics rejected, naming the line" "[ $rc != 0 ] && grep -q 'correct on all 4 sizes' $tmp/o && grep -q 'FAIL max_global_store_requests' $tmp/o && grep -q 'atomic.cu:7: if (j < N) atomicAdd' $tmp/o"
+# Slower: one warp of 32 walks the batch's rows alone. The H100 model gives
+# it 1.6x the reference's time at this batch (it was 3x before the model
+# timed ptxas's unrolling of its row loop, 16 loads in flight: cycle/unroll.h).
 "$GPULAB" train --steps 2 --col-sum exercise --json >"$tmp/x" 2>"$tmp/err"; rc=$?
 check "the shipped col_sum trains the reference's losses, slower" "[ $rc = 0 ] && python3 -c '
 import json, sys
 x, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 cs = lambda j: sum(k[\"predicted_ms\"] for k in j[\"gpu\"][\"kernels\"] if k[\"kernel\"] == \"col_sum\")
 ok = x[\"col_sum\"] == \"exercise\" and all(abs(a - b) < 1e-5 for a, b in zip(x[\"gpu\"][\"losses\"], r[\"gpu\"][\"losses\"]))
-sys.exit(0 if ok and cs(x) > 3 * cs(r) else 1)' $tmp/x $tmp/j"
+sys.exit(0 if ok and cs(x) > 1.3 * cs(r) else 1)' $tmp/x $tmp/j"
 
 # `gpulab run --report` shows the runtime's live and peak bytes: train.cu's 256,772 at batch 64, width 128.
 "$GPULAB" run lessons/10-training-step/train.cu --report -D ADAMW_REFERENCE=1 -D COL_SUM_REFERENCE=1 -- 64 128 2 >"$tmp/o" 2>&1
