@@ -33,6 +33,12 @@
 // only while the shared-load results held ahead of their use stay within
 // kSharedLoadRegsAhead registers (hoist.cpp), as ptxas's register
 // allocation bounds them.
+// Inside a loop ptxas unrolls (unroll.h), the iterations of one unrolled
+// group are one region, and ptxas gives each iteration registers of its
+// own: a later iteration's load and its address arithmetic cross an earlier
+// iteration's instructions that only read or write the same PTX registers
+// (TraceInst::renamed), so lesson 10's column sum has 16 loads in flight,
+// as its SASS does, not the 4 of one PTX iteration.
 // An instruction that only writes registers the load overwrites before
 // anything reads them (the `v = 0` before a load into a register NVRTC's PTX
 // reuses) is crossed too: its result is dead, so it issues without waiting

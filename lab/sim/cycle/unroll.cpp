@@ -281,8 +281,7 @@ void apply_sass_shape(const DecodedKernel& dk, WarpTrace& w) {
     t.folded = d.fused;
     if (dk.unrolled.empty()) continue;
     if (cur && (t.pc < cur->head || t.pc > cur->back)) cur = nullptr;
-    const bool at_head = cur && t.pc == cur->head;
-    if (at_head) {
+    if (cur && t.pc == cur->head) {
       // The head again: a new iteration after the back edge, else a new entry.
       iteration = i > 0 && w.insts[i - 1].pc == cur->back ? iteration + 1 : 0;
     } else if (!cur) {
