@@ -242,6 +242,27 @@ $L__BB0_4:
   CHECK(k.code[7].guard == kNoReg);
 }
 
+TEST_CASE(".pragma \"nounroll\" marks the instruction it stands before; other pragmas are skipped") {
+  // NVRTC opens the remainder loop of its own unrolling with it; ptxas keeps
+  // that loop rolled (lab/sim/cycle/unroll.h reads Kernel::nounroll).
+  Module m = parse(module_with("", R"(
+  .reg .pred %p<4>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, 4;
+$L__BB0_1:
+  .pragma "nounroll";
+  add.s32 %r1, %r1, -1;
+  setp.ne.s32 %p1, %r1, 0;
+  @%p1 bra $L__BB0_1;
+  .pragma "used_bytes_mask 15";
+  ret;)"),
+                   "n.ptx");
+  const Kernel& k = only_kernel(m);
+  REQUIRE(k.code.size() == 5);
+  REQUIRE(k.nounroll.size() == 1);
+  CHECK(k.nounroll[0] == 1);  // the add, the loop's first instruction
+}
+
 TEST_CASE("immediates: hex, octal, negative, 0f/0d bits and decimal floats") {
   Module m = parse(module_with("", R"(
   .reg .b32 %r<8>;
