@@ -722,6 +722,50 @@ TEST_CASE("cycle model: ptxas's folds need the product or predicate to have one 
   CHECK_FALSE(fused(15)); // a constant a store reads: SASS needs it in a register
 }
 
+TEST_CASE("cycle model: a sampled launch's segments give the same result one after another and two at once") {
+  // 40 x 4 x 12 blocks on T4: 12 waves, so the sample has three segments
+  // (first waves, steady, last waves); each is its own slice, simulated on
+  // this thread or beside it (TimingOptions::segment_threads).
+  const char* src = R"(
+extern "C" __global__ void waves(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float a = 0.f;
+  for (int k = 0; k < 4; ++k) a = a * 0.5f + x[(i + k * 1024) & (n - 1)];
+  y[i] = a;
+})";
+  const uint32_t blocks = 40 * 4 * 12, n = 1u << 21;
+  std::shared_ptr<const cycle::CycleResult> r[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    auto p = simtest::Program::from_cuda(src, "waves");
+    uint64_t xa = p.buffer(std::vector<float>(n, 1.0f)), ya = p.memory.allocate(uint64_t(n) * 4, "y");
+    p.arg<uint64_t>(xa); p.arg<uint64_t>(ya); p.arg<int>(int(n));
+    SimOptions o = timed(TimingMode::Sampled, "T4");
+    o.timing.segment_threads = pass ? 2 : 1;
+    auto res = p.run({blocks, 1, 1}, {256, 1, 1}, 0, o);
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    r[pass] = res.metrics.cycle;
+  }
+  REQUIRE(r[0]->segments.size() == 3);
+  CHECK(r[1]->cycles == r[0]->cycles);
+  for (size_t s = 0; s < 3; ++s) CHECK(r[1]->segments[s].cycles == r[0]->segments[s].cycles);
+  CHECK(r[1]->issued == r[0]->issued);
+  CHECK(r[1]->sim_cycles == r[0]->sim_cycles);
+  CHECK(r[1]->warp_cycles == r[0]->warp_cycles);
+  CHECK(r[1]->l1_sectors == r[0]->l1_sectors);
+  CHECK(r[1]->l2_hits == r[0]->l2_hits);
+  CHECK(r[1]->dram_bytes == r[0]->dram_bytes);
+  CHECK(r[1]->traced_sectors == r[0]->traced_sectors);
+  CHECK(r[1]->dram_busy_cycles == r[0]->dram_busy_cycles);  // added in segment order either way
+  CHECK(r[1]->stall == r[0]->stall);
+  REQUIRE(r[1]->per_pc.size() == r[0]->per_pc.size());
+  for (size_t pc = 0; pc < r[0]->per_pc.size(); ++pc) {
+    CHECK(r[1]->per_pc[pc].issued == r[0]->per_pc[pc].issued);
+    CHECK(r[1]->per_pc[pc].stall == r[0]->per_pc[pc].stall);
+  }
+  CHECK(r[0]->issued > 0);
+}
+
 TEST_CASE("cycle model: a short constant-trip loop is timed as ptxas unrolls it") {
   // 04_blocktile_1d's inner k loop: NVRTC unrolls it by 2 (four iterations
   // of 38 PTX instructions), ptxas completely (the sm_90 SASS has 16 LDS.128

@@ -47,6 +47,11 @@ struct TimingOptions {
   // views time the same kernel at 1 block per SM beside full occupancy, as
   // if each block claimed the SM's whole shared memory.
   uint32_t max_blocks_per_sm = 0;
+  // A sampled launch's segments (cycle/sample.h: first waves, steady waves,
+  // last waves) are independent simulations: at most this many run at once
+  // (0 = two when the host has two cores or more; 1 = one after another).
+  // The prediction is the same either way.
+  uint32_t segment_threads = 0;
 };
 
 struct SimOptions {

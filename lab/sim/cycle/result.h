@@ -133,7 +133,14 @@ struct CycleResult {
   std::vector<AsyncSpan> async_spans;         // with TimingOptions::events: the copy engine's and wgmma's work
   double model_seconds = 0;                   // wall time of the cycle model itself
   double interpreter_seconds = 0;             // running the timed blocks in the interpreter (own thread)
-  double model_cpu_seconds = 0;               // CPU time of the cycle model's thread (not inflated by other load)
+  double model_cpu_seconds = 0;               // CPU time of the cycle model's threads (not inflated by other load)
 };
+
+// Adds what the engine counted in one segment's simulation (`part`, which
+// started empty) to the launch's result: the counters, the per-pc and stall
+// tables, and the event streams appended. time_launch adds the segments in
+// order, so the result is the same whether they ran one after another or
+// side by side.
+void add_segment(CycleResult& into, const CycleResult& part);
 
 }  // namespace lab::sim::cycle

@@ -9,7 +9,9 @@
 #include "lab/sim/cycle/timed_launch.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <condition_variable>
 #include <ctime>
 #include <map>
@@ -29,8 +31,9 @@
 
 namespace lab::sim::cycle {
 
-// thread_cpu_seconds() (cpu_clock.h) is the cycle model's own thread; the
-// interpreter runs on the prefetch thread.
+// thread_cpu_seconds() (cpu_clock.h) is the calling thread's: the cycle
+// model's time is this thread's plus its helper's (a second segment at
+// once); the interpreter runs on the prefetch thread.
 
 namespace {
 
@@ -206,24 +209,73 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   sc.tail_first_block = plan.tail_first_block;
   sc.tail_bandwidth_share = plan.tail_bandwidth_share;
   sc.events = options.events;
+  // The segments are independent simulations (each a fresh slice). Each
+  // counts into a part of its own, added to the result in segment order
+  // (add_segment), so running two at once, on a second thread beside this
+  // one, gives the result running them in turn gives; the interpreter feeds
+  // both, in block order, from the prefetch thread. With the live view's
+  // event stream they run in turn straight into the result (its cap counts
+  // the launch's events, not a segment's).
+  const size_t nseg = plan.segments.size();
+  std::vector<SliceRun> runs(nseg);
+  std::vector<CycleResult> parts(options.events ? 0 : nseg);
+  unsigned threads = options.segment_threads ? options.segment_threads
+                                             : std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
+  if (options.events) threads = 1;
+  threads = unsigned(std::min<size_t>(threads, std::max<size_t>(1, nseg)));
+  std::atomic<size_t> next_segment{0};
+  // Time this thread waited for the interpreter (model_seconds leaves it out).
+  double waiting_s = 0;
+  auto work = [&](double& waiting) {
+    for (size_t i; (i = next_segment++) < nseg;) {
+      SliceConfig c = sc;
+      c.segment = uint8_t(i);
+      TraceSource timed_source = [&](uint64_t b) {
+        auto w0 = std::chrono::steady_clock::now();
+        auto t = source(b);
+        waiting += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        return t;
+      };
+      runs[i] = simulate_slice(dk, p, c, plan.segments[i].blocks, timed_source, options.events ? *r : parts[i]);
+    }
+  };
+  std::mutex helper_m;
+  double helper_cpu_s = 0;
+  std::exception_ptr helper_error;
+  std::vector<std::thread> helpers;
+  for (unsigned k = 1; k < threads; ++k)
+    helpers.emplace_back([&] {
+      const double c0 = thread_cpu_seconds();
+      double waited = 0;
+      std::exception_ptr error;
+      try {
+        work(waited);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(helper_m);
+      helper_cpu_s += thread_cpu_seconds() - c0;
+      if (error && !helper_error) helper_error = error;
+    });
+  try {
+    work(waiting_s);
+  } catch (...) {
+    next_segment = nseg;  // the helpers stop after their current segment
+    for (std::thread& h : helpers) h.join();
+    throw;
+  }
+  for (std::thread& h : helpers) h.join();
+  if (helper_error) std::rethrow_exception(helper_error);
   std::vector<uint64_t> seg_cycles;
   bool deadlock = false;
-  double waiting_s = 0;  // the cycle model waiting for the interpreter
-  for (size_t i = 0; i < plan.segments.size(); ++i) {
+  for (size_t i = 0; i < nseg; ++i) {
     const SampleSegmentPlan& seg = plan.segments[i];
-    sc.segment = uint8_t(i);
-    TraceSource timed_source = [&](uint64_t b) {
-      auto w0 = std::chrono::steady_clock::now();
-      auto t = source(b);
-      waiting_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-      return t;
-    };
-    SliceRun run = simulate_slice(dk, p, sc, seg.blocks, timed_source, *r);
-    deadlock |= run.deadlock;
-    seg_cycles.push_back(run.cycles);
+    if (!options.events) add_segment(*r, parts[i]);
+    deadlock |= runs[i].deadlock;
+    seg_cycles.push_back(runs[i].cycles);
     r->blocks_timed += seg.blocks.size();
     r->segments.push_back(SampleSegment{seg.what, seg.blocks.empty() ? 0 : seg.blocks.front(), seg.blocks.size(),
-                                        run.cycles});
+                                        runs[i].cycles});
   }
   pre.stop();
   r->cycles = stitch_cycles(plan, seg_cycles);
@@ -256,7 +308,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r->model_seconds = std::max(0.0, wall - waiting_s - probe_s);
   r->interpreter_seconds = interpreter_s;
-  r->model_cpu_seconds = std::max(0.0, thread_cpu_seconds() - cpu0 - probe_cpu_s);
+  r->model_cpu_seconds = std::max(0.0, thread_cpu_seconds() - cpu0 - probe_cpu_s) + helper_cpu_s;
   return r;
 }
 
