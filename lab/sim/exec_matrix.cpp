@@ -207,11 +207,17 @@ template <uint32_t N>
   }
 }
 
-void multiply_accumulate_any(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n,
-                             uint32_t k) {
+// The shape dispatch, inlined into each build below.
+[[gnu::always_inline]] inline void multiply_accumulate_shape(const float* A, const float* Bm, const float* C, float* D,
+                                                             uint32_t m, uint32_t n, uint32_t k) {
   if (n == 8) multiply_accumulate_n<8>(A, Bm, C, D, m, n, k);
   else if (n == 16) multiply_accumulate_n<16>(A, Bm, C, D, m, n, k);
   else multiply_accumulate_n<0>(A, Bm, C, D, m, n, k);
+}
+
+void multiply_accumulate_any(const float* A, const float* Bm, const float* C, float* D, uint32_t m, uint32_t n,
+                             uint32_t k) {
+  multiply_accumulate_shape(A, Bm, C, D, m, n, k);
 }
 
 // The same loops with 256- and 512-bit vectors where the host has them: a
@@ -220,15 +226,11 @@ void multiply_accumulate_any(const float* A, const float* Bm, const float* C, fl
 #if defined(__x86_64__) && defined(__GNUC__)
 [[gnu::target("avx2")]] void multiply_accumulate_avx2(const float* A, const float* Bm, const float* C, float* D,
                                                       uint32_t m, uint32_t n, uint32_t k) {
-  if (n == 8) multiply_accumulate_n<8>(A, Bm, C, D, m, n, k);
-  else if (n == 16) multiply_accumulate_n<16>(A, Bm, C, D, m, n, k);
-  else multiply_accumulate_n<0>(A, Bm, C, D, m, n, k);
+  multiply_accumulate_shape(A, Bm, C, D, m, n, k);
 }
 [[gnu::target("avx512f")]] void multiply_accumulate_avx512(const float* A, const float* Bm, const float* C, float* D,
                                                            uint32_t m, uint32_t n, uint32_t k) {
-  if (n == 8) multiply_accumulate_n<8>(A, Bm, C, D, m, n, k);
-  else if (n == 16) multiply_accumulate_n<16>(A, Bm, C, D, m, n, k);
-  else multiply_accumulate_n<0>(A, Bm, C, D, m, n, k);
+  multiply_accumulate_shape(A, Bm, C, D, m, n, k);
 }
 #endif
 

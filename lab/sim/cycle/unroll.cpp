@@ -193,7 +193,9 @@ std::vector<UnrolledLoop> find_unrolled_loops(const ptx::Kernel& k, const Decode
         starts.push_back(seq.size() == 1);
         open_branch.push_back(pc == back && it + 1 < trip);
       }
-    const std::vector<MergeFlag> merges = merge_sequence(k, dk, seq, starts, open_branch, known_zero_low_bits(k, &L));
+    // (A loop unrolled at run time keeps its one-iteration merges, below.)
+    const std::vector<MergeFlag> merges =
+        runtime ? std::vector<MergeFlag>() : merge_sequence(k, dk, seq, starts, open_branch, known_zero_low_bits(k, &L));
     // What unrolling removes: the back edge, the counter's step and compare,
     // and the steps of registers the body uses only as shared-memory
     // addresses (their increments become the loads' immediate offsets).
