@@ -221,6 +221,51 @@ const std::map<Key, Published>& published_table() {
       {{"H200", "dram/write 1x4 B"}, {4059, "[LAB-H200] measured on this part"}},
       {{"H200", "dram/write 1x16 B"}, {4361, "[LAB-H200] measured on this part"}},
       {{"H200", "atomics/one address"}, {0.69, "[LAB-H200] measured on this part"}},
+      // The l1 rows (L1 hits against warps per SM) and the pages rows (DRAM
+      // against how far apart neighbouring warps' lines lie), measured by the
+      // lab on an H200 (2026-11-28, docs/fidelity/h200/mech-cuda-l1-pages.json);
+      // the H100 has the same SM, not the same DRAM.
+      {{"H100", "l1/coalesced 4 B, 1 warps/SM"}, {0.0871, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/coalesced 4 B, 2 warps/SM"}, {0.173, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/coalesced 4 B, 4 warps/SM"}, {0.341, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/coalesced 4 B, 8 warps/SM"}, {0.595, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/coalesced 4 B, 16 warps/SM"}, {0.887, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/coalesced 4 B, 32 warps/SM"}, {0.91, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/coalesced 4 B, 64 warps/SM"}, {0.943, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/broadcast, 1 warps/SM"}, {0.0871, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/broadcast, 4 warps/SM"}, {0.342, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/broadcast, 64 warps/SM"}, {0.934, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/broadcast + coalesced, 4 warps/SM"}, {0.407, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/broadcast + coalesced, 32 warps/SM"}, {0.896, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/broadcast + coalesced, 64 warps/SM"}, {0.939, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/coalesced 16 B, 1 warps/SM"}, {0.0393, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/coalesced 16 B, 4 warps/SM"}, {0.144, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H100", "l1/coalesced 16 B, 64 warps/SM"}, {0.245, "[LAB-H200] measured on an H200 (same SM)"}},
+      {{"H200", "l1/coalesced 4 B, 1 warps/SM"}, {0.0871, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/coalesced 4 B, 2 warps/SM"}, {0.173, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/coalesced 4 B, 4 warps/SM"}, {0.341, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/coalesced 4 B, 8 warps/SM"}, {0.595, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/coalesced 4 B, 16 warps/SM"}, {0.887, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/coalesced 4 B, 32 warps/SM"}, {0.91, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/coalesced 4 B, 64 warps/SM"}, {0.943, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/broadcast, 1 warps/SM"}, {0.0871, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/broadcast, 4 warps/SM"}, {0.342, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/broadcast, 64 warps/SM"}, {0.934, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/broadcast + coalesced, 4 warps/SM"}, {0.407, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/broadcast + coalesced, 32 warps/SM"}, {0.896, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/broadcast + coalesced, 64 warps/SM"}, {0.939, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/coalesced 16 B, 1 warps/SM"}, {0.0393, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/coalesced 16 B, 4 warps/SM"}, {0.144, "[LAB-H200] measured on this part"}},
+      {{"H200", "l1/coalesced 16 B, 64 warps/SM"}, {0.245, "[LAB-H200] measured on this part"}},
+      {{"H200", "pages/read, lines 128 B apart"}, {3683, "[LAB-H200] measured on this part"}},
+      {{"H200", "pages/read, lines 1024 B apart"}, {3433, "[LAB-H200] measured on this part"}},
+      {{"H200", "pages/read, lines 4096 B apart"}, {3371, "[LAB-H200] measured on this part"}},
+      {{"H200", "pages/read, lines 16384 B apart"}, {3422, "[LAB-H200] measured on this part"}},
+      {{"H200", "pages/read, lines 131072 B apart"}, {3366, "[LAB-H200] measured on this part"}},
+      {{"H200", "pages/write, lines 128 B apart"}, {3735, "[LAB-H200] measured on this part"}},
+      {{"H200", "pages/write, lines 4096 B apart"}, {3495, "[LAB-H200] measured on this part"}},
+      {{"H200", "pages/write, lines 16384 B apart"}, {3526, "[LAB-H200] measured on this part"}},
+      {{"H200", "pages/write, lines 131072 B apart"}, {3465, "[LAB-H200] measured on this part"}},
   };
   return t;
 }
@@ -545,6 +590,83 @@ void dram(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   }
 }
 
+// Loads that hit in the L1 (l1_hits.cu): warp loads an SM serves per cycle
+// against the warps it holds. Up to 8 warps an SM holds one block, so one,
+// two and four warps sit on one, two and four sub-partitions (a block's warp
+// w on sub-partition w mod 4): whether a sub-partition issues a load a cycle
+// or the SM's L1 is the only limit shows between 1 and 4 warps; many warps
+// show the L1's own rate (one tag lookup, 128 bytes, a cycle: [VOLTA]'s
+// 128 B/clk/SM; the coalesced GEMM's H100 measurement, 0.76 of it, is the
+// figure this sweep was made to explain).
+void l1(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  struct P { const char* name; int mode, loads, loads_per_step; std::vector<int> warps; };
+  const P points[] = {{"coalesced 4 B", 0, 16, 1, {1, 2, 4, 8, 16, 32, 64}},
+                      {"broadcast", 1, 16, 1, {1, 4, 64}},
+                      {"broadcast + coalesced", 2, 8, 2, {4, 32, 64}},
+                      {"coalesced 16 B", 3, 4, 1, {1, 4, 64}}};
+  const int max_warps = g.max_threads_per_sm / 32;
+  for (const P& p : points)
+    for (int w : p.warps) {
+      if (w > max_warps) continue;
+      const uint32_t block = uint32_t(std::min(w, 8) * 32);
+      const uint32_t blocks = uint32_t(g.sm_count) * uint32_t(w * 32 / block);
+      const int reps = std::max(256, 2048 / w);
+      Run r = run(o, g, "l1_hits.cu", "l1_hits", {blocks, 1, 1}, {block, 1, 1},
+                  {"f32[4096]=rand", "f32[" + n(uint64_t(blocks) * block) + "]", "i32=" + n(reps), "f32=-1"}, true,
+                  {"MODE=" + n(p.mode), "LOADS=" + n(p.loads)});
+      const double loads = double(w) * reps * p.loads * p.loads_per_step;
+      const std::string point = fmt::format("{}, {} warps/SM", p.name, w);
+      MechanismRow m = row(g, "l1", point, w, loads / r.cycles, "loads/cycle/SM", r);
+      cite(m, point);
+      out.push_back(m);
+    }
+}
+
+// DRAM pages (dram_pages.cu): a full wave reads (or writes) a 256 MB array
+// once, a 128-byte line per warp access, 4 in flight per thread; neighbouring
+// warps' lines are STRIDE lines apart. The same sectors either way; on the
+// GPU the order decides how many DRAM pages the accesses in flight open.
+void pages(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  const unsigned segs_log2 = 21;  // 2^21 lines of 128 bytes: 256 MB
+  const uint32_t per_sm = uint32_t(std::max(1, g.max_threads_per_sm / 256));
+  const uint32_t blocks = uint32_t(g.sm_count) * per_sm;
+  const uint64_t warps = uint64_t(blocks) * 8, loads = 4;
+  const uint64_t moved = ((1ull << segs_log2) / (warps * loads)) * warps * loads * 128;
+  struct P { const char* kind; int stride_log2; };
+  const P points[] = {{"read", 0}, {"read", 3}, {"read", 5}, {"read", 7}, {"read", 10},
+                      {"write", 0}, {"write", 5}, {"write", 7}, {"write", 10}};
+  for (const P& p : points) {
+    const bool read = std::string(p.kind) == "read";
+    std::vector<std::string> args = {"f32[" + n((1ull << segs_log2) * 32) + "]" + (read ? "=rand" : "")};
+    if (read) args.insert(args.end(), {"f32[" + n(uint64_t(blocks) * 256) + "]", "u32=" + n(segs_log2), "f32=-1"});
+    else args.insert(args.end(), {"u32=" + n(segs_log2), "f32=2"});
+    Run r = run(o, g, "dram_pages.cu", read ? "pages_read" : "pages_write", {blocks, 1, 1}, {256, 1, 1}, args, true,
+                {"LOADS=" + n(loads), "STRIDE_LOG2=" + n(uint64_t(p.stride_log2))});
+    const std::string point = fmt::format("{}, lines {} B apart", p.kind, 128ull << p.stride_log2);
+    MechanismRow m = row(g, "pages", point, double(128ull << p.stride_log2), double(moved) / r.seconds / 1e9, "GB/s", r);
+    m.rated = double(g.dram_bytes_per_s) / 1e9;
+    cite(m, point);
+    out.push_back(m);
+  }
+  // Few loads in flight: one warp per SM, a group of loads then their sum,
+  // group after group; the cycles a group takes against how far apart its
+  // lines lie (one stretch, or a DRAM page each).
+  const int groups = 512;
+  const uint64_t per_warp_floats = (1ull << 20) / 4;
+  struct L { int group; unsigned apart; };
+  for (const L l : {L{16, 1}, L{16, 8}, L{16, 128}, L{4, 1}, L{4, 128}}) {
+    const uint32_t blocks = uint32_t(g.sm_count);
+    Run r = run(o, g, "dram_pages.cu", "pages_latency", {blocks, 1, 1}, {32, 1, 1},
+                {"f32[" + n(uint64_t(blocks) * per_warp_floats) + "]=rand", "f32[" + n(uint64_t(blocks) * 32) + "]",
+                 "u32=" + n(l.apart), "i32=" + n(uint64_t(groups)), "f32=-1"},
+                true, {"GROUP=" + n(uint64_t(l.group))});
+    const std::string point = fmt::format("{} loads in flight, lines {} B apart", l.group, 128ull * l.apart);
+    MechanismRow m = row(g, "pages", point, double(128ull * l.apart), r.cycles / groups, "cycles/group", r);
+    cite(m, point);
+    out.push_back(m);
+  }
+}
+
 // Divergence: the same two paths split by lane parity (every warp runs both)
 // or by warp (each runs one). The ratio is 2 by the SIMT rule [PG].
 void divergence(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
@@ -607,7 +729,8 @@ void atomics(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
 
 const std::vector<std::string>& mechanism_keys() {
   static const std::vector<std::string> k = {"banks", "stride", "chase",  "dependent", "peak",
-                                             "stream", "dram", "divergence", "hiding", "atomics"};
+                                             "stream", "dram", "divergence", "hiding", "atomics",
+                                             "l1",     "pages"};
   return k;
 }
 
@@ -638,6 +761,8 @@ MechanismReport run_mechanisms(const MechanismOptions& o) {
     if (want("divergence")) step("divergence"), divergence(o, *g, rep.rows);
     if (want("hiding")) step("hiding"), hiding(o, *g, rep.rows);
     if (want("atomics")) step("atomics"), atomics(o, *g, rep.rows);
+    if (want("l1")) step("l1"), l1(o, *g, rep.rows);
+    if (want("pages")) step("pages"), pages(o, *g, rep.rows);
   }
   if (o.measure_on_gpu) {
     rep.device = gpu_side().device;

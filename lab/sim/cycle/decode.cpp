@@ -113,6 +113,7 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
         d.latency = p.lat_const;  // ld.param/ld.const (no L1TEX request); requests set their own
         d.dep = Stall::LongScoreboard;
         d.async_copy = in.op == Op::CpAsync;
+        d.lsu = in.space != ptx::Space::Param && in.space != ptx::Space::Const;
         break;
       case InstrClass::Control:
       default:
@@ -186,6 +187,7 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
   dk.zero_low_bits = known_zero_low_bits(k);
   merge_shared_loads(k, dk);
   dk.unrolled = find_unrolled_loops(k, dk);
+  find_first_uses(k, dk);
   dk.read_bits.assign(dk.code.size(), 0);
   dk.write_bits.assign(dk.code.size(), 0);
   for (size_t i = 0; i < dk.code.size(); ++i) {
@@ -194,6 +196,38 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
     for (uint32_t w = 0; w < d.writes; ++w) dk.write_bits[i] |= 1ull << (dk.slots[d.first + d.reads + w] % 64);
   }
   return dk;
+}
+
+// decode.h first_use: for each load that may read global or local memory,
+// the first instruction in program order that reads or overwrites what it
+// loaded, looking no further than a branch back (a loop's back edge), a
+// return or an exit. Forward branches are looked through: ptxas predicates
+// short bodies (mark_if_conversions), and a consumer beyond one is still
+// the first to wait.
+void find_first_uses(const ptx::Kernel& k, DecodedKernel& dk) {
+  const size_t n = dk.code.size();
+  for (size_t pc = 0; pc < n; ++pc) {
+    DecodedInstr& d = dk.code[pc];
+    const ptx::Instr& in = k.code[pc];
+    if (!d.plain_load || d.writes == 0 || in.space == ptx::Space::Shared || in.space == ptx::Space::Param ||
+        in.space == ptx::Space::Const)
+      continue;
+    const uint32_t* dst = dk.slots.data() + d.first + d.reads;
+    for (size_t j = pc + 1; j < n; ++j) {
+      const DecodedInstr& e = dk.code[j];
+      const uint32_t* sl = dk.slots.data() + e.first;
+      bool uses = false;
+      for (uint32_t a = 0; a < uint32_t(e.reads) + e.writes && !uses; ++a)
+        for (uint32_t b = 0; b < d.writes && !uses; ++b) uses = sl[a] == dst[b];
+      if (uses) {
+        d.first_use = uint32_t(j);
+        break;
+      }
+      const ptx::Op op = k.code[j].op;
+      if (op == ptx::Op::Ret || op == ptx::Op::Exit || (op == ptx::Op::Bra && k.code[j].target >= 0 && size_t(k.code[j].target) <= j))
+        break;
+    }
+  }
 }
 
 void mark_if_conversions(const ptx::Kernel& k, DecodedKernel& dk) {

@@ -80,6 +80,16 @@ struct DecodedInstr {
   // expands it into (integer div/rem by a register). Each takes one of the
   // sub-partition's issue slots (engine.cpp issue_free).
   uint16_t issue_slots = 1;
+  // A load, store, atomic or async copy the LSU takes (any space but param
+  // and const, which the SASS reads as constant-bank operands): ptxas spaces
+  // a warp's such instructions CycleParams::lsu_issue_interval cycles apart.
+  bool lsu = false;
+  // A global or local load's first consumer: the first instruction after it
+  // in program order that reads or overwrites its destination, up to a back
+  // edge (kNoConsumer: none). ptxas gives the loads one first consumer waits
+  // for one dependency barrier (engine.cpp LoadBarriers).
+  uint32_t first_use = kNoConsumer;
+  static constexpr uint32_t kNoConsumer = 0xffffffffu;
 };
 
 // The longest body (PTX instructions, each side of an if-else) the model
@@ -156,6 +166,9 @@ int destinations(const ptx::Instr& in);
 // unrolled code sees on entry to each pass of the loop (04's A-tile pointer
 // steps by 8 bytes per iteration, 32 per loop, so it enters 32-byte aligned).
 std::vector<uint8_t> known_zero_low_bits(const ptx::Kernel& kernel, const UnrolledLoop* loop = nullptr);
+
+// Sets each global/local load's first_use (decode_kernel runs it).
+void find_first_uses(const ptx::Kernel& kernel, DecodedKernel& dk);
 
 // Marks the branches ptxas would predicate (if_converted_to, region_start);
 // decode_kernel runs it.

@@ -145,6 +145,28 @@ struct L2Fill {
   }
 };
 
+// ptxas's dependency barriers for a warp's global loads, as the SASS has
+// them (params.cpp load_barriers): the loads one instruction first waits for
+// share a barrier; a run of loads for more first consumers than there are
+// barriers shares the last one opened, so the consumer of any of them waits
+// for all of them. A consumer's wait frees the barrier.
+struct LoadBarriers {
+  static constexpr int kMax = 4, kMembers = 24;
+  struct Barrier {
+    uint64_t ready = 0;
+    uint32_t first_use = 0;
+    uint32_t slots[kMembers] = {};
+    uint8_t members = 0;
+    bool open = false;
+  };
+  Barrier b[kMax];
+  uint8_t open = 0, last = 0;
+  void clear() {
+    for (Barrier& x : b) x.open = false, x.members = 0, x.ready = 0;
+    open = last = 0;
+  }
+};
+
 // The fields a scheduler's check reads come first, in one host cache line
 // (the struct is aligned to it): a check of a warp that cannot issue yet, or
 // waits its turn, touches that line alone.
@@ -180,6 +202,8 @@ struct alignas(64) Warp {
   uint64_t mbar_key = 0;
   uint64_t async_done = 0; // cp.async completion
   uint64_t merged_ready = 0;  // the last merged shared load's result (decode.h `merge`)
+  uint64_t lsu_free = 0;      // its next LSU instruction issues no sooner (CycleParams::lsu_issue_interval)
+  LoadBarriers load_barriers;
   // wgmma groups (decode.h WgmmaStep): when the open group's operations
   // finish, and the committed groups' completion times, oldest first.
   uint64_t wgmma_open = 0;
@@ -205,7 +229,11 @@ constexpr uint64_t producer_cycle(uint64_t v) { return v & ((1ull << 40) - 1); }
 
 constexpr uint64_t score(uint64_t ready, Stall why) { return ready << 8 | uint64_t(why); }
 constexpr uint64_t score_ready(uint64_t v) { return v >> 8; }
-constexpr Stall score_why(uint64_t v) { return Stall(v & 0xff); }
+constexpr Stall score_why(uint64_t v) { return Stall(v & 0x0f); }
+// Bits 4-6: the load barrier (LoadBarriers) the value waits on, plus one; 0: none.
+constexpr uint32_t score_barrier(uint64_t v) { return uint32_t(v >> 4) & 7; }
+constexpr uint64_t with_barrier(uint64_t v, uint32_t b) { return (v & ~uint64_t(0x70)) | uint64_t(b) << 4; }
+static_assert(kStallCount <= 16, "a Stall fits the score's low 4 bits");
 
 // One mbarrier phase of a block (cycle/trace.h TraceSync): how many
 // warp instructions contribute to it (from the trace), how many have been
@@ -522,6 +550,8 @@ class Slice {
       w.state = Stall::NotSelected;
       w.async_done = 0;
       w.merged_ready = 0;
+      w.lsu_free = 0;
+      w.load_barriers.clear();
       w.wgmma_open = 0;
       w.wgmma_groups.clear();
       w.next_sync = 0;
@@ -631,6 +661,55 @@ class Slice {
   }
   static uint32_t slot_of(const Sm& sm, const Warp& w) { return uint32_t(&w - sm.warps.data()); }
 
+  // A register's value is ready when its load is, or, on a barrier several
+  // loads share, when the last of them issued so far is.
+  static uint64_t ready_of(const Warp& w, uint64_t v) {
+    const uint32_t b = score_barrier(v);
+    return b ? std::max(score_ready(v), w.load_barriers.b[b - 1].ready) : score_ready(v);
+  }
+  // The instruction's wait on a load barrier frees it: its members' values
+  // are each ready at their own load's time from then on.
+  static void free_barriers(Warp& w, const uint32_t* sl, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i)
+      if (const uint32_t k = score_barrier(w.scoreboard[sl[i]])) {
+        LoadBarriers::Barrier& b = w.load_barriers.b[k - 1];
+        for (uint8_t m = 0; m < b.members; ++m)
+          if (score_barrier(w.scoreboard[b.slots[m]]) == k) w.scoreboard[b.slots[m]] = with_barrier(w.scoreboard[b.slots[m]], 0);
+        w.scoreboard[sl[i]] = with_barrier(w.scoreboard[sl[i]], 0);
+        if (b.open) b.open = false, --w.load_barriers.open;
+        b.members = 0;
+        b.ready = 0;
+      }
+  }
+  // The barrier a global load's result waits on (1-based): the open one
+  // for the same first consumer, a new one while fewer than
+  // CycleParams::load_barriers are open, else the last one opened.
+  uint32_t load_barrier(Warp& w, const DecodedInstr& d, uint64_t ready) const {
+    LoadBarriers& lb = w.load_barriers;
+    const int limit = std::min(p_.load_barriers, LoadBarriers::kMax);
+    if (limit <= 0) return 0;
+    int k = -1;
+    if (d.first_use != DecodedInstr::kNoConsumer)
+      for (int i = 0; i < limit && k < 0; ++i)
+        if (lb.b[i].open && lb.b[i].first_use == d.first_use) k = i;
+    if (k < 0 && lb.open < limit)
+      for (int i = 0; i < limit && k < 0; ++i)
+        if (!lb.b[i].open) {
+          k = i;
+          lb.b[i] = LoadBarriers::Barrier{};
+          lb.b[i].open = true;
+          lb.b[i].first_use = d.first_use;
+          ++lb.open;
+          lb.last = uint8_t(i);
+        }
+    if (k < 0) k = lb.last;
+    LoadBarriers::Barrier& b = lb.b[k];
+    if (b.members + d.writes > LoadBarriers::kMembers) return 0;  // untracked: waits for its own load only
+    b.ready = std::max(b.ready, ready);
+    for (uint32_t i = 0; i < d.writes; ++i) b.slots[b.members++] = dk_.slots[d.first + d.reads + i];
+    return uint32_t(k + 1);
+  }
+
   // The next instruction's operand readiness (Warp::dep_ready), from the
   // scoreboard: the latest of the registers it reads and writes, and for a
   // cp.async wait the copies in flight.
@@ -650,8 +729,8 @@ class Slice {
       // A renamed instruction's destinations are its own (hoist.h): it waits
       // for what it reads only.
       for (uint32_t i = 0, n = uint32_t(d.reads) + (ti.renamed ? 0u : d.writes); i < n; ++i)
-        if (const uint64_t v = w.scoreboard[sl[i]]; score_ready(v) > dep) {
-          dep = score_ready(v), why = score_why(v);
+        if (const uint64_t v = w.scoreboard[sl[i]]; ready_of(w, v) > dep) {
+          dep = ready_of(w, v), why = score_why(v);
           if (w.producers) w.dep_producer = w.producers[sl[i]];
         }
       if (d.unit == Unit::AsyncWait && w.async_done > dep) dep = w.async_done, why = Stall::LongScoreboard, w.dep_producer = 0;
@@ -660,6 +739,8 @@ class Slice {
         for (size_t g = 0; g + d.wait_groups < w.wgmma_groups.size(); ++g)
           if (w.wgmma_groups[g] > dep) dep = w.wgmma_groups[g], why = Stall::Wait, w.dep_producer = 0;
     }
+    // ptxas's stall counts space a warp's loads and stores (params.cpp).
+    if (d.lsu && w.lsu_free > dep) dep = w.lsu_free, why = Stall::Wait, w.dep_producer = 0;
     w.dep_ready = dep;
     w.dep_why = why;
     w.next_inst = ti;
@@ -1037,7 +1118,8 @@ class Slice {
         // does its add waits for what the add waited for).
         uint64_t folded_score = score(t, Stall::Wait);
         if (fd.fused)
-          for (const uint32_t* r = dk_.slots.data() + fd.first; r != sl; ++r) folded_score = std::max(folded_score, w.scoreboard[*r]);
+          for (const uint32_t* r = dk_.slots.data() + fd.first; r != sl; ++r)
+            folded_score = std::max(folded_score, score(ready_of(w, w.scoreboard[*r]), score_why(w.scoreboard[*r])));
         for (uint32_t i = 0; i < fd.writes; ++i) {
           w.scoreboard[sl[i]] = f.folded ? folded_score
                                          : score(std::max(w.merged_ready, t + 1), Stall::ShortScoreboard);
@@ -1128,6 +1210,7 @@ class Slice {
     uint64_t bulk_done = 0;
     while (w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == idx && w.tr->mems[w.next_mem].bulk)
       bulk_done = std::max(bulk_done, bulk_request(sm, *w.tr, w.tr->mems[w.next_mem++], t));
+    bool global_load = false;  // a load from global or local memory: its result waits on a load barrier
     if (d.unit == Unit::Memory) {
       bool any = false, all_shared = true;
       uint64_t done = t;
@@ -1153,14 +1236,17 @@ class Slice {
         ready_at = done;
         why = all_shared ? Stall::ShortScoreboard : Stall::LongScoreboard;
         if (d.async_copy) w.async_done = std::max(w.async_done, done);
+        global_load = !all_shared && d.plain_load && !d.async_copy;
       } else {
         why = Stall::Wait;  // constant cache or a guard-false access
       }
     }
+    if (!ti.dead) free_barriers(w, dk_.slots.data() + d.first, uint32_t(d.reads) + (ti.renamed ? 0u : d.writes));
     if (ti.mask != 0 && !ti.dead) {
       const uint32_t* sl = dk_.slots.data() + d.first + d.reads;
+      const uint32_t barrier = global_load && d.writes ? load_barrier(w, d, ready_at) : 0;
       for (uint32_t i = 0; i < d.writes; ++i) {
-        w.scoreboard[sl[i]] = score(ready_at, why);
+        w.scoreboard[sl[i]] = with_barrier(score(ready_at, why), barrier);
         if (w.producers) w.producers[sl[i]] = producer(ti.pc, t);
       }
     }
@@ -1177,6 +1263,7 @@ class Slice {
       ph.done = std::max(ph.done, bulk_done ? bulk_done : std::max(t + p_.lat_shared, d.async_copy ? w.async_done : 0));
       if (ph.expected && ++ph.seen == ph.expected) release_phase(sm, B, w.block_slot, key, ph, t);
     }
+    if (d.lsu) w.lsu_free = t + uint64_t(p_.lsu_issue_interval);
     w.next = idx + 1;
     skip_merged(w, t);
     w.deps_ok = false;

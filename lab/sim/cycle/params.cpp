@@ -163,6 +163,25 @@ CycleParams cycle_params(const GpuModel& g) {
   // measurement found).
   p.lat_int_div = g.cc_major == 7 && g.cc_minor == 5 ? 79 : g.cc_major >= 9 ? 206 : 71;
   p.int_div_instructions = 20;  // [NSVSE]: below 20 instructions
+  // [LAB-SASS] ptxas 13.0's control codes (stall count, bits 105-108 of each
+  // 128-bit instruction) for sm_75, sm_80, sm_86, sm_89 and sm_90: two of a
+  // warp's LDG/LDS/STG/STS are never less than 4 cycles apart (a run of
+  // loads carries stall 4 on each; between loads, the other instructions'
+  // stalls add up to at least 4), in bench mechanisms' l1_hits.cu and the
+  // GEMM versions. On an H200 one warp per SM with 16 independent L1 hits in
+  // flight loads 0.087 a cycle, four warps (one per sub-partition) 0.341:
+  // each sub-partition alike, so a warp's own spacing, not the SM's L1
+  // (bench mechanisms' l1 rows, docs/fidelity.md). sm_70 is not in CUDA 13;
+  // Volta is taken to be alike.
+  p.lsu_issue_interval = 4;
+  // [LAB-SASS] the same control codes' write barriers (bits 110-112) and
+  // wait masks (116-121): a loop body's global loads use barriers SB2-SB5,
+  // the loads one instruction first waits for on one barrier (GEMM 02's
+  // pair of loads per FFMA: 2,2,3,3,4,4,5,5); with more first consumers
+  // than four, every later load shares SB5 (bench mechanisms' l1_hits.cu,
+  // lesson 10's one-warp col_sum: 16 LDG on 2,3,4,5,5,...,5), so the
+  // fourth add waits for the sixteenth load.
+  p.load_barriers = 4;
   // A sub-partition has a quarter of the SM's lanes (whitepaper SM diagrams);
   // a 32-lane warp instruction holds a pipe of L lanes for 32/L cycles.
   auto interval = [&](int lanes_per_sm, double fallback) {

@@ -54,6 +54,12 @@ struct CycleParams {
   // Queue depths before a warp is throttled, in cycles of backlog on the L1
   // data path (model assumptions: NVIDIA publishes no queue sizes).
   int lg_queue_cycles = 32, mio_queue_cycles = 16;
+  // The fewest cycles between two of a warp's LSU instructions (decode.h
+  // `lsu`): the stall count ptxas writes into the SASS (params.cpp).
+  int lsu_issue_interval = 4;
+  // The dependency barriers ptxas gives a warp's global loads (engine.cpp
+  // LoadBarriers; params.cpp); 0: each load's consumers wait for it alone.
+  int load_barriers = 4;
   // Global atomics (atom, red) to one address the L2 applies per cycle,
   // whole GPU: [KEP]'s 1 unless the GPU model has a measurement.
   double atomics_per_cycle = 1;
