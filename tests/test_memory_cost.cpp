@@ -174,6 +174,33 @@ TEST_CASE("L2: repeated reads of a small buffer hit, a large stream misses") {
   CHECK(pass[1] > pass[0] * 9 / 10);
 }
 
+// A block's own reuse (L2Model::set_block_reuse): a block reading its own
+// 32 KB again after claiming 256 more lines misses where the reuse distance
+// allows fewer (the blocks resident with it claimed as many each meanwhile),
+// and hits where it allows more, or where another block's reads came between.
+TEST_CASE("L2: a block's own line read again after more claims than the reuse distance is fetched again") {
+  auto run = [](uint32_t reuse, bool other_block) {
+    L2Model l2(4 << 20);  // holds everything below many times over
+    l2.set_block_reuse(reuse);
+    uint32_t claims[2] = {0, 0};
+    const L2Model::Requester a{7, &claims[0]}, b{8, &claims[1]};
+    std::vector<uint64_t> sec(4);
+    uint64_t second_pass = 0;
+    for (int pass = 0; pass < 2; ++pass)
+      for (uint64_t line = 0; line < 256; ++line) {  // 32 KB, a line at a time
+        for (uint64_t k = 0; k < 4; ++k) sec[k] = kBase / 32 + line * 4 + k;
+        if (other_block && pass == 1) l2.access(sec.data(), 4, false, &b);  // another block reads it first
+        const uint32_t m = l2.access(sec.data(), 4, false, &a);
+        if (pass == 1) second_pass += m;
+      }
+    return second_pass;
+  };
+  CHECK(run(0, false) == 0);           // off: the cache holds it, every read hits
+  CHECK(run(1000, false) == 0);        // 256 claims between reads, fewer than 1000
+  CHECK(run(200, false) == 256 * 4);   // more than 200: every sector from DRAM again
+  CHECK(run(200, true) == 0);          // another block brought it in: a hit for this one
+}
+
 TEST_CASE("L2: writes are written back once; a written sector then reads as a hit") {
   L2Model l2(1 << 20);
   uint64_t s[4] = {kBase / 32, kBase / 32 + 1, kBase / 32 + 2, kBase / 32 + 3};

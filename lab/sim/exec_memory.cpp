@@ -336,7 +336,8 @@ void count_request(WarpContext& c, Space where, const uint64_t* lane_addr, uint3
     pm.sectors += sectors;
     uint32_t misses = 0;
     if (c.L->l2 && a.where == Space::Global) {
-      misses = c.L->l2->access(sec, std::min<uint32_t>(sectors, 64), is_write);
+      const L2Model::Requester who{c.B->linear, &c.B->l2_claims};
+      misses = c.L->l2->access(sec, std::min<uint32_t>(sectors, 64), is_write, &who);
       if (is_write) pm.dram_write_bytes += uint64_t(misses) * kSectorBytes;
       else pm.dram_read_bytes += uint64_t(misses) * kSectorBytes;
     }
@@ -366,9 +367,11 @@ void count_bulk_request(WarpContext& c, const std::vector<uint64_t>& sectors, ui
   pm.bytes += bytes_read;
   pm.sectors += sectors.size();
   uint32_t misses = 0;
-  if (c.L->l2)
+  if (c.L->l2) {
+    const L2Model::Requester who{c.B->linear, &c.B->l2_claims};
     for (size_t s = 0; s < sectors.size(); s += 64)
-      misses += c.L->l2->access(sectors.data() + s, uint32_t(std::min<size_t>(64, sectors.size() - s)), false);
+      misses += c.L->l2->access(sectors.data() + s, uint32_t(std::min<size_t>(64, sectors.size() - s)), false, &who);
+  }
   pm.dram_read_bytes += uint64_t(misses) * kSectorBytes;
   if (c.trace) [[unlikely]] {
     c.trace->add_global(sectors.data(), uint32_t(sectors.size()), misses, false, false);

@@ -41,10 +41,10 @@ T load_acquire(const T& field) {
   return std::atomic_ref<T>(const_cast<T&>(field)).load(std::memory_order_acquire);
 }
 
-// One set's state in four host cache lines: the tags (two lines), the LRU
+// One set's state in five host cache lines: the tags (two lines), the LRU
 // stamps, then the sector bits and the set's own fields with a copy of the
-// most recent way's tag, so a hit on the set's most recent line reads one
-// host line.
+// most recent way's tag and owner, so a hit on the set's most recent line
+// reads one host line; then each way's owner.
 struct alignas(64) SetState {
   uint64_t tag[kL2Ways];
   uint32_t lru[kL2Ways];  // the set's clock at each way's last touch; 0: never touched
@@ -52,11 +52,28 @@ struct alignas(64) SetState {
   uint8_t dirty[kL2Ways]; // bit per sector: written, to be written back to DRAM
   uint32_t clock;         // touches so far this launch (LRU order within the set)
   uint32_t epoch;         // the launch that last emptied the set
-  uint8_t mru;            // the way touched last
   uint64_t mru_tag;       // tag[mru]
+  uint8_t mru;            // the way touched last
   std::atomic<uint8_t> lock;  // taken only when workers share the cache
+  uint32_t mru_owner;     // owner[mru]
+  // The block that touched each way last and that block's claim count then
+  // (L2Model::set_block_reuse; Claimer::stamp(), 0: none).
+  uint32_t owner[kL2Ways];
 };
-static_assert(sizeof(SetState) == 256);
+static_assert(sizeof(SetState) == 320);
+
+// A way's owner in one word: the low 16 bits of the block's linear index + 1
+// (blocks 65,536 apart are never resident together) and the low 16 bits of
+// the block's claims then (a block comes back to its own line within 65,536
+// claims, 8 MB of its own lines, or the GPU has long evicted it).
+// The requesting block of one L2Model::access, in locals: `me` its owner
+// bits (0: block reuse off), its claims, the reuse distance and half of it.
+struct Claimer {
+  uint32_t me = 0, claims = 0, limit = 0, half = 0;
+  uint32_t stamp() const { return me << 16 | (claims & 0xffff); }
+  bool owns(uint32_t word) const { return word >> 16 == me; }
+  uint32_t since(uint32_t word) const { return (claims - word) & 0xffff; }
+};
 
 // Sets of a cache of `capacity` bytes (at least one).
 static uint64_t set_count(uint64_t capacity) { return std::max<uint64_t>(1, capacity / kLineBytes / kL2Ways); }
@@ -90,6 +107,8 @@ struct L2Model::Sets {
       S.clock = 0;
       store_relaxed(S.mru, uint8_t(0));
       store_relaxed(S.mru_tag, ~0ull);
+      std::fill(S.owner, S.owner + kL2Ways, 0u);
+      store_relaxed(S.mru_owner, 0u);
       store_release(S.epoch, current);
     }
     return S;
@@ -104,18 +123,34 @@ struct L2Model::Sets {
       }
   }
   void release(uint64_t s) { sets[s].lock.store(0, std::memory_order_release); }
-  // Touching `line` would change nothing: it is the set's most recent line
-  // and every sector is already there (a read) or already dirty (a write).
-  // The common case (a warp walking a line), answered without the lock or a
-  // store. Without the lock a worker may read the fields of a set another
-  // is updating; with several workers the interleaving is arbitrary anyway.
-  bool unchanged(uint64_t s, uint64_t line, uint32_t bits, bool is_write) const {
-    const SetState& S = sets[s];
+  // Touching `line` would change nothing but its owner: it is the set's
+  // most recent line and every sector is already there (a read) or already
+  // dirty (a write). The common case (a warp walking a line), answered
+  // without the lock. Without the lock a worker may read the fields of a set
+  // another is updating; with several workers the interleaving is arbitrary
+  // anyway. With a requester and block reuse on, the line passes to the
+  // requester here (a claim) or has its stamp renewed once it is half the
+  // reuse distance old (relaxed stores: the owner is a model's estimate, a
+  // lost race costs one stamp); a line of the requester's own that is older
+  // than the reuse distance goes to touch(), which fetches it again.
+  bool unchanged(uint64_t s, uint64_t line, uint32_t bits, bool is_write, Claimer& c) {
+    SetState& S = sets[s];
     if (load_acquire(S.epoch) != current || load_acquire(S.mru_tag) != line) return false;
     const uint8_t way = load_relaxed(S.mru) % kL2Ways;
-    return (bits & ~uint32_t(load_relaxed(is_write ? S.dirty[way] : S.valid[way]))) == 0;
+    if ((bits & ~uint32_t(load_relaxed(is_write ? S.dirty[way] : S.valid[way]))) != 0) return false;
+    if (!c.me) return true;
+    const uint32_t o = load_relaxed(S.mru_owner);
+    if (c.owns(o)) {
+      if (c.since(o) <= c.half) return true;
+      if (c.since(o) > c.limit) return false;
+    } else {
+      ++c.claims;
+    }
+    store_relaxed(S.owner[way], c.stamp());
+    store_relaxed(S.mru_owner, c.stamp());
+    return true;
   }
-  uint32_t touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write);
+  uint32_t touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write, Claimer& c);
 };
 
 namespace {
@@ -169,7 +204,8 @@ void L2Model::resize(uint64_t capacity_bytes) {
 }
 
 // The DRAM sectors one touch of `line` (sector bits `bits`) in set `s` costs.
-[[gnu::always_inline]] inline uint32_t L2Model::Sets::touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write) {
+[[gnu::always_inline]] inline uint32_t L2Model::Sets::touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write,
+                                                            Claimer& c) {
   SetState& S = set(s);
   // The set's most recent line again (a warp walking a line, or reading what
   // it just read): no other way moves in the LRU order, so the clock need
@@ -195,6 +231,20 @@ void L2Model::resize(uint64_t capacity_bytes) {
     store_relaxed(S.mru, uint8_t(way));
     store_release(S.mru_tag, line);
   }
+  if (c.me) {
+    // The block's own line again, after it claimed more than the reuse
+    // distance of others: the GPU's other resident blocks claimed as many
+    // each meanwhile, and the line was evicted (its dirty sectors were
+    // counted when they became dirty). A line new to the block is a claim.
+    const bool own = c.owns(S.owner[way]);
+    if (own && c.since(S.owner[way]) > c.limit) {
+      store_relaxed(S.valid[way], uint8_t(0));
+      store_relaxed(S.dirty[way], uint8_t(0));
+    }
+    if (!own || S.valid[way] == 0) ++c.claims;
+    store_relaxed(S.owner[way], c.stamp());
+    store_relaxed(S.mru_owner, c.stamp());
+  }
   // Write-back L2: a sector written while resident goes to DRAM once, when
   // it is evicted or when the kernel ends; count it when it first becomes
   // dirty. A read misses on each sector not present.
@@ -205,9 +255,17 @@ void L2Model::resize(uint64_t capacity_bytes) {
   return misses;
 }
 
-uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write) {
+uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write, const Requester* who) {
   uint32_t misses = 0;
   Sets& L = *sets_;
+  Claimer c;
+  if (who && block_reuse_) {
+    c.me = (who->block + 1) & 0xffff;
+    if (!c.me) c.me = 1;  // 0 means none
+    c.claims = *who->claims;
+    c.limit = std::min(block_reuse_, 0xffffu);
+    c.half = c.limit / 2;
+  }
   for (uint32_t i = 0; i < n;) {
     // The run of sectors in this line: one lookup for all of them.
     const uint64_t line = sectors[i] / kSectorsPerLine;
@@ -224,15 +282,16 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write) {
     const uint64_t s = L.mod(h);
     // (Prefetching a request's sets before touching them was tried: slower
     // on the naive GEMM, whose touches mostly hit the set's last line.)
-    if (L.unchanged(s, line, bits, is_write)) continue;
+    if (L.unchanged(s, line, bits, is_write, c)) continue;
     if (concurrent_) L.acquire(s);
-    const uint32_t m = L.touch(s, line, bits, is_write);
+    const uint32_t m = L.touch(s, line, bits, is_write, c);
     if (concurrent_) L.release(s);
     // Another SM's block fetched it (set_fetch_fraction): decided per line,
     // by bits of the line's hash the set index does not use.
     if (m && !is_write && fetch_threshold_ < kFetchAll && uint32_t(h >> 40) >= fetch_threshold_) continue;
     misses += m;
   }
+  if (c.me) *who->claims = c.claims;
   return misses;
 }
 

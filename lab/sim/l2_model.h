@@ -52,7 +52,15 @@ class L2Model {
   // kernel's DRAM write bytes without a flush. Sectors of one line should
   // come together (sorted, as the interpreter sends them): each run of them
   // is one lookup.
-  uint32_t access(const uint64_t* sectors, uint32_t n, bool is_write);
+  //
+  // `who` (optional) is the block making the request: a line it touched
+  // itself before, and has not touched since while it claimed more than
+  // set_block_reuse's lines, is fetched again (see there).
+  struct Requester {
+    uint32_t block = 0;       // the block's linear index
+    uint32_t* claims = nullptr;  // lines the block has brought in or taken over so far (BlockState::l2_claims)
+  };
+  uint32_t access(const uint64_t* sectors, uint32_t n, bool is_write, const Requester* who = nullptr);
   uint64_t capacity_bytes() const { return capacity_; }
   // Empties the cache and gives it a new capacity. Not to be
   // called while another thread accesses it.
@@ -69,6 +77,14 @@ class L2Model {
   // the same in every run) another SM brought in: they become present and
   // cost no DRAM sector. 1, the default, for every other run.
   void set_fetch_fraction(double fraction);
+  // A block's own reuse, as the GPU sees it. The interpreter runs a block
+  // from start to end, so between two touches of a line by the same block
+  // the cache here has seen only that block's lines; on the GPU every block
+  // resident at the same time claimed about as many in between. A line a
+  // block touches again after claiming more than `lines` others (the L2's
+  // lines over the blocks resident GPU-wide) is fetched again, as the GPU's
+  // LRU would have evicted it. 0 (the default): off.
+  void set_block_reuse(uint32_t lines) { block_reuse_ = lines; }
 
   struct Sets;  // l2_model.cpp
 
@@ -77,6 +93,7 @@ class L2Model {
   uint64_t capacity_ = 0;
   bool concurrent_ = false;
   uint32_t fetch_threshold_ = kFetchAll;  // set_fetch_fraction, in 1/2^24
+  uint32_t block_reuse_ = 0;              // set_block_reuse
   static constexpr uint32_t kFetchAll = 1u << 24;
 };
 

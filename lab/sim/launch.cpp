@@ -175,6 +175,7 @@ std::unique_ptr<BlockChecker> start_block(const LaunchState& L, WorkerState& W, 
   const ptx::Kernel& k = *L.kernel;
   const LaunchConfig& cfg = L.cfg;
   B.linear = uint32_t(linear);
+  B.l2_claims = 0;
   B.ctaid = Dim3{uint32_t(linear % cfg.grid.x), uint32_t((linear / cfg.grid.x) % cfg.grid.y),
                  uint32_t(linear / (uint64_t(cfg.grid.x) * cfg.grid.y))};
   // Block b goes to SM b % sm_count (the machine model's scheduler refines this).
@@ -580,6 +581,17 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   // One L2 per launch, sized as the modelled GPU's (device.h).
   L2Model l2(gpu.l2_bytes ? gpu.l2_bytes : 50ull << 20);
   L.l2 = &l2;
+  {
+    // A block's own reuse against the blocks resident with it, GPU-wide
+    // (L2Model::set_block_reuse); registers as the cooperative check takes
+    // them, 32 where the caller did not say.
+    const int regs = options.timing.registers_per_thread > 0 ? options.timing.registers_per_thread : 32;
+    const int per_sm = occupancy_blocks_per_sm(
+        gpu, OccupancyInput{int(block_threads), regs, int(kernel.static_shared_bytes), int(cfg.dynamic_shared_bytes)});
+    const uint64_t resident =
+        std::clamp<uint64_t>(uint64_t(std::max(1, per_sm)) * uint64_t(std::max(1, gpu.sm_count)), 1, cfg.grid.count());
+    l2.set_block_reuse(uint32_t(std::max<uint64_t>(1, l2.capacity_bytes() / kLineBytes / resident)));
+  }
 
   const uint64_t total_blocks = cfg.grid.count();
   // Per-warp counts up to 4M warps (16 MB); bigger grids (benchmarks) go without.

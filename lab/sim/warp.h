@@ -99,6 +99,7 @@ struct BarrierState {
 struct BlockState {
   Dim3 ctaid;
   uint32_t linear = 0;       // linear block index in the grid
+  uint32_t l2_claims = 0;    // lines it brought into the L2 model or took over (L2Model::Requester)
   uint32_t sm = 0;           // modelled SM
   uint32_t num_threads = 0;
   uint32_t num_warps = 0;
