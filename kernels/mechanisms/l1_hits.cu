@@ -27,7 +27,6 @@
 extern "C" __global__ void l1_hits(const float* buf, float* out, int reps, float never) {
   const unsigned lane = threadIdx.x & 31;
   const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  (void)lane;  // MODE 1 reads one word for every lane
 #if MODE == 3
   constexpr unsigned kStep = 128, kWords = 4096;  // float4 elements: 4 lines a warp load
   const float4* b4 = reinterpret_cast<const float4*>(buf);
@@ -41,15 +40,8 @@ extern "C" __global__ void l1_hits(const float* buf, float* out, int reps, float
   float acc = 0.f;
 #pragma unroll 1
   for (int r = 0; r < reps; ++r) {
-#if MODE == 0
-    const float* p = buf + at + lane;
-    float v[LOADS];
-#pragma unroll
-    for (int j = 0; j < LOADS; ++j) v[j] = p[j * kStep];
-#pragma unroll
-    for (int j = 0; j < LOADS; ++j) acc += v[j];
-#elif MODE == 1
-    const float* p = buf + at;
+#if MODE <= 1
+    const float* p = buf + at + (MODE == 0 ? lane : 0u);  // MODE 1: every lane the same word
     float v[LOADS];
 #pragma unroll
     for (int j = 0; j < LOADS; ++j) v[j] = p[j * kStep];
