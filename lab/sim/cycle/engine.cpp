@@ -1241,7 +1241,9 @@ class Slice {
         why = Stall::Wait;  // constant cache or a guard-false access
       }
     }
-    if (!ti.dead) free_barriers(w, dk_.slots.data() + d.first, uint32_t(d.reads) + (ti.renamed ? 0u : d.writes));
+    // Only registers of an open barrier carry one (a freed barrier clears its members' tags).
+    if (!ti.dead && w.load_barriers.open)
+      free_barriers(w, dk_.slots.data() + d.first, uint32_t(d.reads) + (ti.renamed ? 0u : d.writes));
     if (ti.mask != 0 && !ti.dead) {
       const uint32_t* sl = dk_.slots.data() + d.first + d.reads;
       const uint32_t barrier = global_load && d.writes ? load_barrier(w, d, ready_at) : 0;
