@@ -1,10 +1,12 @@
 #include "lab/compile/nvrtc.h"
 
+#include "lab/compile/nvrtc_call.h"
 #include "lab/compile/process.h"
 
 #include <nvJitLink.h>
 #include <nvrtc.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -59,6 +61,70 @@ std::string cache_dir() {
   return (fs::temp_directory_path() / "gpulab-cache").string();
 }
 
+namespace {
+
+// gpulab-nvrtc (lab/nvrtc_helper/main.cpp): beside this executable (a build
+// moved elsewhere), else where the build put it; empty where neither is.
+const std::string& nvrtc_helper_path() {
+  static const std::string path = [] {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec && fs::exists(self.parent_path() / "gpulab-nvrtc", ec)) return (self.parent_path() / "gpulab-nvrtc").string();
+#ifdef GPULAB_NVRTC_HELPER
+    if (fs::exists(GPULAB_NVRTC_HELPER, ec)) return std::string(GPULAB_NVRTC_HELPER);
+#endif
+    return std::string();
+  }();
+  return path;
+}
+
+// The compile in gpulab-nvrtc, whose fixed address layout makes its PTX the
+// same on every run. False (and `r` untouched) where the helper is absent or
+// could not run: the caller compiles in this process instead.
+bool compile_in_helper(const std::string& source, const std::string& filename, const std::vector<std::string>& args,
+                       NvrtcOutcome& r) {
+  const std::string& helper = nvrtc_helper_path();
+  if (helper.empty()) return false;
+  static std::atomic<uint64_t> serial{0};
+  std::error_code ec;
+  fs::path dir = cache_dir();
+  fs::create_directories(dir, ec);
+  if (ec) dir = fs::temp_directory_path(ec);
+  const std::string stem = fmt::format("nvrtc-{}-{}", ::getpid(), serial++);
+  const fs::path in = dir / (stem + ".cu"), out = dir / (stem + ".ptx");
+  {
+    std::ofstream f(in, std::ios::binary);
+    f << source;
+    if (!f.flush()) return false;
+  }
+  std::vector<std::string> argv = {helper, in.string(), filename, out.string(), "--"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::string output;
+  const int rc = run_capture(argv, output, /*fixed_layout=*/true);
+  fs::remove(in, ec);
+  if (rc == 0) {
+    try {
+      r.ptx = read_text(out.string());
+    } catch (const std::exception&) {
+      fs::remove(out, ec);
+      return false;
+    }
+    fs::remove(out, ec);
+    r.created = r.ok = true;
+    return true;
+  }
+  fs::remove(out, ec);
+  if (rc == 1) {  // the source does not compile: NVRTC's log
+    while (!output.empty() && output.back() == '\n') output.pop_back();
+    r.created = true;
+    r.log = output.empty() ? "compilation failed" : output;
+    return true;
+  }
+  return false;  // 2 (NVRTC would not start), 3, 127, 128: let this process try
+}
+
+}  // namespace
+
 std::string compile_to_ptx(const std::string& source, const std::string& filename,
                            const CompileOptions& options) {
   std::vector<std::string> args = {"--gpu-architecture=" + options.arch, "-std=c++17",
@@ -75,8 +141,11 @@ std::string compile_to_ptx(const std::string& source, const std::string& filenam
   // NVRTC writes the file's absolute path into the .file lines, so the same
   // relative name in another directory is a different compile.
   std::error_code cwd_ec;
-  std::string key_text = fmt::format("{}.{}\n{}\n{}\n", nvrtc_major, nvrtc_minor,
-                                     fs::current_path(cwd_ec).string(), filename);
+  // PTX compiled in this process (no helper) may differ from the helper's
+  // (gpulab-nvrtc says why): the two are cached apart.
+  std::string key_text = fmt::format("{}.{}\n{}\n{}\n{}\n", nvrtc_major, nvrtc_minor,
+                                     fs::current_path(cwd_ec).string(), filename,
+                                     nvrtc_helper_path().empty() ? "in-process" : "helper, fixed layout");
   for (const auto& a : args) key_text += a + "\n";
   key_text += source;
   fs::path cached = fs::path(cache_dir()) / fmt::format("{:016x}.ptx", fnv1a(key_text));
@@ -85,27 +154,11 @@ std::string compile_to_ptx(const std::string& source, const std::string& filenam
     if (fs::exists(cached, ec)) return read_text(cached.string());
   }
 
-  nvrtcProgram prog;
-  if (nvrtcCreateProgram(&prog, source.c_str(), filename.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS)
-    throw std::runtime_error("NVRTC could not create a program (is the CUDA toolkit installed?)");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  nvrtcResult rc = nvrtcCompileProgram(prog, int(argv.size()), argv.data());
-  size_t log_size = 0;
-  nvrtcGetProgramLogSize(prog, &log_size);
-  std::string log(log_size, '\0');
-  if (log_size > 1) nvrtcGetProgramLog(prog, log.data());
-  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-  if (rc != NVRTC_SUCCESS) {
-    nvrtcDestroyProgram(&prog);
-    throw CompileError(filename, log.empty() ? nvrtcGetErrorString(rc) : log);
-  }
-  size_t ptx_size = 0;
-  nvrtcGetPTXSize(prog, &ptx_size);
-  std::string ptx(ptx_size, '\0');
-  nvrtcGetPTX(prog, ptx.data());
-  nvrtcDestroyProgram(&prog);
-  while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+  NvrtcOutcome r;
+  if (!compile_in_helper(source, filename, args, r)) r = nvrtc_compile(source, filename, args);
+  if (!r.created) throw std::runtime_error("NVRTC could not create a program (is the CUDA toolkit installed?)");
+  if (!r.ok) throw CompileError(filename, r.log);
+  std::string ptx = std::move(r.ptx);
 
   if (options.use_cache) {
     std::error_code ec;

@@ -259,7 +259,10 @@ std::string build_program(const ProgramBuild& b) {
       const fs::path tmp = o.object.string() + fmt::format(".{}.tmp", getpid());
       std::vector<std::string> argv = compile;
       argv.insert(argv.end(), {"-c", o.source, "-o", tmp.string()});
-      o.rc = compile::run_capture(argv, o.output);
+      // A fixed address layout, as for NVRTC (lab/nvrtc_helper/main.cpp):
+      // nvcc's compiler runs the same optimiser, which orders some work by
+      // heap address, so the same program builds to the same PTX.
+      o.rc = compile::run_capture(argv, o.output, /*fixed_layout=*/true);
       std::error_code rename_ec;
       if (o.rc == 0) fs::rename(tmp, o.object, rename_ec);  // atomic: another check may read it
       if (rename_ec) o.rc = -1, o.output = rename_ec.message();
