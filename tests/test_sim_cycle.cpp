@@ -415,6 +415,48 @@ TEST_CASE("cycle model: scalar shared loads merge into LDS.128 / LDS.64 as ptxas
   for (int i = 12; i < 16; ++i) CHECK(loads[size_t(i)] == std::pair{0, false});
 }
 
+TEST_CASE("cycle model: a shared load inside an earlier vector load's bytes issues nothing, as in the SASS") {
+  // NVVM's `.pragma "used_bytes_mask"` pair (some compiles of 06 and 07): a
+  // v4 load, then a v2 load of its bytes 8-15. ptxas issues the v4 alone.
+  // A load past the v4's bytes, or after a shared store, issues.
+  const char* ptx_text = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry covered(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<32>;
+  .shared .align 16 .b8 tile[4096];
+  mov.u64 %rd1, tile;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.shared.v4.f32 {%f1, %f2, %f3, %f4}, [%rd3];
+  ld.shared.v2.f32 {%f5, %f6}, [%rd3+8];
+  ld.shared.v2.f32 {%f7, %f8}, [%rd3+16];
+  ld.shared.f32 %f9, [%rd3+4];
+  st.shared.f32 [%rd3+64], %f9;
+  ld.shared.v2.f32 {%f10, %f11}, [%rd3+8];
+  add.f32 %f12, %f5, %f10;
+  exit;
+}
+)";
+  auto p = simtest::Program::from_ptx(ptx_text, "covered");
+  REQUIRE(p.kernel);
+  const cycle::DecodedKernel dk = cycle::decode_kernel(*p.kernel, cycle::cycle_params(gpu_model("H100")));
+  std::vector<std::pair<int, bool>> loads;  // (merge, merged_away) of each ld.shared, in order
+  for (size_t pc = 0; pc < p.kernel->code.size(); ++pc)
+    if (p.kernel->code[pc].op == lab::ptx::Op::Ld) loads.push_back({dk.code[pc].merge, dk.code[pc].merged_away});
+  REQUIRE(loads.size() == 5);
+  CHECK(loads[0] == std::pair{16, false});  // the v4: a merged load of its own width
+  CHECK(loads[1] == std::pair{0, true});    // bytes 8-15: inside it
+  CHECK(loads[2] == std::pair{0, false});   // bytes 16-23: past it
+  CHECK(loads[3] == std::pair{0, true});    // a scalar inside it too
+  CHECK(loads[4] == std::pair{0, false});   // after the store: read again
+}
+
 TEST_CASE("cycle model: a merge needs the alignment proven across the kernel, as ptxas needs it") {
   // Lesson 13's fused attention as NVRTC writes its score loop: the loop
   // block reads Qs[w][c..c+3] at Qs + 256 w + 4 c and Ks[lane][c..c+3] at

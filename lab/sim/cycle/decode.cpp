@@ -545,7 +545,15 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
     }
     loads.clear();
   };
-  auto close_all = [&] { for (auto& [sym, loads] : open) close(loads); open.clear(); };
+  // The byte spans the block's vector shared loads read, per symbolic base:
+  // a later load inside one is a value ptxas already holds in registers.
+  struct Span { int64_t lo, hi; size_t pos; };
+  std::unordered_map<uint64_t, std::vector<Span>> vector_reads;
+  auto close_all = [&] {
+    for (auto& [sym, loads] : open) close(loads);
+    open.clear();
+    vector_reads.clear();
+  };
   for (size_t pos = 0; pos < seq.size(); ++pos) {
     const size_t pc = seq[pos];
     const ptx::Instr& in = k.code[pc];
@@ -556,7 +564,33 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
     if ((in.op == Op::St || in.op == Op::Atom || in.op == Op::Red) &&
         (in.space == ptx::Space::Shared || in.space == ptx::Space::Generic))
       close_all();
-    if (candidate(pc)) {
+    // A shared load of bytes an earlier vector load of the block read on the
+    // same base, no shared store between: ptxas keeps the earlier load's
+    // registers and issues nothing for it (NVVM writes such a pair, a
+    // `.pragma "used_bytes_mask"` ld.shared.v4 and an ld.shared.v2 inside
+    // it, in some compiles of 07_warptile; the SASS of both compiles has
+    // the same LDS count: docs/timing-model.md "One source, one PTX"). The
+    // earlier load becomes a merged load of its own width, whose result
+    // the covered one's is ready with.
+    if (in.op == Op::Ld && in.space == ptx::Space::Shared && !(in.flags & ptx::kFlagVolatile) &&
+        in.guard == ptx::kNoReg && in.num_ops >= 2 && in.ops[1].kind == ptx::OperandKind::Addr &&
+        (in.ops[0].kind == ptx::OperandKind::Reg || in.ops[0].kind == ptx::OperandKind::Vec)) {
+      const ptx::Operand& ao = in.ops[1];
+      AddrVal a = ao.reg < ptx::kSinkReg ? val(ptx::Operand{ptx::OperandKind::Reg, 0, ptx::Space::Generic, false, ao.reg, 0})
+                                         : AddrVal{0, 0, 63};
+      a.off += ao.imm;
+      const int64_t bytes = int64_t(ptx::type_bytes(in.type)) * std::max<int64_t>(1, in.vec);
+      std::vector<Span>& spans = vector_reads[a.sym];
+      const auto cover = std::find_if(spans.begin(), spans.end(),
+                                      [&](const Span& sp) { return sp.lo <= a.off && a.off + bytes <= sp.hi; });
+      if (cover != spans.end()) {
+        flags[pos].away = true;
+        flags[cover->pos].merge = uint8_t(cover->hi - cover->lo);
+      } else if (in.vec >= 2 && (bytes == 4 || bytes == 8 || bytes == 16)) {
+        spans.push_back({a.off, a.off + bytes, pos});
+      }
+    }
+    if (!flags[pos].away && candidate(pc)) {
       const ptx::Operand& ao = in.ops[1];
       AddrVal a = ao.reg < ptx::kSinkReg ? val(ptx::Operand{ptx::OperandKind::Reg, 0, ptx::Space::Generic, false, ao.reg, 0})
                                          : AddrVal{0, 0, 63};
