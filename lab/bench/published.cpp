@@ -2,7 +2,7 @@
 // through the simulator and the machine model, beside the published timings.
 #include "lab/bench/published.h"
 
-#include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "lab/compile/nvrtc.h"
 #include "lab/cuda/kernel_run.h"
 
 #include "lab/sim/device.h"
@@ -137,27 +138,60 @@ double num_or(const json& j, const char* key, double fallback) {
   return j.contains(key) ? j.at(key).get<double>() : fallback;
 }
 
+// Writes `text` to `path` unless the file already holds it, by a rename, so
+// another validate reading the folder at the same time sees one or the other.
+void write_if_changed(const fs::path& path, const std::string& text) {
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::stringstream have;
+      have << in.rdbuf();
+      if (have.str() == text) return;
+    }
+  }
+  fs::create_directories(path.parent_path());
+  fs::path tmp = path;
+  tmp += fmt::format(".tmp{}", ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
+  }
+  fs::rename(tmp, path);
+}
+
 void run_row(const PublishedOptions& o, const json& table, const json& k, const std::string& snapshot,
              const std::string& tmp, PublishedRow& row) {
   const sim::GpuModel& gpu = sim::gpu_model(table.at("gpu").get<std::string>());
   // Sources into the temporary folder, then a wrapper that includes them.
   std::string wrapper = table.value("prelude", std::string()) + k.value("prelude", std::string());
+  // FNV-1a of the included files' text, written into the wrapper: the PTX
+  // cache keys on the wrapper's text, so an edited kernel is compiled again.
+  uint64_t sources = 1469598103934665603ull;
+  auto hash = [&](const std::string& text) {
+    for (unsigned char c : text) sources = (sources ^ c) * 1099511628211ull;
+  };
   for (const auto& f : k.at("files")) {
     std::string path = f.is_string() ? f.get<std::string>() : f.at("path").get<std::string>();
     if (snapshot.empty()) {  // "local": the lab's own kernels, compiled as they are in the working tree
-      if (!fs::exists(path)) throw std::runtime_error(fmt::format("'{}' not found (run from the repository root)", path));
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw std::runtime_error(fmt::format("'{}' not found (run from the repository root)", path));
+      std::stringstream text;
+      text << in.rdbuf();
+      hash(text.str());
       wrapper += fmt::format("#include \"{}\"\n", fs::absolute(path).string());
       continue;
     }
     json keep = f.is_object() && f.contains("keep") ? f.at("keep") : json();
-    fs::path dst = fs::path(tmp) / path;
-    fs::create_directories(dst.parent_path());
-    std::ofstream(dst) << extract(snapshot, table.at("commit").get<std::string>(), path, keep);
+    const std::string text = extract(snapshot, table.at("commit").get<std::string>(), path, keep);
+    hash(text);
+    write_if_changed(fs::path(tmp) / path, text);
     wrapper += fmt::format("#include \"{}\"\n", path);
   }
   wrapper += k.value("instantiate", std::string()) + "\n";
+  wrapper += fmt::format("// included sources: {:016x}\n", sources);
   std::string wrapper_path = (fs::path(tmp) / ("published_" + row.label + ".cu")).string();
-  std::ofstream(wrapper_path) << wrapper;
+  write_if_changed(wrapper_path, wrapper);
 
   sim::RunRequest req;
   req.file = wrapper_path;
@@ -243,13 +277,15 @@ PublishedReport run_published(const PublishedOptions& o) {
     throw std::runtime_error(fmt::format("{}: not valid JSON: {}", o.file, e.what()));
   }
   PublishedReport rep;
-  std::string tmpl = (fs::temp_directory_path() / "gpulab-published-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot make a temporary folder");
-  const std::string tmp = tmpl;
   for (const auto& table : data.at("tables")) {
     std::string id = table.at("id").get<std::string>();
     if (!o.only_tables.empty() && std::find(o.only_tables.begin(), o.only_tables.end(), id) == o.only_tables.end())
       continue;
+    // Each table's sources and wrappers in a folder of the cache named by the
+    // table, the same on every run: the PTX cache, keyed by the file's path,
+    // finds them again (a fresh temporary folder per run compiled every
+    // kernel again and left about 100 PTX files in the cache each time).
+    const std::string tmp = (fs::path(compile::cache_dir()) / "published" / id).string();
     PublishedTable t;
     t.id = id;
     t.title = table.at("title").get<std::string>();
@@ -306,8 +342,6 @@ PublishedReport run_published(const PublishedOptions& o) {
     table_figures(t);
     rep.tables.push_back(std::move(t));
   }
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
   return rep;
 }
 
