@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lab/ptx/opcodes.h"
@@ -306,6 +307,12 @@ struct Kernel {
   // "Pragma Strings": the loop whose header block it opens is not to be
   // unrolled; ptxas honours it). Ascending.
   std::vector<uint32_t> nounroll;
+  // `.pragma "used_bytes_mask M";` before a load (PTX ISA, "Pragma Strings"):
+  // bit i of M set when byte i of what the load reads is used. NVVM writes
+  // it where it narrowed a vector load's use (LLVM's NVPTX lowering of a
+  // masked load, convertMLOADToLoadWithUsedBytesMask). (instruction, M),
+  // ascending.
+  std::vector<std::pair<uint32_t, uint32_t>> used_bytes_masks;
   std::vector<std::string> labels;      // label name per instruction index, "" if none (messages)
   std::vector<SourceLoc> locs;          // locs[0] is the empty location
   uint32_t max_ntid[3] = {0, 0, 0};     // .maxntid, 0 = unset

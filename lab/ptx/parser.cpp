@@ -650,6 +650,12 @@ class Parser {
         else if (w == ".loc") parse_loc(line);
         else if (w == ".pragma") {
           if (peek().kind == Tok::String && peek().text == "nounroll") k_.nounroll.push_back(uint32_t(k_.code.size()));
+          if (peek().kind == Tok::String && peek().text.rfind("used_bytes_mask ", 0) == 0) {
+            char* end = nullptr;
+            const std::string digits = std::string(peek().text.substr(16));
+            const unsigned long mask = std::strtoul(digits.c_str(), &end, 0);
+            if (end != digits.c_str()) k_.used_bytes_masks.push_back({uint32_t(k_.code.size()), uint32_t(mask)});
+          }
           skip_to_semicolon();
         } else if (w == ".param") parse_var_decl(Space::Param, false, line);
         else fail(line, "unsupported directive " + show(t) + " inside a kernel");

@@ -545,14 +545,17 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
     }
     loads.clear();
   };
-  // The byte spans the block's vector shared loads read, per symbolic base:
-  // a later load inside one is a value ptxas already holds in registers.
-  struct Span { int64_t lo, hi; size_t pos; };
-  std::unordered_map<uint64_t, std::vector<Span>> vector_reads;
+  // Vector shared loads NVVM narrowed (`.pragma "used_bytes_mask"` with the
+  // low bytes used: ld.shared.v4 of which only bytes 0-7 are used), per
+  // symbolic base: the bytes they leave to a later load of the block.
+  struct Narrowed { int64_t rest_lo, rest_hi; size_t pos; uint8_t width; };
+  std::unordered_map<uint64_t, std::vector<Narrowed>> narrowed;
+  std::unordered_map<uint32_t, uint32_t> used_bytes;  // pc -> its used_bytes_mask
+  for (const auto& [pc, mask] : k.used_bytes_masks) used_bytes[pc] = mask;
   auto close_all = [&] {
     for (auto& [sym, loads] : open) close(loads);
     open.clear();
-    vector_reads.clear();
+    narrowed.clear();
   };
   for (size_t pos = 0; pos < seq.size(); ++pos) {
     const size_t pc = seq[pos];
@@ -564,14 +567,14 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
     if ((in.op == Op::St || in.op == Op::Atom || in.op == Op::Red) &&
         (in.space == ptx::Space::Shared || in.space == ptx::Space::Generic))
       close_all();
-    // A shared load of bytes an earlier vector load of the block read on the
-    // same base, no shared store between: ptxas keeps the earlier load's
-    // registers and issues nothing for it (NVVM writes such a pair, a
-    // `.pragma "used_bytes_mask"` ld.shared.v4 and an ld.shared.v2 inside
-    // it, in some compiles of 07_warptile; the SASS of both compiles has
-    // the same LDS count: docs/timing-model.md "One source, one PTX"). The
-    // earlier load becomes a merged load of its own width, whose result
-    // the covered one's is ready with.
+    // NVVM's narrowed pair (some compiles of 06 and 07; docs/timing-model.md
+    // "One source, one PTX"): an ld.shared.v4 whose used_bytes_mask keeps
+    // its low 8 bytes, then a load of bytes 8-15 on the same base. ptxas
+    // issues the pair as one LDS.128 (the SASS of both compiles has the same
+    // LDS count): the first becomes a merged load of the full width, the
+    // second merged away. A mask with a hole (bytes 0-7 and 12-15 used, and
+    // a scalar load of bytes 8-11: wangzyon's kernel 6) stays two LDS in
+    // the SASS, and two loads here.
     if (in.op == Op::Ld && in.space == ptx::Space::Shared && !(in.flags & ptx::kFlagVolatile) &&
         in.guard == ptx::kNoReg && in.num_ops >= 2 && in.ops[1].kind == ptx::OperandKind::Addr &&
         (in.ops[0].kind == ptx::OperandKind::Reg || in.ops[0].kind == ptx::OperandKind::Vec)) {
@@ -580,14 +583,18 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
                                          : AddrVal{0, 0, 63};
       a.off += ao.imm;
       const int64_t bytes = int64_t(ptx::type_bytes(in.type)) * std::max<int64_t>(1, in.vec);
-      std::vector<Span>& spans = vector_reads[a.sym];
-      const auto cover = std::find_if(spans.begin(), spans.end(),
-                                      [&](const Span& sp) { return sp.lo <= a.off && a.off + bytes <= sp.hi; });
-      if (cover != spans.end()) {
+      std::vector<Narrowed>& ns = narrowed[a.sym];
+      const auto rest = std::find_if(ns.begin(), ns.end(), [&](const Narrowed& n) {
+        return n.rest_lo == a.off && n.rest_hi == a.off + bytes;
+      });
+      if (rest != ns.end()) {
         flags[pos].away = true;
-        flags[cover->pos].merge = uint8_t(cover->hi - cover->lo);
-      } else if (in.vec >= 2 && (bytes == 4 || bytes == 8 || bytes == 16)) {
-        spans.push_back({a.off, a.off + bytes, pos});
+        flags[rest->pos].merge = rest->width;
+        ns.erase(rest);
+      } else if (const auto m = used_bytes.find(uint32_t(pc)); m != used_bytes.end() && in.vec >= 2 && bytes == 16) {
+        const uint32_t used = m->second & 0xffffu;
+        if (used != 0 && (used & (used + 1)) == 0 && std::popcount(used) < bytes)  // the low bytes only
+          ns.push_back({a.off + std::popcount(used), a.off + bytes, pos, uint8_t(bytes)});
       }
     }
     if (!flags[pos].away && candidate(pc)) {
