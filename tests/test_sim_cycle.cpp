@@ -341,6 +341,15 @@ TEST_CASE("sample plan: waves, slices and scaling") {
   CHECK(full.segments[0].blocks.size() == 1000);
 }
 
+// (merge, merged_away) of each ld in `k`, in order, as the H100's decode sets them.
+static std::vector<std::pair<int, bool>> load_merges(const lab::ptx::Kernel& k) {
+  const cycle::DecodedKernel dk = cycle::decode_kernel(k, cycle::cycle_params(gpu_model("H100")));
+  std::vector<std::pair<int, bool>> loads;
+  for (size_t pc = 0; pc < k.code.size(); ++pc)
+    if (k.code[pc].op == lab::ptx::Op::Ld) loads.push_back({dk.code[pc].merge, dk.code[pc].merged_away});
+  return loads;
+}
+
 TEST_CASE("cycle model: scalar shared loads merge into LDS.128 / LDS.64 as ptxas merges them") {
   // Block 1: [%rd1+0..12] on one register (LDS.128), and base + 4 * (i | 1..3)
   // with i known to be a multiple of 8 (the warptiling kernel's pattern).
@@ -395,10 +404,7 @@ TEST_CASE("cycle model: scalar shared loads merge into LDS.128 / LDS.64 as ptxas
 )";
   auto p = simtest::Program::from_ptx(ptx_text, "merges");
   REQUIRE(p.kernel);
-  const cycle::DecodedKernel dk = cycle::decode_kernel(*p.kernel, cycle::cycle_params(gpu_model("H100")));
-  std::vector<std::pair<int, bool>> loads;  // (merge, merged_away) of each ld.shared, in order
-  for (size_t pc = 0; pc < p.kernel->code.size(); ++pc)
-    if (p.kernel->code[pc].op == lab::ptx::Op::Ld) loads.push_back({dk.code[pc].merge, dk.code[pc].merged_away});
+  const std::vector<std::pair<int, bool>> loads = load_merges(*p.kernel);
   REQUIRE(loads.size() == 16);
   // [%rd1+0..12]: one LDS.128.
   CHECK(loads[0] == std::pair{16, false});
@@ -454,10 +460,7 @@ TEST_CASE("cycle model: NVVM's narrowed vector load and the load of its other by
   REQUIRE(p.kernel);
   REQUIRE(p.kernel->used_bytes_masks.size() == 3);
   CHECK(p.kernel->used_bytes_masks[1].second == 61695u);
-  const cycle::DecodedKernel dk = cycle::decode_kernel(*p.kernel, cycle::cycle_params(gpu_model("H100")));
-  std::vector<std::pair<int, bool>> loads;  // (merge, merged_away) of each ld.shared, in order
-  for (size_t pc = 0; pc < p.kernel->code.size(); ++pc)
-    if (p.kernel->code[pc].op == lab::ptx::Op::Ld) loads.push_back({dk.code[pc].merge, dk.code[pc].merged_away});
+  const std::vector<std::pair<int, bool>> loads = load_merges(*p.kernel);
   REQUIRE(loads.size() == 8);
   CHECK(loads[0] == std::pair{16, false});  // the narrowed v4: one LDS.128 with...
   CHECK(loads[1] == std::pair{0, true});    // ...the v2 of its bytes 8-15
