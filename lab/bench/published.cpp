@@ -163,7 +163,7 @@ void write_if_changed(const fs::path& path, const std::string& text) {
 void run_row(const PublishedOptions& o, const json& table, const json& k, const std::string& snapshot,
              const std::string& tmp, PublishedRow& row) {
   const sim::GpuModel& gpu = sim::gpu_model(table.at("gpu").get<std::string>());
-  // Sources into the temporary folder, then a wrapper that includes them.
+  // Sources into the table's folder (`tmp`), then a wrapper that includes them.
   std::string wrapper = table.value("prelude", std::string()) + k.value("prelude", std::string());
   // FNV-1a of the included files' text, written into the wrapper: the PTX
   // cache keys on the wrapper's text, so an edited kernel is compiled again.
