@@ -119,6 +119,7 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
       default:
         d.unit = Unit::Control;
         d.latency = p.lat_int;
+        d.branch = in.op == Op::Bra;
         if (in.op == Op::BarSync || in.op == Op::BarRed) d.unit = Unit::Barrier;
         if (in.op == Op::CpAsyncWaitGroup || in.op == Op::CpAsyncWaitAll) d.unit = Unit::AsyncWait;
         // shfl/vote/redux go through the MIO like shared memory (Nsight: short scoreboard).

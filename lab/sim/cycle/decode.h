@@ -84,6 +84,9 @@ struct DecodedInstr {
   // and const, which the SASS reads as constant-bank operands): ptxas spaces
   // a warp's such instructions CycleParams::lsu_issue_interval cycles apart.
   bool lsu = false;
+  // A branch (bra): ptxas's stall count keeps the warp from issuing again
+  // for CycleParams::branch_stall cycles, whichever way it goes.
+  bool branch = false;
   // A global or local load's first consumer: the first instruction after it
   // in program order that reads or overwrites its destination, up to a back
   // edge (kNoConsumer: none). ptxas gives the loads one first consumer waits

@@ -203,6 +203,7 @@ struct alignas(64) Warp {
   uint64_t async_done = 0; // cp.async completion
   uint64_t merged_ready = 0;  // the last merged shared load's result (decode.h `merge`)
   uint64_t lsu_free = 0;      // its next LSU instruction issues no sooner (CycleParams::lsu_issue_interval)
+  uint64_t issue_free = 0;    // its next instruction issues no sooner (after a branch: CycleParams::branch_stall)
   LoadBarriers load_barriers;
   // wgmma groups (decode.h WgmmaStep): when the open group's operations
   // finish, and the committed groups' completion times, oldest first.
@@ -551,6 +552,7 @@ class Slice {
       w.async_done = 0;
       w.merged_ready = 0;
       w.lsu_free = 0;
+      w.issue_free = 0;
       w.load_barriers.clear();
       w.wgmma_open = 0;
       w.wgmma_groups.clear();
@@ -741,6 +743,7 @@ class Slice {
     }
     // ptxas's stall counts space a warp's loads and stores (params.cpp).
     if (d.lsu && w.lsu_free > dep) dep = w.lsu_free, why = Stall::Wait, w.dep_producer = 0;
+    if (w.issue_free > dep) dep = w.issue_free, why = Stall::Wait, w.dep_producer = 0;
     w.dep_ready = dep;
     w.dep_why = why;
     w.next_inst = ti;
@@ -1266,6 +1269,7 @@ class Slice {
       if (ph.expected && ++ph.seen == ph.expected) release_phase(sm, B, w.block_slot, key, ph, t);
     }
     if (d.lsu) w.lsu_free = t + uint64_t(p_.lsu_issue_interval);
+    if (d.branch) w.issue_free = t + uint64_t(p_.branch_stall);
     w.next = idx + 1;
     skip_merged(w, t);
     w.deps_ok = false;

@@ -174,6 +174,13 @@ CycleParams cycle_params(const GpuModel& g) {
   // (bench mechanisms' l1 rows, docs/fidelity.md). sm_70 is not in CUDA 13;
   // Volta is taken to be alike.
   p.lsu_issue_interval = 4;
+  // [LAB-SASS] the same control codes on every BRA: of the 1,613 BRA (other
+  // than the self-branch after EXIT) that ptxas 13.0 makes for sm_90 of the
+  // lab's GEMM versions, mechanism kernels and lessons' kernels (nvcc -cubin
+  // -O3, tools/sass_control.py), none has a stall count below 5: 1,172 carry
+  // 5, 279 carry 6, the rest 7-15 (waiting out a result). A warp issues
+  // nothing for 5 cycles after a branch, taken or not.
+  p.branch_stall = 5;
   // [LAB-SASS] the same control codes' write barriers (bits 110-112) and
   // wait masks (116-121): a loop body's global loads use barriers SB2-SB5,
   // the loads one instruction first waits for on one barrier (GEMM 02's

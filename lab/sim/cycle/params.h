@@ -57,6 +57,9 @@ struct CycleParams {
   // The fewest cycles between two of a warp's LSU instructions (decode.h
   // `lsu`): the stall count ptxas writes into the SASS (params.cpp).
   int lsu_issue_interval = 4;
+  // The cycles after a warp's branch before it issues again: the stall count
+  // ptxas writes on every BRA (params.cpp).
+  int branch_stall = 5;
   // The dependency barriers ptxas gives a warp's global loads (engine.cpp
   // LoadBarriers; params.cpp); 0: each load's consumers wait for it alone.
   int load_barriers = 4;
