@@ -458,12 +458,16 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
                                       const std::vector<uint8_t>& zero_low_bits) {
   std::vector<MergeFlag> flags(seq.size());
   // One candidate: a scalar 4- or 2-byte plain ld.shared [R + imm], no guard.
+  // A plain ld.shared [R + imm] (scalar or vector), no guard.
+  auto plain_shared_load = [&](const ptx::Instr& in) {
+    return in.op == Op::Ld && in.space == ptx::Space::Shared && !(in.flags & ptx::kFlagVolatile) &&
+           in.num_ops >= 2 && in.ops[1].kind == ptx::OperandKind::Addr && in.guard == ptx::kNoReg &&
+           (in.ops[0].kind == ptx::OperandKind::Reg || in.ops[0].kind == ptx::OperandKind::Vec);
+  };
   auto candidate = [&](size_t pc) {
     const ptx::Instr& in = k.code[pc];
-    return in.op == Op::Ld && in.space == ptx::Space::Shared && in.vec == 1 &&
-           (ptx::type_bytes(in.type) == 4 || ptx::type_bytes(in.type) == 2) &&
-           !(in.flags & ptx::kFlagVolatile) && in.num_ops >= 2 && in.ops[0].kind == ptx::OperandKind::Reg &&
-           in.ops[1].kind == ptx::OperandKind::Addr && in.guard == ptx::kNoReg;
+    return plain_shared_load(in) && in.vec == 1 && in.ops[0].kind == ptx::OperandKind::Reg &&
+           (ptx::type_bytes(in.type) == 4 || ptx::type_bytes(in.type) == 2);
   };
   std::unordered_map<uint32_t, AddrVal> vals;  // registers defined in this block so far
   // What the whole kernel proves of a register (known_zero_low_bits).
@@ -473,6 +477,14 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
     if (o.kind != ptx::OperandKind::Reg || o.reg >= ptx::kSinkReg) return {mix(0xbad, o.reg), 0, 0};
     if (auto it = vals.find(o.reg); it != vals.end()) return it->second;
     return {mix(0x1e, o.reg), 0, known(o.reg)};  // live into the block
+  };
+  // A load's address [R + imm] as far as address arithmetic goes.
+  auto address_of = [&](const ptx::Instr& in) {
+    const ptx::Operand& ao = in.ops[1];
+    AddrVal a = ao.reg < ptx::kSinkReg ? val(ptx::Operand{ptx::OperandKind::Reg, 0, ptx::Space::Generic, false, ao.reg, 0})
+                                       : AddrVal{0, 0, 63};
+    a.off += ao.imm;
+    return a;
   };
   // A value nothing else computes: one per position (the same pc in two
   // iterations of an unrolled loop computes two values).
@@ -551,8 +563,12 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
   // symbolic base: the bytes they leave to a later load of the block.
   struct Narrowed { int64_t rest_lo, rest_hi; size_t pos; uint8_t width; };
   std::unordered_map<uint64_t, std::vector<Narrowed>> narrowed;
-  std::unordered_map<uint32_t, uint32_t> used_bytes;  // pc -> its used_bytes_mask
-  for (const auto& [pc, mask] : k.used_bytes_masks) used_bytes[pc] = mask;
+  // The used_bytes_mask pragma before instruction `pc`, 0 where there is none.
+  auto used_bytes = [&](size_t pc) -> uint32_t {
+    const auto it = std::lower_bound(k.used_bytes_masks.begin(), k.used_bytes_masks.end(),
+                                     std::pair<uint32_t, uint32_t>{uint32_t(pc), 0});
+    return it != k.used_bytes_masks.end() && it->first == pc ? it->second : 0;
+  };
   auto close_all = [&] {
     for (auto& [sym, loads] : open) close(loads);
     open.clear();
@@ -576,13 +592,8 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
     // second merged away. A mask with a hole (bytes 0-7 and 12-15 used, and
     // a scalar load of bytes 8-11: wangzyon's kernel 6) stays two LDS in
     // the SASS, and two loads here.
-    if (in.op == Op::Ld && in.space == ptx::Space::Shared && !(in.flags & ptx::kFlagVolatile) &&
-        in.guard == ptx::kNoReg && in.num_ops >= 2 && in.ops[1].kind == ptx::OperandKind::Addr &&
-        (in.ops[0].kind == ptx::OperandKind::Reg || in.ops[0].kind == ptx::OperandKind::Vec)) {
-      const ptx::Operand& ao = in.ops[1];
-      AddrVal a = ao.reg < ptx::kSinkReg ? val(ptx::Operand{ptx::OperandKind::Reg, 0, ptx::Space::Generic, false, ao.reg, 0})
-                                         : AddrVal{0, 0, 63};
-      a.off += ao.imm;
+    if (plain_shared_load(in)) {
+      const AddrVal a = address_of(in);
       const int64_t bytes = int64_t(ptx::type_bytes(in.type)) * std::max<int64_t>(1, in.vec);
       std::vector<Narrowed>& ns = narrowed[a.sym];
       const auto rest = std::find_if(ns.begin(), ns.end(), [&](const Narrowed& n) {
@@ -592,17 +603,14 @@ std::vector<MergeFlag> merge_sequence(const ptx::Kernel& k, const DecodedKernel&
         flags[pos].away = true;
         flags[rest->pos].merge = rest->width;
         ns.erase(rest);
-      } else if (const auto m = used_bytes.find(uint32_t(pc)); m != used_bytes.end() && in.vec >= 2 && bytes == 16) {
-        const uint32_t used = m->second & 0xffffu;
+      } else if (in.vec >= 2 && bytes == 16) {
+        const uint32_t used = used_bytes(pc) & 0xffffu;
         if (used != 0 && (used & (used + 1)) == 0 && std::popcount(used) < bytes)  // the low bytes only
           ns.push_back({a.off + std::popcount(used), a.off + bytes, pos, uint8_t(bytes)});
       }
     }
     if (!flags[pos].away && candidate(pc)) {
-      const ptx::Operand& ao = in.ops[1];
-      AddrVal a = ao.reg < ptx::kSinkReg ? val(ptx::Operand{ptx::OperandKind::Reg, 0, ptx::Space::Generic, false, ao.reg, 0})
-                                         : AddrVal{0, 0, 63};
-      a.off += ao.imm;
+      const AddrVal a = address_of(in);
       const int bytes = ptx::type_bytes(in.type);
       open[bytes == 4 ? a.sym : mix(a.sym, 0x2b)].push_back({pos, a.off, a.sym == 0 ? 63 : a.asym, bytes});
     }
