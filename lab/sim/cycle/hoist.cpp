@@ -233,6 +233,11 @@ uint32_t hoist_loads(const DecodedKernel& dk, WarpTrace& w, HoistMemo* memo) {
     if (shared_kind[i] != 1) continue;
     const auto wi = writes(i);
     load_regs[i] = uint32_t(wi.second - wi.first);
+    // A merged-away vector load is the rest of NVVM's narrowed pair
+    // (decode.cpp merge_sequence; scalar merges only take one-register
+    // loads away): in the SASS its values are registers of the LDS.128 the
+    // pair becomes, already counted with the narrowed load.
+    if (w.insts[i].merged_away && load_regs[i] >= 2) load_regs[i] = 0;
     const uint64_t wb = write_bits(i);
     for (size_t k = i + 1; k < n && k <= i + kMaxScan && !starts[k]; ++k) {
       if (!(read_bits(k) & wb) || w.insts[k].mask == 0) continue;
