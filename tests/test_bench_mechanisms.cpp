@@ -226,3 +226,25 @@ TEST_CASE("mechanisms: L1 hits, one warp's loads spaced and tracked as the SASS 
   // A 16-byte load is 4 lines: a quarter of the rate (measured 0.245).
   CHECK(find(r, "l1", "coalesced 16 B, 64 warps/SM").value == doctest::Approx(0.245).epsilon(0.10));
 }
+
+TEST_CASE("mechanisms: L1 hits on an SM of 16 LD/ST units (GA102) at half the rate, as measured on sm_86") {
+  bench::MechanismOptions o;
+  o.gpus = {&sim::gpu_model("RTX3090"), &sim::gpu_model("H100")};
+  o.threads = 2;
+  o.only = {"l1"};
+  const bench::MechanismReport r = bench::run_mechanisms(o);
+  auto value = [&](const std::string& gpu, const std::string& point) {
+    for (const auto& row : r.rows)
+      if (row.gpu == gpu && row.mechanism == "l1" && row.point == point) return row.value;
+    FAIL("no row " << gpu << " / " << point);
+    return 0.0;
+  };
+  // [YKT-A]: 63.6 B/clk/SM of LDG.32 hits with 32 warps, 0.497 warp loads a
+  // cycle; the H100's SM (32 LD/ST units) takes one a cycle.
+  const double ga102 = value("RTX3090", "coalesced 4 B, 32 warps/SM");
+  CHECK(ga102 == doctest::Approx(0.497).epsilon(0.10));
+  CHECK(value("H100", "coalesced 4 B, 32 warps/SM") / ga102 == doctest::Approx(1.9).epsilon(0.12));
+  // One warp is spaced by its own issue interval, not the LD/ST units: alike on both.
+  CHECK(value("RTX3090", "coalesced 4 B, 1 warps/SM") ==
+        doctest::Approx(value("H100", "coalesced 4 B, 1 warps/SM")).epsilon(0.15));
+}

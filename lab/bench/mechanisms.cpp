@@ -129,6 +129,8 @@ std::string n(uint64_t v) { return std::to_string(v); }
 //          gpu-latency (pointer chase), gpu-stream (STREAM at full occupancy).
 //  [KEP]   NVIDIA Kepler GK110 whitepaper (2012): same-address global atomics
 //          at one per clock.
+//  [YKT-A] YKTian-x2b/AmpereArchViaMicroBenchMark (GitHub): L1 and shared
+//          bandwidth on an sm_86 RTX 3060 (lab/sim/cycle/params.cpp).
 struct Published {
   double value;
   const char* source;
@@ -257,6 +259,10 @@ const std::map<Key, Published>& published_table() {
       {{"H200", "l1/coalesced 16 B, 1 warps/SM"}, {0.0393, "[LAB-H200] measured on this part"}},
       {{"H200", "l1/coalesced 16 B, 4 warps/SM"}, {0.144, "[LAB-H200] measured on this part"}},
       {{"H200", "l1/coalesced 16 B, 64 warps/SM"}, {0.245, "[LAB-H200] measured on this part"}},
+      // [YKT-A]: 32 warps of LDG.32 L1 hits, 63.6 B/clk/SM: 0.497 of a
+      // 128-byte warp load a cycle. The RTX 3090's GA102 has the same SM
+      // (4 LD/ST units per sub-partition).
+      {{"RTX3090", "l1/coalesced 4 B, 32 warps/SM"}, {0.497, "[YKT-A] measured on an RTX 3060 (sm_86, same SM)"}},
       {{"H200", "pages/read, lines 128 B apart"}, {3683, "[LAB-H200] measured on this part"}},
       {{"H200", "pages/read, lines 1024 B apart"}, {3433, "[LAB-H200] measured on this part"}},
       {{"H200", "pages/read, lines 4096 B apart"}, {3371, "[LAB-H200] measured on this part"}},

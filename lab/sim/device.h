@@ -51,7 +51,7 @@ struct GpuModel {
   int fp64_lanes_per_sm = 0;
   int int32_lanes_per_sm = 64;
   int sfu_lanes_per_sm = 16;   // special function units (sin, ex2, rcp, ...)
-  int lsu_lanes_per_sm = 32;   // load/store units: one 32-lane request per cycle
+  int lsu_lanes_per_sm = 32;   // load/store units: a warp's request takes 32 / this cycles (cycle/params.cpp)
 
   // ---- memory system -------------------------------------------------------------
   uint64_t dram_bytes = 0;           // capacity

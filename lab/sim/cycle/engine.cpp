@@ -975,8 +975,10 @@ class Slice {
   // One global/local request: L1 data path, L1 tags, L2 and DRAM queues.
   uint64_t global_request(Sm& sm, const WarpTrace& tr, const TraceMem& m, uint64_t t, bool atomic) {
     const double start = std::max(double(t), sm.l1_free);
-    sm.l1_free = start + std::max<uint16_t>(1, m.lines);
-    acc_.l1_busy_cycles += std::max<uint16_t>(1, m.lines);
+    // A line a cycle, and no fewer than the LD/ST units' address cycles (params.cpp lsu_request_cycles).
+    const uint16_t hold = std::max<uint16_t>(p_.lsu_request_cycles, m.lines);
+    sm.l1_free = start + hold;
+    acc_.l1_busy_cycles += hold;
     const double t_data = sm.l1_free;
     uint64_t done = uint64_t(t_data) + p_.lat_l1;
     uint32_t dram_left = m.dram;
@@ -1227,8 +1229,10 @@ class Slice {
           const uint16_t cost =
               ti.merge == 2 ? m.wide16() : ti.merge == 1 ? m.wide8() : ti.merge == 3 ? m.wide4() : m.count;
           const double start = std::max(double(t), sm.l1_free);
-          sm.l1_free = start + std::max<uint16_t>(1, cost);
-          acc_.l1_busy_cycles += std::max<uint16_t>(1, cost);
+          // A store takes the LD/ST units' address cycles (params.cpp lsu_request_cycles).
+          const uint16_t hold = std::max<uint16_t>(m.write ? p_.lsu_request_cycles : 1, cost);
+          sm.l1_free = start + hold;
+          acc_.l1_busy_cycles += hold;
           done = std::max(done, uint64_t(sm.l1_free) + p_.lat_shared);
         } else {
           all_shared = false;

@@ -40,6 +40,10 @@
 //          cuda`, recorded in docs/fidelity/h200/mech-cuda-2.json. WMMA
 //          m16n16k16 reached 353.8 TFLOP/s where mma.sync m16n8k16, the same
 //          kernel shape in the same run, reached 608.2: 0.582 of it.
+//  [YKT-A] YKTian-x2b/AmpereArchViaMicroBenchMark (GitHub, 2023-24): an
+//          sm_86 RTX 3060, one 1024-thread block, L1 hits (LDG, ld.global.ca)
+//          63.6 B/clk/SM as LDG.32 and 124.7 as LDG.64; shared stores 62.8
+//          as STS.32, 126.1 as STS.64, 114.0 as STS.128.
 //  [WP]    NVIDIA whitepapers: unified L1/shared per SM 128 KB (Volta GV100),
 //          96 KB (Turing), 192 KB (A100), 128 KB (Ada AD102), 256 KB (H100).
 #include "lab/sim/cycle/params.h"
@@ -174,6 +178,19 @@ CycleParams cycle_params(const GpuModel& g) {
   // (bench mechanisms' l1 rows, docs/fidelity.md). sm_70 is not in CUDA 13;
   // Volta is taken to be alike.
   p.lsu_issue_interval = 4;
+  // The SM's LD/ST units take one thread's address each a cycle: where the
+  // whitepaper diagrams give 16 per SM (4 per sub-partition: Turing, GA10x,
+  // Ada; device.cpp lsu_lanes_per_sm) a warp's global request or shared
+  // store holds the L1/shared data path 2 cycles however few lines or
+  // wavefronts it needs. [YKT-A], 32 warps of L1 hits or shared stores on
+  // an sm_86 GPU: LDG.32 63.6 B/clk/SM and STS.32 62.8
+  // (2.0 cycles a request), LDG.64 124.7 and STS.64 126.1 (2.0-2.05),
+  // STS.128 114.0 (4.5 for its 4 wavefronts). Shared loads keep a
+  // wavefront a cycle: no LDS measurement was found, and a 2-cycle LDS.32
+  // would put wangzyon's shared-memory GEMM (2 LDS per FFMA) on the RTX 3090
+  // 50% slower than measured (docs/fidelity.md). Turing and Ada are taken to
+  // be alike by their diagrams.
+  p.lsu_request_cycles = uint16_t(g.lsu_lanes_per_sm > 0 && g.lsu_lanes_per_sm < 32 ? 32 / g.lsu_lanes_per_sm : 1);
   // [LAB-SASS] the same control codes on every BRA: of the 1,613 BRA (other
   // than the self-branch after EXIT) that ptxas 13.0 makes for sm_90 of the
   // lab's GEMM versions, mechanism kernels and lessons' kernels (nvcc -cubin

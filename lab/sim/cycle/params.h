@@ -41,6 +41,10 @@ struct CycleParams {
   // Memory system.
   uint32_t l1_shared_bytes = 256 * 1024;  // unified capacity per SM (the L1 gets what shared does not)
   double l1_bytes_per_cycle = 128;        // L1 data path, shared by global sectors and shared wavefronts
+  // The fewest cycles a warp's global/local request or shared store holds
+  // that data path: the SM's LD/ST units take this many cycles for 32
+  // threads' addresses (params.cpp).
+  uint16_t lsu_request_cycles = 1;
   double l2_bytes_per_cycle = 5120;       // whole GPU
   // Whole GPU, achievable (achievable_dram), not rated: the DRAM queue takes
   // a read sector at the read rate and a written one at the write rate (both
