@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "lab/compile/cache_file.h"
 #include "lab/compile/nvrtc.h"
 #include "lab/cuda/kernel_run.h"
 
@@ -167,10 +168,8 @@ void run_row(const PublishedOptions& o, const json& table, const json& k, const 
   std::string wrapper = table.value("prelude", std::string()) + k.value("prelude", std::string());
   // FNV-1a of the included files' text, written into the wrapper: the PTX
   // cache keys on the wrapper's text, so an edited kernel is compiled again.
-  uint64_t sources = 1469598103934665603ull;
-  auto hash = [&](const std::string& text) {
-    for (unsigned char c : text) sources = (sources ^ c) * 1099511628211ull;
-  };
+  uint64_t sources = compile::fnv1a("");
+  auto hash = [&](const std::string& text) { sources = compile::fnv1a(text, sources); };
   for (const auto& f : k.at("files")) {
     std::string path = f.is_string() ? f.get<std::string>() : f.at("path").get<std::string>();
     if (snapshot.empty()) {  // "local": the lab's own kernels, compiled as they are in the working tree

@@ -1,5 +1,6 @@
 #include "lab/compile/nvrtc.h"
 
+#include "lab/compile/cache_file.h"
 #include "lab/compile/nvrtc_call.h"
 #include "lab/compile/process.h"
 
@@ -31,25 +32,6 @@ std::string read_text(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// FNV-1a over everything that changes the PTX: a cache key.
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-void write_atomically(const fs::path& path, const std::string& text) {
-  fs::path tmp = path;
-  tmp += fmt::format(".tmp{}", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) return;  // a cache that cannot be written is only slower
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) fs::remove(tmp, ec);
 }
 
 }  // namespace
@@ -163,7 +145,7 @@ std::string compile_to_ptx(const std::string& source, const std::string& filenam
   if (options.use_cache) {
     std::error_code ec;
     fs::create_directories(cached.parent_path(), ec);
-    if (!ec) write_atomically(cached, ptx);
+    if (!ec) write_cache_file(cached, ptx);
   }
   return ptx;
 }
@@ -213,7 +195,7 @@ std::string ptxas_whole_program(const std::string& ptx, const std::string& sm_ar
   if (!fs::exists(GPULAB_PTXAS, ec)) return {};
   fs::create_directories(dir, ec);
   const fs::path input = dir / fmt::format("ptxas-{}-{:016x}.ptx", getpid(), fnv1a(ptx));
-  write_atomically(input, ptx);
+  write_cache_file(input, ptx);
   std::string out;
   const int rc = run_capture({GPULAB_PTXAS, "-arch=" + sm_arch, "-v", input.string(), "-o", "/dev/null"}, out);
   fs::remove(input, ec);
@@ -243,7 +225,7 @@ std::string ptxas_info(const std::string& ptx, const std::string& sm_arch) {
   std::string info = ptxas_whole_program(ptx, sm_arch, cached.parent_path(), ran);
   if (!ran) info = ptxas_relocatable(ptx, sm_arch);
   fs::create_directories(cached.parent_path(), ec);
-  if (!ec) write_atomically(cached, info);
+  if (!ec) write_cache_file(cached, info);
   return info;
 }
 }  // namespace
