@@ -360,9 +360,11 @@ namespace {
 
 // A baseline's figures (the reference solution's, a named baseline's) do not
 // change while the lab runs, so every check in one process (a `gpulab watch`
-// session, a test's many attempts at one exercise) simulates each once. The
-// key holds everything the run depends on: the file's text (an edited
-// solution is run again; headers it includes are not part of the key), the
+// session, a test's many attempts at one exercise) simulates each once, and
+// later processes of the same build read them from disk (baseline_cache.h).
+// The key holds everything the run depends on: the file's text (an edited
+// solution is run again; headers it includes are not part of the key, as in
+// the PTX cache's, and no lesson's kernel baseline includes one), the
 // exercise (its arguments), kernel, geometry, sizes, GPU model, seed and run
 // options.
 KernelFigures baseline_figures(const Lesson& lesson, const Exercise& ex, const std::string& file,
@@ -372,10 +374,10 @@ KernelFigures baseline_figures(const Lesson& lesson, const Exercise& ex, const s
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  std::string key = fmt::format("{}|{}\n{}\n{}\n{}|{}|{}|{}|{}|{}|{}|{}|{}|", lesson.manifest_path, ex.id, path, text.str(),
+  std::string key = fmt::format("{}|{}\n{}\n{}\n{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", lesson.manifest_path, ex.id, path, text.str(),
                                 kernel, fmt::join(geo.grid, ","),
                                 fmt::join(geo.block, ","), geo.shared_bytes, sizes_text(sizes), o.gpu->name, o.seed,
-                                o.sample_only, o.max_blocks_per_sm);
+                                o.sample_only, o.max_blocks_per_sm, o.predict);
   for (const auto& d : ex.defines) key += d + ";";
   for (const auto& a : ex.args) key += a.text + ";";
   static std::mutex* mutex = new std::mutex;
