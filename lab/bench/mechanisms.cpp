@@ -197,6 +197,11 @@ const std::map<Key, Published>& published_table() {
       // Same-address atomics, the whole GPU's updates per clock: the H100's
       // docs/fidelity/h100/l2-atomics.txt, the H200's mech-cuda-2.json.
       {{"H100", "atomics/one address"}, {0.69, "[LAB-H100] measured on this part"}},
+      // Floating-point adds to one address: lesson 9's sum_atomic, 4,194,304
+      // of them in 7.388 ms (H100) and 7.372 ms (H200) at 1.98 GHz
+      // (docs/fidelity/h100/before-after-02-10.txt, h200/before-after.txt).
+      {{"H100", "atomics/one address, f32 add"}, {0.287, "[LAB-H100] lesson 9's sum_atomic measured on this part"}},
+      {{"H200", "atomics/one address, f32 add"}, {0.287, "[LAB-H200] lesson 9's sum_atomic measured on this part"}},
       // The dram rows (DRAM against bytes in flight), measured by the lab:
       // docs/fidelity/h100/mech-cuda-dram.json and mech-cuda-dram-copy.json,
       // docs/fidelity/h200/mech-cuda-dram.json (2026-11-27).
@@ -729,6 +734,12 @@ void atomics(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
     }
     out.push_back(m);
   }
+  // Floating-point adds to one address: their own rate where it was measured.
+  Run r = run(o, g, "atomics.cu", "atomic_add_f32", {blocks, 1, 1}, {256, 1, 1},
+              {"f32[" + n(threads) + "]", "i32=0", "i32=" + n(reps)});
+  MechanismRow m = row(g, "atomics", "one address, f32 add", 0, double(threads) * reps / r.cycles, "updates/cycle", r);
+  cite(m, "one address, f32 add");
+  out.push_back(m);
 }
 
 }  // namespace

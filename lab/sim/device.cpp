@@ -257,6 +257,14 @@ GpuModel make_h100() {
   // H200 (0.689, 0.690: docs/fidelity/h200/mech-cuda-2.json, mech-cuda.json).
   // Was [KEP]'s one per clock, Kepler's figure.
   m.same_address_atomics_per_clock = 0.69;
+  // [LAB-H100] floating-point adds to one address are slower: lesson 9's
+  // sum_atomic, 4,194,304 atomicAdd(float*, float) to one word
+  // (REDG.E.ADD.F32.FTZ.RN in the sm_90 SASS), took 7.388 ms on an H100 SXM
+  // and 7.372 ms on an H200 (`gpulab lesson 09 --before-after --backend
+  // cuda`: docs/fidelity/h100/before-after-02-10.txt,
+  // docs/fidelity/h200/before-after.txt): 0.287 per clock at 1.98 GHz on
+  // both, against 0.69 for the integer add above.
+  m.same_address_float_adds_per_clock = 0.287;
   m.shared_latency_cycles = 30;                   // [MB]
   m.fp32_flops = 67 * T;                          // [H100] SXM: 67 TFLOPS
   m.fp64_flops = 34 * T;                          // [H100] SXM: 34 TFLOPS (67 with FP64 tensor cores)

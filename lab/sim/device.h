@@ -80,6 +80,9 @@ struct GpuModel {
   // Global atomics to one address the L2 applies per clock, whole GPU
   // (microbenchmark); 0: [KEP]'s one per clock (lab/sim/cycle/params.cpp).
   double same_address_atomics_per_clock = 0;
+  // The same for floating-point adds (RED/ATOM .ADD.F32), where measured;
+  // 0: same_address_atomics_per_clock.
+  double same_address_float_adds_per_clock = 0;
   // Latencies in SM cycles (microbenchmark figures; NVIDIA does not publish them).
   int dram_latency_cycles = 0;
   int l2_latency_cycles = 0;

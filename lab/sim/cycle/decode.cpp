@@ -114,6 +114,7 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
         d.dep = Stall::LongScoreboard;
         d.async_copy = in.op == Op::CpAsync;
         d.lsu = in.space != ptx::Space::Param && in.space != ptx::Space::Const;
+        d.float_add = in.atom == ptx::AtomOp::Add && ptx::type_is_float(in.type);
         break;
       case InstrClass::Control:
       default:

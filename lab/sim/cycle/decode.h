@@ -84,6 +84,9 @@ struct DecodedInstr {
   // and const, which the SASS reads as constant-bank operands): ptxas spaces
   // a warp's such instructions CycleParams::lsu_issue_interval cycles apart.
   bool lsu = false;
+  // A floating-point atomic add (atom/red .add.f16/.f32/.f64): the L2
+  // applies same-address ones at CycleParams::float_adds_per_cycle.
+  bool float_add = false;
   // A branch (bra): ptxas's stall count keeps the warp from issuing again
   // for CycleParams::branch_stall cycles, whichever way it goes.
   bool branch = false;

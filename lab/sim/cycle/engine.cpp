@@ -437,7 +437,7 @@ class Slice {
   // scaled by the slice's bandwidth share: every SM of the GPU contends for a
   // hot address, not only the slice's.
   std::unordered_map<uint64_t, double> atomic_free_;
-  double atomic_cycles_per_update_ = 1;
+  double atomic_cycles_per_update_ = 1, float_add_cycles_per_update_ = 1;
 
   bool tail_rates_ = false;
 
@@ -448,6 +448,7 @@ class Slice {
     dram_rated_sectors_per_cycle_ = std::max(1e-9, p_.dram_rated_bytes_per_cycle * share / 32.0);
     dram_rate_window_ = 4.0 * std::max(1, p_.lat_dram);
     atomic_cycles_per_update_ = 1.0 / std::max(1e-9, p_.atomics_per_cycle * share);
+    float_add_cycles_per_update_ = 1.0 / std::max(1e-9, p_.float_adds_per_cycle * share);
   }
 
   // sm.resident_warps is about to change, and cycles from `from` on count
@@ -973,7 +974,9 @@ class Slice {
   }
 
   // One global/local request: L1 data path, L1 tags, L2 and DRAM queues.
-  uint64_t global_request(Sm& sm, const WarpTrace& tr, const TraceMem& m, uint64_t t, bool atomic) {
+  // `float_add`: an atomic's updates are floating-point adds (their own rate).
+  uint64_t global_request(Sm& sm, const WarpTrace& tr, const TraceMem& m, uint64_t t, bool atomic,
+                          bool float_add) {
     const double start = std::max(double(t), sm.l1_free);
     // A line a cycle, and no fewer than the LD/ST units' address cycles (params.cpp lsu_request_cycles).
     const uint16_t hold = std::max<uint16_t>(p_.lsu_request_cycles, m.lines);
@@ -1027,7 +1030,7 @@ class Slice {
     }
     if (m.serial && m.runs) {  // atom and red alike (red has no destination register)
       double& free = atomic_free_[tr.runs[m.first_run].first];
-      free = std::max(free, t_data) + m.serial * atomic_cycles_per_update_;
+      free = std::max(free, t_data) + m.serial * (float_add ? float_add_cycles_per_update_ : atomic_cycles_per_update_);
       done = std::max(done, uint64_t(free) + p_.lat_l2);
     }
     // DRAM sectors the L2 model charged beyond the L1 misses (write-backs).
@@ -1236,7 +1239,7 @@ class Slice {
           done = std::max(done, uint64_t(sm.l1_free) + p_.lat_shared);
         } else {
           all_shared = false;
-          done = std::max(done, global_request(sm, *w.tr, m, t, atomic && m.write));
+          done = std::max(done, global_request(sm, *w.tr, m, t, atomic && m.write, d.float_add));
         }
       }
       if (any) {

@@ -248,6 +248,8 @@ CycleParams cycle_params(const GpuModel& g) {
   // atomics at one per clock, the only published figure; device.cpp has
   // the lab's measurement where it made one.
   p.atomics_per_cycle = g.same_address_atomics_per_clock > 0 ? g.same_address_atomics_per_clock : 1.0;
+  p.float_adds_per_cycle =
+      g.same_address_float_adds_per_clock > 0 ? g.same_address_float_adds_per_clock : p.atomics_per_cycle;
   return p;
 }
 

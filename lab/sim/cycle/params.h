@@ -70,6 +70,9 @@ struct CycleParams {
   // Global atomics (atom, red) to one address the L2 applies per cycle,
   // whole GPU: [KEP]'s 1 unless the GPU model has a measurement.
   double atomics_per_cycle = 1;
+  // Floating-point adds to one address (atom/red .add.f32/.f64): the GPU
+  // model's measurement, else atomics_per_cycle.
+  double float_adds_per_cycle = 1;
   double launch_overhead_s = 2e-6;
   // Cycles one mma/wmma instruction holds the sub-partition's tensor core.
   double tensor_cycles(const ptx::Instr& in) const;
