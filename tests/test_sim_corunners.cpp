@@ -70,3 +70,39 @@ TEST_CASE("co-runners: the L2 fetches the given share of the lines it misses, th
     CHECK(again == 0);
   }
 }
+
+TEST_CASE("co-runners: a fraction per buffer, so a vector every block reads does not halve the private rows' fetches") {
+  // Lesson 8's bias+GELU: a block reads 8 private lines of X (100-107) and
+  // 8 lines of the bias b (0-7), which the blocks of its column (y + 1,
+  // y + 2, 66 of one wave) read too.
+  const auto X = range(100, 8), b = range(0, 8);
+  cycle::Neighbours n;
+  n.x1 = join(range(108, 8), range(8, 8));
+  n.x2 = join(range(116, 8), range(16, 8));
+  n.y1 = join(range(200, 8), b);
+  n.y2 = join(range(300, 8), b);
+  // One mean over the lines: half of them the bias's.
+  CHECK(cycle::first_read_fetch_fraction(join(X, b), n, 16, 66) == doctest::Approx((8.0 + 8.0 / 66) / 16));
+  // Per buffer: b's lines [0, 64), X's [100, 612); a third buffer it does not read gets no range.
+  const auto r = cycle::fetch_fractions_by_buffer(join(X, b), n, 16, 66, {{0, 64}, {100, 612}, {1000, 1100}});
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].first_line == 0);
+  CHECK(r[0].fraction == doctest::Approx(1.0 / 66));
+  CHECK(r[1].first_line == 100);
+  CHECK(r[1].end_line == 612);
+  CHECK(r[1].fraction == doctest::Approx(1.0));
+}
+
+TEST_CASE("co-runners: the L2 fetches each range's share of its misses, the global share elsewhere") {
+  L2Model l2(50ull << 20);
+  l2.set_fetch_fraction(0.5);
+  l2.set_fetch_fractions({{{0, 10000}, 1.0}, {{10000, 20000}, 0.1}});
+  uint64_t dram[3] = {};
+  for (uint64_t line = 0; line < 30000; ++line) {
+    const uint64_t sectors[4] = {line * 4, line * 4 + 1, line * 4 + 2, line * 4 + 3};
+    dram[line / 10000] += l2.access(sectors, 4, false);
+  }
+  CHECK(double(dram[0]) / 40000 == doctest::Approx(1.0));
+  CHECK(double(dram[1]) / 40000 == doctest::Approx(0.1).epsilon(0.1));
+  CHECK(double(dram[2]) / 40000 == doctest::Approx(0.5).epsilon(0.05));
+}

@@ -288,7 +288,7 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write, con
     if (concurrent_) L.release(s);
     // Another SM's block fetched it (set_fetch_fraction): decided per line,
     // by bits of the line's hash the set index does not use.
-    if (m && !is_write && fetch_threshold_ < kFetchAll && uint32_t(h >> 40) >= fetch_threshold_) continue;
+    if (m && !is_write && sampled_fetch_ && uint32_t(h >> 40) >= fetch_threshold_of(line)) continue;
     misses += m;
   }
   if (c.me) *who->claims = c.claims;
@@ -297,6 +297,23 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write, con
 
 void L2Model::set_fetch_fraction(double fraction) {
   fetch_threshold_ = uint32_t(std::clamp(fraction, 0.0, 1.0) * double(kFetchAll));
+  sampled_fetch_ = fetch_threshold_ < kFetchAll || !fetch_ranges_.empty();
+}
+
+void L2Model::set_fetch_fractions(const std::vector<std::pair<std::pair<uint64_t, uint64_t>, double>>& ranges) {
+  fetch_ranges_.clear();
+  for (const auto& [r, fraction] : ranges)
+    fetch_ranges_.push_back({r.first, r.second, uint32_t(std::clamp(fraction, 0.0, 1.0) * double(kFetchAll))});
+  sampled_fetch_ = fetch_threshold_ < kFetchAll || !fetch_ranges_.empty();
+}
+
+uint32_t L2Model::fetch_threshold_of(uint64_t line) const {
+  if (fetch_ranges_.empty()) return fetch_threshold_;
+  auto it = std::upper_bound(fetch_ranges_.begin(), fetch_ranges_.end(), line,
+                             [](uint64_t l, const FetchRange& r) { return l < r.first; });
+  if (it == fetch_ranges_.begin()) return fetch_threshold_;
+  --it;
+  return line < it->end ? it->threshold : fetch_threshold_;
 }
 
 }  // namespace lab::sim

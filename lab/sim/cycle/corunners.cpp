@@ -40,21 +40,43 @@ GridNeighbours grid_neighbours(uint64_t gx, uint64_t gy, uint64_t block, uint64_
   return g;
 }
 
-double first_read_fetch_fraction(const std::vector<uint64_t>& self, const Neighbours& n, uint64_t row_mates,
-                                 uint64_t column_mates) {
-  if (self.empty()) return 1;
-  auto has = [](const std::vector<uint64_t>& v, uint64_t line) { return std::binary_search(v.begin(), v.end(), line); };
-  auto along = [&](const std::vector<uint64_t>& one, const std::vector<uint64_t>& two, uint64_t mates, uint64_t line) {
+namespace {
+
+// 1 / (blocks of one wave reading `line`), from the neighbours' lines.
+double share_of(uint64_t line, const Neighbours& n, uint64_t row_mates, uint64_t column_mates) {
+  auto has = [](const std::vector<uint64_t>& v, uint64_t l) { return std::binary_search(v.begin(), v.end(), l); };
+  auto along = [&](const std::vector<uint64_t>& one, const std::vector<uint64_t>& two, uint64_t mates) {
     if (!has(one, line)) return uint64_t(1);
     return has(two, line) ? std::max<uint64_t>(2, mates) : uint64_t(2);
   };
+  const uint64_t dx = std::min(along(n.x1, n.x2, row_mates), std::max<uint64_t>(1, row_mates));
+  const uint64_t dy = std::min(along(n.y1, n.y2, column_mates), std::max<uint64_t>(1, column_mates));
+  return 1.0 / double(dx * dy);
+}
+
+}  // namespace
+
+double first_read_fetch_fraction(const std::vector<uint64_t>& self, const Neighbours& n, uint64_t row_mates,
+                                 uint64_t column_mates) {
+  if (self.empty()) return 1;
   double sum = 0;
-  for (uint64_t line : self) {
-    const uint64_t dx = std::min(along(n.x1, n.x2, row_mates, line), std::max<uint64_t>(1, row_mates));
-    const uint64_t dy = std::min(along(n.y1, n.y2, column_mates, line), std::max<uint64_t>(1, column_mates));
-    sum += 1.0 / double(dx * dy);
-  }
+  for (uint64_t line : self) sum += share_of(line, n, row_mates, column_mates);
   return sum / double(self.size());
+}
+
+std::vector<FetchRange> fetch_fractions_by_buffer(const std::vector<uint64_t>& self, const Neighbours& n,
+                                                  uint64_t row_mates, uint64_t column_mates,
+                                                  const std::vector<std::pair<uint64_t, uint64_t>>& buffers) {
+  std::vector<FetchRange> out;
+  for (const auto& [first, end] : buffers) {
+    const auto lo = std::lower_bound(self.begin(), self.end(), first);
+    const auto hi = std::lower_bound(lo, self.end(), end);
+    if (lo == hi) continue;
+    double sum = 0;
+    for (auto it = lo; it != hi; ++it) sum += share_of(*it, n, row_mates, column_mates);
+    out.push_back({first, end, sum / double(hi - lo)});
+  }
+  return out;
 }
 
 }  // namespace lab::sim::cycle

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "lab/sim/cycle/trace.h"
@@ -48,5 +49,21 @@ GridNeighbours grid_neighbours(uint64_t gx, uint64_t gy, uint64_t block, uint64_
 // `column_mates`: in one grid column.
 double first_read_fetch_fraction(const std::vector<uint64_t>& self, const Neighbours& n, uint64_t row_mates,
                                  uint64_t column_mates);
+
+// The same mean taken apart per buffer: one mean over all lines mixes a
+// buffer every block of a column reads (a bias vector, d in the tens) with
+// rows each block reads alone (d = 1), and the sample's L2 misses are
+// almost all the latter (the shared lines hit once read). Lesson 8's
+// bias+GELU fetched 51% of its misses from DRAM with the one mean: its
+// private rows half fetched by "other SMs" (docs/fidelity.md, eleventh
+// round). `buffers`: [first line, end line) of each buffer, sorted; a
+// buffer the first block does not read gets no range.
+struct FetchRange {
+  uint64_t first_line = 0, end_line = 0;
+  double fraction = 1;
+};
+std::vector<FetchRange> fetch_fractions_by_buffer(const std::vector<uint64_t>& self, const Neighbours& n,
+                                                  uint64_t row_mates, uint64_t column_mates,
+                                                  const std::vector<std::pair<uint64_t, uint64_t>>& buffers);
 
 }  // namespace lab::sim::cycle
