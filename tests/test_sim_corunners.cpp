@@ -96,7 +96,7 @@ TEST_CASE("co-runners: a fraction per buffer, so a vector every block reads does
 TEST_CASE("co-runners: the L2 fetches each range's share of its misses, the global share elsewhere") {
   L2Model l2(50ull << 20);
   l2.set_fetch_fraction(0.5);
-  l2.set_fetch_fractions({{{0, 10000}, 1.0}, {{10000, 20000}, 0.1}});
+  l2.set_fetch_fractions({{0, 10000, 1.0}, {10000, 20000, 0.1}});
   uint64_t dram[3] = {};
   for (uint64_t line = 0; line < 30000; ++line) {
     const uint64_t sectors[4] = {line * 4, line * 4 + 1, line * 4 + 2, line * 4 + 3};

@@ -300,17 +300,17 @@ void L2Model::set_fetch_fraction(double fraction) {
   sampled_fetch_ = fetch_threshold_ < kFetchAll || !fetch_ranges_.empty();
 }
 
-void L2Model::set_fetch_fractions(const std::vector<std::pair<std::pair<uint64_t, uint64_t>, double>>& ranges) {
+void L2Model::set_fetch_fractions(const std::vector<FetchRange>& ranges) {
   fetch_ranges_.clear();
-  for (const auto& [r, fraction] : ranges)
-    fetch_ranges_.push_back({r.first, r.second, uint32_t(std::clamp(fraction, 0.0, 1.0) * double(kFetchAll))});
+  for (const FetchRange& r : ranges)
+    fetch_ranges_.push_back({r.first_line, r.end_line, uint32_t(std::clamp(r.fraction, 0.0, 1.0) * double(kFetchAll))});
   sampled_fetch_ = fetch_threshold_ < kFetchAll || !fetch_ranges_.empty();
 }
 
 uint32_t L2Model::fetch_threshold_of(uint64_t line) const {
   if (fetch_ranges_.empty()) return fetch_threshold_;
   auto it = std::upper_bound(fetch_ranges_.begin(), fetch_ranges_.end(), line,
-                             [](uint64_t l, const FetchRange& r) { return l < r.first; });
+                             [](uint64_t l, const FetchThreshold& r) { return l < r.first; });
   if (it == fetch_ranges_.begin()) return fetch_threshold_;
   --it;
   return line < it->end ? it->threshold : fetch_threshold_;

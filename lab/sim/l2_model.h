@@ -12,13 +12,23 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
+#include <cstddef>
 #include <vector>
 #include <memory>
 
 #include "lab/sim/memory_cost.h"
 
 namespace lab::sim {
+
+// A range of 128-byte lines (numbers [first_line, end_line): addresses /
+// 128) whose misses a sampled-only run's L2 fetches from DRAM at `fraction`
+// (L2Model::set_fetch_fractions; cycle/corunners.h estimates them per
+// buffer, `buffer` its index in the list it was given).
+struct FetchRange {
+  uint64_t first_line = 0, end_line = 0;
+  double fraction = 1;
+  size_t buffer = 0;
+};
 
 // x mod d without a division (a 64-bit divide costs tens of cycles on every
 // line lookup, and a GPU's set count is rarely a power of two: H100's 50 MB
@@ -79,10 +89,9 @@ class L2Model {
   // the same in every run) another SM brought in: they become present and
   // cost no DRAM sector. 1, the default, for every other run.
   void set_fetch_fraction(double fraction);
-  // The same per range of lines (128-byte line numbers [first, end), sorted,
-  // disjoint): a miss in a range is fetched at its fraction, elsewhere at
-  // set_fetch_fraction's.
-  void set_fetch_fractions(const std::vector<std::pair<std::pair<uint64_t, uint64_t>, double>>& ranges);
+  // The same per range of lines (FetchRange, sorted, disjoint): a miss in a
+  // range is fetched at its fraction, elsewhere at set_fetch_fraction's.
+  void set_fetch_fractions(const std::vector<FetchRange>& ranges);
   // A block's own reuse, as the GPU sees it. The interpreter runs a block
   // from start to end, so between two touches of a line by the same block
   // the cache here has seen only that block's lines; on the GPU every block
@@ -99,11 +108,11 @@ class L2Model {
   uint64_t capacity_ = 0;
   bool concurrent_ = false;
   uint32_t fetch_threshold_ = kFetchAll;  // set_fetch_fraction, in 1/2^24
-  struct FetchRange {
+  struct FetchThreshold {
     uint64_t first = 0, end = 0;
     uint32_t threshold = 0;
   };
-  std::vector<FetchRange> fetch_ranges_;  // set_fetch_fractions
+  std::vector<FetchThreshold> fetch_ranges_;  // set_fetch_fractions
   bool sampled_fetch_ = false;            // either is set: a miss may be another SM's fetch
   uint32_t fetch_threshold_of(uint64_t line) const;
   uint32_t block_reuse_ = 0;              // set_block_reuse

@@ -675,8 +675,8 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     uint64_t cursor = 0;
     const bool only = options.timing.sample_only;
     double fetch_fraction = 1;
-    std::vector<cycle::FetchRange> fetch_ranges;  // per buffer (corunners.h fetch_fractions_by_buffer)
-    std::vector<std::string> fetch_range_names;    // the buffers' names, for the report
+    std::vector<FetchRange> fetch_ranges;  // per buffer (corunners.h fetch_fractions_by_buffer)
+    std::vector<std::string> buffer_names;  // their `buffer` indices name these, for the report
     auto estimate_fetch_fraction = [&](const cycle::SamplePlan& plan) {
       const uint64_t wave = std::min<uint64_t>(total_blocks, uint64_t(gpu.sm_count) * plan.blocks_per_sm);
       const cycle::GridNeighbours g = cycle::grid_neighbours(cfg.grid.x, cfg.grid.y, plan.segments[0].blocks[0], wave);
@@ -709,14 +709,10 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       const cycle::Neighbours n{lines_of(g.x1), lines_of(g.x2), lines_of(g.y1), lines_of(g.y2)};
       // The buffers' 128-byte lines (addresses / 128, as sectors / 4).
       std::vector<std::pair<uint64_t, uint64_t>> buffers;
-      std::vector<std::string> names;
       for (const Buffer& b : memory.buffers())
         if (!b.freed && b.bytes)
-          buffers.push_back({b.address / 128, (b.address + b.bytes + 127) / 128}), names.push_back(b.name);
+          buffers.push_back({b.address / 128, (b.address + b.bytes + 127) / 128}), buffer_names.push_back(b.name);
       fetch_ranges = cycle::fetch_fractions_by_buffer(self, n, g.row_mates, g.column_mates, buffers);
-      for (const cycle::FetchRange& r : fetch_ranges)
-        for (size_t i = 0; i < buffers.size(); ++i)
-          if (buffers[i].first == r.first_line) fetch_range_names.push_back(names[i]);
       return cycle::first_read_fetch_fraction(self, n, g.row_mates, g.column_mates);
     };
     // With sample_only only the timed blocks touch the L2, so it holds what
@@ -737,9 +733,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       if (plan.segments.empty() || plan.segments[0].blocks.empty()) return;
       fetch_fraction = estimate_fetch_fraction(plan);
       l2.set_fetch_fraction(fetch_fraction);
-      std::vector<std::pair<std::pair<uint64_t, uint64_t>, double>> ranges;
-      for (const cycle::FetchRange& r : fetch_ranges) ranges.push_back({{r.first_line, r.end_line}, r.fraction});
-      l2.set_fetch_fractions(ranges);
+      l2.set_fetch_fractions(fetch_ranges);
     };
     std::shared_ptr<cycle::CycleResult> timed = cycle::time_launch(kernel, cfg, gpu, options.timing, L.shared_bytes,
                                 [&](uint64_t b, cycle::BlockTrace& trace) {
@@ -760,8 +754,9 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
     if (timed && fetch_fraction < 1) {
       timed->first_read_fetch_fraction = fetch_fraction;
       std::string per_buffer;
-      for (size_t i = 0; i < fetch_ranges.size() && i < fetch_range_names.size(); ++i)
-        per_buffer += fmt::format("{}{:.0f}% of {}'s", i ? ", " : "", fetch_ranges[i].fraction * 100, fetch_range_names[i]);
+      for (const FetchRange& r : fetch_ranges)
+        per_buffer += fmt::format("{}{:.0f}% of {}'s", per_buffer.empty() ? "" : ", ", r.fraction * 100,
+                                  buffer_names[r.buffer]);
       timed->sample_note += fmt::format(
           "; of the lines it misses in L2, the slice fetches {} from DRAM, the blocks on other SMs that read them "
           "too the rest (estimated from its grid neighbours)",

@@ -68,13 +68,14 @@ std::vector<FetchRange> fetch_fractions_by_buffer(const std::vector<uint64_t>& s
                                                   uint64_t row_mates, uint64_t column_mates,
                                                   const std::vector<std::pair<uint64_t, uint64_t>>& buffers) {
   std::vector<FetchRange> out;
-  for (const auto& [first, end] : buffers) {
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const auto [first, end] = buffers[i];
     const auto lo = std::lower_bound(self.begin(), self.end(), first);
     const auto hi = std::lower_bound(lo, self.end(), end);
     if (lo == hi) continue;
     double sum = 0;
     for (auto it = lo; it != hi; ++it) sum += share_of(*it, n, row_mates, column_mates);
-    out.push_back({first, end, sum / double(hi - lo)});
+    out.push_back({first, end, sum / double(hi - lo), i});
   }
   return out;
 }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "lab/sim/cycle/trace.h"
+#include "lab/sim/l2_model.h"
 
 namespace lab::sim::cycle {
 
@@ -58,10 +59,6 @@ double first_read_fetch_fraction(const std::vector<uint64_t>& self, const Neighb
 // private rows half fetched by "other SMs" (docs/fidelity.md, eleventh
 // round). `buffers`: [first line, end line) of each buffer, sorted; a
 // buffer the first block does not read gets no range.
-struct FetchRange {
-  uint64_t first_line = 0, end_line = 0;
-  double fraction = 1;
-};
 std::vector<FetchRange> fetch_fractions_by_buffer(const std::vector<uint64_t>& self, const Neighbours& n,
                                                   uint64_t row_mates, uint64_t column_mates,
                                                   const std::vector<std::pair<uint64_t, uint64_t>>& buffers);
