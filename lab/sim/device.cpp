@@ -231,12 +231,16 @@ GpuModel make_h100() {
   // S = 335 x (1 - u) / u = 201 cycles (the H200's sweep gives 198).
   m.dram_queue_cycles = 201;
   m.l2_bytes = 50 * MiB;                          // [H100] whitepaper: 50 MB L2
-  // [LAB-H200] L2 hits on the H200 (the same GH100 L2 and clock): a full
-  // grid reading 16 MB past the L1, 8 passes beyond 2 (the difference of two
-  // runs, docs/fidelity/h200/mech-cuda-l2-difference.json): 8934 GB/s,
-  // 8934e9 / 1.98e9 = 4512 B/clk. (Was 5120, the A100's published figure:
-  // 10.1 TB/s at this clock.) bench mechanisms' stream/L2 read row holds it.
-  m.l2_bytes_per_clock = 4512;
+  // [LAB-H100] L2 hits on this part: a full grid reading 16 MB past the L1
+  // (kernels/mechanisms/l2_read.cu, grid 528 x 256), 2, 10 and 34 passes in
+  // 13.3, 30.7 and 83.9 us (medians of 10, docs/fidelity/h100/l2-atomics.txt):
+  // the 24 passes beyond 10 read 24 x 16 MiB / 53.2 us = 7.57 TB/s,
+  // 7.57e12 / 1.98e9 = 3823 B/clk. The H200 reads its L2 faster (4512 B/clk,
+  // make_h200); the H100 PCIe's published sweep ([GB] gpu-l2-cache/h100_pcie.txt,
+  // ~7000 GB/s at 8-16 MB, 1755 MHz, 114 SMs) sits near the H200's per SM.
+  // (Was the H200's 4512 until 2026-11-28: bench mechanisms' H100 stream/L2
+  // read row came out +21% against this part's 6996 GB/s.)
+  m.l2_bytes_per_clock = 3823;
   m.host_bytes_per_s = 64 * G;                    // [H100] PCIe Gen5: 128 GB/s both directions
   m.nvlink_bytes_per_s = 450 * G;                 // [H100] datasheet SXM: NVLink 900 GB/s (both directions)
   // [LAB-H100] pointer chases on an H100 SXM, 64 MB at 4 KB steps and 2 MB
@@ -279,6 +283,11 @@ GpuModel make_h200() {
   // The H200 is the GH100 of the H100 SXM with 141 GB of HBM3e: SM figures
   // and peak rates are the H100's; memory size and bandwidth differ.
   GpuModel m = make_h100();
+  // [LAB-H200] L2 hits on the H200: a full grid reading 16 MB past the L1,
+  // 8 passes beyond 2 (the difference of two runs,
+  // docs/fidelity/h200/mech-cuda-l2-difference.json): 8934 GB/s,
+  // 8934e9 / 1.98e9 = 4512 B/clk. bench mechanisms' stream/L2 read row holds it.
+  m.l2_bytes_per_clock = 4512;
   m.name = "H200";
   m.full_name = "NVIDIA H200 SXM 141GB";
   // [LAB-H200] bench mechanisms' chase/L1 row on an H200
@@ -330,7 +339,9 @@ GpuModel make_h100_pcie() {
   m.nvlink_bytes_per_s = 300 * G;                 // [H100P] NVLink bridge 600 GB/s (both directions)
   m.dram_latency_cycles = 640;                    // [GB] gpu-latency/h100_pcie.txt: DRAM ~626-658 cycles
   m.l2_latency_cycles = 265;                      // [GB] gpu-latency/h100_pcie.txt: L2 hit ~265 cycles
-  m.l2_bytes_per_clock = 4512 * 114 / 132;        // the SXM's figure per SM (the L2 slices serve the SMs)
+  // The H200's per-SM figure (the L2 slices serve the SMs): 6839 GB/s at
+  // 1755 MHz, against [GB] gpu-l2-cache/h100_pcie.txt's ~7000 at 8-16 MB.
+  m.l2_bytes_per_clock = 4512 * 114 / 132;
   m.fp32_flops = 51 * T;                          // [H100P] 51 TFLOPS
   m.fp64_flops = 26 * T;                          // [H100P] 26 TFLOPS
   m.fp16_tensor_flops = 756 * T;                  // [H100P] 1513 with sparsity, 756 dense
