@@ -20,8 +20,13 @@
 
 namespace lab::sim::cycle {
 
-// The largest slice the automatic choice makes (timed_launch.cpp).
+// The largest slice the automatic choice makes (timed_launch.cpp). A launch
+// of one wave or less gets up to twice as many: it has no later waves whose
+// blocks average out which of them read an input first (the slice's share of
+// first touches is its own luck), and its work is one wave's, so the work
+// budget, not this cap, bounds it.
 constexpr uint32_t kMaxAutoSliceSms = 8;
+constexpr uint32_t kMaxAutoSliceSmsOneWave = 16;
 
 struct SampleSegmentPlan {
   std::vector<uint64_t> blocks;        // in placement order

@@ -3,7 +3,7 @@
 //
 // Work budget: with an automatic slice the first timed block (block 0 on
 // SM 0, the same block for every slice size) is run first, and its warp
-// instruction count decides how many SMs the slice gets (1 to 8), so that
+// instruction count decides how many SMs the slice gets (1 to 8; 16 for a launch of one wave), so that
 // the timed sample stays near kTimedWarpInsts. The interpreter runs the
 // timed blocks on a second thread, ahead of the cycle model, in block order.
 #include "lab/sim/cycle/timed_launch.h"
@@ -176,7 +176,8 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
       uint64_t per_sm_blocks = 0;
       for (const auto& s : one.segments) per_sm_blocks += s.blocks.size();
       const double per_slice_sm = double(std::max<uint64_t>(1, warp_insts(*probe))) * double(per_sm_blocks);
-      const uint32_t S = uint32_t(std::clamp(kTimedWarpInsts / per_slice_sm, 1.0, double(kMaxAutoSliceSms)));
+      const uint32_t cap = plan.waves <= 1 ? kMaxAutoSliceSmsOneWave : kMaxAutoSliceSms;
+      const uint32_t S = uint32_t(std::clamp(kTimedWarpInsts / per_slice_sm, 1.0, double(cap)));
       plan = plan_sample(cfg.grid.count(), sms, uint32_t(bps), S);
     }
   }
