@@ -314,7 +314,7 @@ Outcome run_one(const std::string& train_cu, const mlp::Shape& shape, const mlp:
                      k["predicted_ms"].get<double>(), 100 * k["predicted_ms"].get<double>() / gpu_ms);
   }
   t += fmt::format("      {:<{}} {:>9.4f} ms  {:>5.1f}%\n",
-                   fmt::format("launch overhead ({} x {:.0f} us)", launches, 1e3 * g.launch_overhead_ms / launches),
+                   fmt::format("launch overhead ({} x {:.1f} us)", launches, 1e3 * g.launch_overhead_ms / launches),
                    wide + 15,
                    g.launch_overhead_ms, 100 * g.launch_overhead_ms / gpu_ms);
   t += fmt::format("      {:<{}} {:>9.4f} ms  {:>5.1f}%\n",

@@ -261,6 +261,12 @@ GpuModel make_h100() {
   // H200 (0.689, 0.690: docs/fidelity/h200/mech-cuda-2.json, mech-cuda.json).
   // Was [KEP]'s one per clock, Kepler's figure.
   m.same_address_atomics_per_clock = 0.69;
+  // [LAB-H100] an empty launch (kernels/mechanisms/chase.cu, one thread, no
+  // steps) timed with CUDA events as the lab times every kernel (median of
+  // 10 after warm-ups): 3.12, 3.22, 3.25, 3.22 us in four runs
+  // (docs/fidelity/h100/mech-cuda-*.json launch_floor_ms), median 3.22 us;
+  // the model gives that kernel 17 cycles (0.01 us). Was the lab's 2 us.
+  m.launch_overhead_s = 3.21e-6;
   // [LAB-H100] floating-point adds to one address are slower: lesson 9's
   // sum_atomic, 4,194,304 atomicAdd(float*, float) to one word
   // (REDG.E.ADD.F32.FTZ.RN in the sm_90 SASS), took 7.388 ms on an H100 SXM
@@ -315,6 +321,9 @@ GpuModel make_h200() {
   m.nvlink_bytes_per_s = 450 * G;                 // [H200] datasheet SXM: NVLink 900 GB/s, PCIe Gen5 128 GB/s
   m.dram_latency_cycles = 685;                    // [LAB-H200] pointer chase, 64 MB at 4 KB steps: 685 cycles
   m.l2_latency_cycles = 280;                      // [LAB-H200] pointer chase, 2 MB: 280 cycles
+  // [LAB-H200] the same empty launch on the H200, seven runs: 2.78-2.98 us
+  // (docs/fidelity/h200/mech-cuda*.json launch_floor_ms), median 2.88 us.
+  m.launch_overhead_s = 2.87e-6;
   return m;
 }
 
@@ -338,6 +347,7 @@ GpuModel make_h100_pcie() {
   m.dram_queue_cycles = 0;
   m.nvlink_bytes_per_s = 300 * G;                 // [H100P] NVLink bridge 600 GB/s (both directions)
   m.dram_latency_cycles = 640;                    // [GB] gpu-latency/h100_pcie.txt: DRAM ~626-658 cycles
+  // launch_overhead_s: the SXM's measured empty launch (no PCIe card's was measured).
   m.l2_latency_cycles = 265;                      // [GB] gpu-latency/h100_pcie.txt: L2 hit ~265 cycles
   // The H200's per-SM figure (the L2 slices serve the SMs): 6839 GB/s at
   // 1755 MHz, against [GB] gpu-l2-cache/h100_pcie.txt's ~7000 at 8-16 MB.

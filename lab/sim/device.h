@@ -83,6 +83,11 @@ struct GpuModel {
   // The same for floating-point adds (RED/ATOM .ADD.F32), where measured;
   // 0: same_address_atomics_per_clock.
   double same_address_float_adds_per_clock = 0;
+  // A launch's fixed cost, seconds: an empty kernel timed with CUDA events
+  // as the lab times every kernel (bench mechanisms' launch floor), less the
+  // model's own time for that kernel; 0: the lab's 2 us where none was
+  // measured (lab/sim/cycle/params.cpp launch_overhead).
+  double launch_overhead_s = 0;
   // Latencies in SM cycles (microbenchmark figures; NVIDIA does not publish them).
   int dram_latency_cycles = 0;
   int l2_latency_cycles = 0;

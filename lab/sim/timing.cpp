@@ -11,6 +11,7 @@
 #include "lab/sim/timing.h"
 
 #include "lab/ptx/cfg.h"
+#include "lab/sim/cycle/params.h"
 #include "lab/sim/fragments.h"
 
 #include <algorithm>
@@ -222,8 +223,8 @@ Prediction predict_time(const ptx::Kernel& kernel, const KernelMetrics& m, const
   else p.bound = "compute";
 
   // A launch costs a few microseconds even when empty (kernel launch and
-  // drain, as measured for empty kernels); the model adds a fixed 2 us.
-  p.launch_overhead_s = 2e-6;
+  // drain): the GPU model's measured empty launch, else 2 us (cycle/params.h).
+  p.launch_overhead_s = cycle::launch_overhead(g);
   p.time_s = p.total_cycles / clock + p.launch_overhead_s;
   p.time_ms = p.time_s * 1e3;
 

@@ -94,6 +94,13 @@ AchievableDram achievable_dram(const GpuModel& g) {
   return a;
 }
 
+double launch_overhead(const GpuModel& g) {
+  // Where no empty launch was measured: 2 us, the lab's round figure for the
+  // launch-and-drain cost of an empty kernel (the H100 and H200 measure 3.2
+  // and 2.9 us timed with events, device.cpp).
+  return g.launch_overhead_s > 0 ? g.launch_overhead_s : 2e-6;
+}
+
 double warp_mma_fraction(const GpuModel& g, ptx::Type t) {
   if (g.cc_major < 9) return 1.0;  // before Hopper the datasheet peak is mma.sync's own
   return t == ptx::Type::F16 || t == ptx::Type::BF16 ? 494.4 / 756.5 : 0.629;  // [LUO25]
@@ -250,6 +257,7 @@ CycleParams cycle_params(const GpuModel& g) {
   p.atomics_per_cycle = g.same_address_atomics_per_clock > 0 ? g.same_address_atomics_per_clock : 1.0;
   p.float_adds_per_cycle =
       g.same_address_float_adds_per_clock > 0 ? g.same_address_float_adds_per_clock : p.atomics_per_cycle;
+  p.launch_overhead_s = launch_overhead(g);
   return p;
 }
 

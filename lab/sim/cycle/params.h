@@ -73,7 +73,7 @@ struct CycleParams {
   // Floating-point adds to one address (atom/red .add.f32/.f64): the GPU
   // model's measurement, else atomics_per_cycle.
   double float_adds_per_cycle = 1;
-  double launch_overhead_s = 2e-6;
+  double launch_overhead_s = 2e-6;  // launch_overhead(gpu)
   // Cycles one mma/wmma instruction holds the sub-partition's tensor core.
   double tensor_cycles(const ptx::Instr& in) const;
 };
@@ -93,6 +93,8 @@ struct AchievableDram {
   double read_bytes_per_s = 0, write_bytes_per_s = 0;
 };
 AchievableDram achievable_dram(const GpuModel& gpu);
+// A launch's fixed cost in seconds: the GPU model's measured empty launch, else 2 us.
+double launch_overhead(const GpuModel& gpu);
 
 // The fraction of the dense tensor peak that mma.sync / wmma reach. Hopper's
 // datasheet peak is wgmma's (warpgroup MMA); the warp-level instructions
