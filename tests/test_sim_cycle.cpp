@@ -262,6 +262,28 @@ TEST_CASE("cycle model: sampled prediction agrees with the full run on an L1-bou
   CHECK(std::abs(s.cycles - f.cycles) / f.cycles < 0.03);
 }
 
+TEST_CASE("cycle model: a launch of one wave is sampled on a slice that matches the full run") {
+  // H100, 08_tensor_core_wmma at 512^3: 64 blocks, one wave. With no later
+  // waves to average over, 8 SMs' blocks held twice the grid's share of
+  // first readers of the A and B tiles (their DRAM fetches): +4.0% against
+  // every block timed. One wave gets a slice of up to 16 SMs (sample.h).
+  RunRequest req = gemm_request("08_tensor_core_wmma.cu", "gemm_08_tensor_core_wmma", {128, 1, 1}, 64, 512, "H100");
+  req.args[4] = "f16[262144]=rand";
+  req.args[5] = "f16[262144]=rand";
+  req.options.timing.mode = TimingMode::Full;
+  RunOutcome full = run_kernel(req);
+  req.options.timing.mode = TimingMode::Sampled;
+  RunOutcome sampled = run_kernel(req);
+  REQUIRE(full.result.ok);
+  REQUIRE(sampled.result.ok);
+  const auto& f = *full.result.metrics.cycle;
+  const auto& s = *sampled.result.metrics.cycle;
+  CHECK(s.sampled);
+  CHECK(s.slice_sms > cycle::kMaxAutoSliceSms);
+  MESSAGE("full " << f.cycles << " cycles, sampled " << s.cycles << " (" << s.sample_note << ")");
+  CHECK(std::abs(s.cycles - f.cycles) / f.cycles < 0.02);
+}
+
 TEST_CASE("cycle model: a sample of a 12-wave launch agrees with the full run") {
   // T4 (40 SMs, 4 blocks of 256 threads each): 1920 blocks = 12 waves, so
   // the sample times waves 0-1, three in the middle (scaled over the rest)
