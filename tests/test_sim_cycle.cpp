@@ -72,6 +72,17 @@ RunRequest gemm_request(const std::string& file, const std::string& kernel, Dim3
   return req;
 }
 
+// The request with every block timed, then timed on the sample.
+std::pair<RunOutcome, RunOutcome> run_full_and_sampled(RunRequest req) {
+  req.options.timing.mode = TimingMode::Full;
+  RunOutcome full = run_kernel(req);
+  req.options.timing.mode = TimingMode::Sampled;
+  RunOutcome sampled = run_kernel(req);
+  REQUIRE(full.result.ok);
+  REQUIRE(sampled.result.ok);
+  return {std::move(full), std::move(sampled)};
+}
+
 }  // namespace
 
 TEST_CASE("cycle model: exact cycles and stalls of a dependent chain") {
@@ -209,12 +220,7 @@ TEST_CASE("cycle model: sampled prediction agrees with the full run on a small G
   // T4 (40 SMs, one 1024-thread block per SM): 03_smem_tiled at 384^3 is
   // 144 blocks = 3.6 waves; the sample times 8 SMs and scales.
   RunRequest req = gemm_request("03_smem_tiled.cu", "gemm_03_smem_tiled", {32, 32, 1}, 32, 384, "T4");
-  req.options.timing.mode = TimingMode::Full;
-  RunOutcome full = run_kernel(req);
-  req.options.timing.mode = TimingMode::Sampled;
-  RunOutcome sampled = run_kernel(req);
-  REQUIRE(full.result.ok);
-  REQUIRE(sampled.result.ok);
+  auto [full, sampled] = run_full_and_sampled(req);
   const auto& f = *full.result.metrics.cycle;
   const auto& s = *sampled.result.metrics.cycle;
   CHECK_FALSE(f.sampled);
@@ -247,12 +253,7 @@ TEST_CASE("cycle model: sampled prediction agrees with the full run on an L1-bou
   // when the L1 got its 4 sets, and the one the sample must reproduce
   // without the full run's L1 history.
   RunRequest req = gemm_request("02_coalesced.cu", "gemm_02_coalesced", {32, 32, 1}, 32, 320, "T4");
-  req.options.timing.mode = TimingMode::Full;
-  RunOutcome full = run_kernel(req);
-  req.options.timing.mode = TimingMode::Sampled;
-  RunOutcome sampled = run_kernel(req);
-  REQUIRE(full.result.ok);
-  REQUIRE(sampled.result.ok);
+  auto [full, sampled] = run_full_and_sampled(req);
   const auto& f = *full.result.metrics.cycle;
   const auto& s = *sampled.result.metrics.cycle;
   CHECK(s.sampled);
@@ -270,12 +271,7 @@ TEST_CASE("cycle model: a launch of one wave is sampled on a slice that matches 
   RunRequest req = gemm_request("08_tensor_core_wmma.cu", "gemm_08_tensor_core_wmma", {128, 1, 1}, 64, 512, "H100");
   req.args[4] = "f16[262144]=rand";
   req.args[5] = "f16[262144]=rand";
-  req.options.timing.mode = TimingMode::Full;
-  RunOutcome full = run_kernel(req);
-  req.options.timing.mode = TimingMode::Sampled;
-  RunOutcome sampled = run_kernel(req);
-  REQUIRE(full.result.ok);
-  REQUIRE(sampled.result.ok);
+  auto [full, sampled] = run_full_and_sampled(req);
   const auto& f = *full.result.metrics.cycle;
   const auto& s = *sampled.result.metrics.cycle;
   CHECK(s.sampled);

@@ -95,10 +95,7 @@ AchievableDram achievable_dram(const GpuModel& g) {
 }
 
 double launch_overhead(const GpuModel& g) {
-  // Where no empty launch was measured: 2 us, the lab's round figure for the
-  // launch-and-drain cost of an empty kernel (the H100 and H200 measure 3.2
-  // and 2.9 us timed with events, device.cpp).
-  return g.launch_overhead_s > 0 ? g.launch_overhead_s : 2e-6;
+  return g.launch_overhead_s > 0 ? g.launch_overhead_s : kUnmeasuredLaunchSeconds;
 }
 
 double warp_mma_fraction(const GpuModel& g, ptx::Type t) {
