@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -203,6 +204,35 @@ void L2Model::resize(uint64_t capacity_bytes) {
   capacity_ = capacity_bytes;
 }
 
+namespace {
+
+// Each worker's memo of the set each line hashes to, and the hash bits the
+// sampled fetch decides by (L2Model::access): a pure function of the line and
+// the set count, worked out once per line instead of on every touch. A
+// warp's uncoalesced request touches the same 32 lines for 32 iterations of
+// the naive GEMM's loop, and the hash and remainder were a chain of six
+// multiplies before each of those lines' set could be read.
+struct LineSets {
+  static constexpr uint32_t kEntries = 1024;  // 16 KB: the lines of a few warps' requests
+  struct Entry {
+    uint64_t line_plus_one;  // 0: empty
+    uint32_t set, fetch_bits;
+  };
+  uint64_t count = 0;  // the set count the entries are for
+  Entry entry[kEntries];
+};
+
+LineSets& line_sets(uint64_t count) {
+  thread_local LineSets memo{};
+  if (memo.count != count) {
+    std::fill(std::begin(memo.entry), std::end(memo.entry), LineSets::Entry{0, 0, 0});
+    memo.count = count;
+  }
+  return memo;
+}
+
+}  // namespace
+
 // The DRAM sectors one touch of `line` (sector bits `bits`) in set `s` costs.
 [[gnu::always_inline]] inline uint32_t L2Model::Sets::touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write,
                                                             Claimer& c) {
@@ -266,6 +296,7 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write, con
     c.limit = std::min(block_reuse_, 0xffffu);
     c.half = c.limit / 2;
   }
+  LineSets& memo = line_sets(L.count);
   for (uint32_t i = 0; i < n;) {
     // The run of sectors in this line: one lookup for all of them.
     const uint64_t line = sectors[i] / kSectorsPerLine;
@@ -275,11 +306,15 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write, con
     // line bits are mixed (splitmix64's finaliser): with only high bits
     // folded in, a column walk of a row-major matrix (a 16 KB stride) fell
     // into a few dozen sets and thrashed a 6 MB L2 that holds it easily.
-    uint64_t h = line;
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    h ^= h >> 31;
-    const uint64_t s = L.mod(h);
+    LineSets::Entry& e = memo.entry[line % LineSets::kEntries];
+    if (e.line_plus_one != line + 1) {
+      uint64_t h = line;
+      h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+      h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+      h ^= h >> 31;
+      e = {line + 1, uint32_t(L.mod(h)), uint32_t(h >> 40)};
+    }
+    const uint64_t s = e.set;
     // (Prefetching a request's sets before touching them was tried: slower
     // on the naive GEMM, whose touches mostly hit the set's last line.)
     if (L.unchanged(s, line, bits, is_write, c)) continue;
@@ -288,7 +323,7 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write, con
     if (concurrent_) L.release(s);
     // Another SM's block fetched it (set_fetch_fraction): decided per line,
     // by bits of the line's hash the set index does not use.
-    if (m && !is_write && sampled_fetch_ && uint32_t(h >> 40) >= fetch_threshold_of(line)) continue;
+    if (m && !is_write && sampled_fetch_ && e.fetch_bits >= fetch_threshold_of(line)) continue;
     misses += m;
   }
   if (c.me) *who->claims = c.claims;
