@@ -11,6 +11,9 @@
 #include <fstream>
 #include <sstream>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <numeric>
 #include <random>
 #include <string>
@@ -104,6 +107,73 @@ TEST_CASE("cycle model: exact cycles and stalls of a dependent chain") {
   CHECK(c.per_pc[4].stall[size_t(Stall::Wait)] == 0);
   CHECK(c.issue_slot_utilisation() == doctest::Approx(5.0 / (14 * 4)));
   CHECK_FALSE(c.sampled);
+}
+
+TEST_CASE("cycle model: a cancel stops the model too, not only the interpreter") {
+  // One warp, a long chain of dependent adds: the interpreter has its whole
+  // trace in a fraction of the time the model takes to time it, so a cancel
+  // that comes after the trace is in hand stops the launch only if the
+  // model itself asks (SliceConfig::stop); before it did, a check whose
+  // correctness failed waited for the time-size run it had started ahead.
+  const char* spin = R"(
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry spin(.param .u64 out, .param .u32 n)
+{
+  .reg .pred %p;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, 0;
+  mov.f32 %f1, 0f3F800000;
+LOOP:
+  add.f32 %f1, %f1, %f1;
+  add.f32 %f1, %f1, %f1;
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p, %r2, %r1;
+  @%p bra LOOP;
+  ld.param.u64 %rd1, [out];
+  st.global.f32 [%rd1], %f1;
+  exit;
+}
+)";
+  auto run = [&](const std::atomic<bool>* cancel, double* seconds) {
+    auto p = simtest::Program::from_ptx(spin, "spin");
+    REQUIRE(p.kernel);
+    p.arg<uint64_t>(p.buffer(std::vector<float>(1)));
+    p.arg<uint32_t>(400'000);
+    SimOptions o = timed(TimingMode::Full);
+    o.cancel = cancel;
+    o.max_steps = ~uint64_t(0);
+    const auto t0 = std::chrono::steady_clock::now();
+    LaunchResult r = p.run({1, 1, 1}, {32, 1, 1}, 0, o);
+    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  };
+  double whole = 0, interpreted = 0, cancelled_after = 0;
+  LaunchResult full = run(nullptr, &whole);
+  REQUIRE(full.ok);
+  REQUIRE(full.metrics.cycle);
+  const double model = full.metrics.cycle->model_seconds;
+  interpreted = whole - model;
+  CAPTURE(whole);
+  CAPTURE(model);
+  // Meaningful only where the model is most of the launch (it is: about
+  // 2M warp instructions, timed several times slower than interpreted).
+  REQUIRE(model > 2 * interpreted);
+  std::atomic<bool> cancel{false};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(interpreted + 0.25 * model));
+    cancel = true;
+  });
+  LaunchResult stopped = run(&cancel, &cancelled_after);
+  stopper.join();
+  CAPTURE(cancelled_after);
+  CHECK(stopped.cancelled);
+  CHECK_FALSE(stopped.ok);
+  CHECK(cancelled_after < interpreted + 0.75 * model);
 }
 
 TEST_CASE("cycle model: timing changes no result, and the event stream records every issue") {

@@ -210,6 +210,7 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
   so.timing.sample_only = opts.sample_only;
   if (!opts.predict) so.timing.mode = sim::TimingMode::Off;
   so.timing.max_blocks_per_sm = opts.max_blocks_per_sm;
+  so.cancel = opts.cancel;
   try {
     out.result = sim::launch(L, cfg, params, mem, so);
   } catch (const std::exception& e) {
@@ -435,6 +436,37 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
     return fail("compile", e.what());
   }
 
+  // Time is judged where the GPU is full, on the blocks the cycle model samples
+  // (outputs there are incomplete; correctness is settled on every size below).
+  CheckOptions sampled = opts;
+  sampled.sample_only = true;
+  // The student's kernel at the time size, the check's longest run (a
+  // prediction of a launch that fills the GPU), starts now, beside the
+  // correctness runs, under the launch limits this thread has (the step
+  // budget, the deadline, a watch's cancel); a check that ends before it is
+  // read stops it and waits for it to stop (timed_guard).
+  std::atomic<bool> timed_stop{false};
+  std::future<KernelFigures> timed_run;
+  struct StopAndWait {
+    std::atomic<bool>& stop;
+    std::future<KernelFigures>& run;
+    ~StopAndWait() {
+      stop = true;
+      if (run.valid()) run.wait();
+    }
+  } timed_guard{timed_stop, timed_run};
+  if (!ex.time_size.empty() && std::any_of(ex.criteria.begin(), ex.criteria.end(), [](const Criterion& c) {
+        return c.metric == Metric::MaxPredictedTimeRatio;
+      })) {
+    CheckOptions own = sampled;
+    own.cancel = &timed_stop;
+    timed_run = std::async(std::launch::async, [&lesson, &ex, own, limits = sim::LaunchLimitScope::current(),
+                                                file = fs::absolute(path).string()] {
+      sim::LaunchLimitScope scope(limits);
+      return kernel_figures_at(lesson, ex, file, ex.kernel, ex.geometry, ex.time_size, own).figures;
+    });
+  }
+
   // 2-3. every size: run with checks on, compare with the reference
   KernelFigures figures;
   sim::KernelMetrics metric_run;  // the metric size's counters, for the machine model
@@ -534,12 +566,8 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
     }
     return &memo[name];
   };
-  // Time is judged where the GPU is full, on the blocks the cycle model samples
-  // (outputs there are incomplete; correctness was settled on every size above).
-  CheckOptions sampled = opts;
-  sampled.sample_only = true;
   // The baselines' runs at the time size start now, beside the student's own
-  // (below): each is a prediction of a launch that fills the GPU, the
+  // (started above): each is a prediction of a launch that fills the GPU, the
   // check's longest runs, and they do not depend on one another. They land
   // in baseline_figures' cache, which baseline_at then reads; a failure is
   // reported there, when baseline_at runs it again.
@@ -557,9 +585,7 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
   std::optional<KernelFigures> timed;  // the student's kernel at ex.time_size
   for (const auto& c : ex.criteria) {
     if (c.metric == Metric::MaxPredictedTimeRatio && !ex.time_size.empty()) {
-      if (!timed)
-        timed = kernel_figures_at(lesson, ex, fs::absolute(path).string(), ex.kernel, ex.geometry, ex.time_size, sampled)
-                    .figures;
+      if (!timed) timed = timed_run.get();
       for (std::future<void>& f : timed_ahead) f.wait();
       CriterionResult cr = evaluate_criterion(c, *timed, ex.time_size,
                                               baseline_at(c.baseline, ex.time_size, sampled, *timed, timed_baselines), src);

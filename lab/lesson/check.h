@@ -10,6 +10,7 @@
 // by how much, and on which source line.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -44,6 +45,9 @@ struct CheckOptions {
   // Which of the exercise's judge_sizes to judge at: -1 draws one (the
   // check's verdict must not depend on it); tests pick each in turn.
   int judge_size = -1;
+  // Set: the check's runs stop early (a run started ahead that the check no
+  // longer needs). sim::SimOptions::cancel.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // One size's correctness run.

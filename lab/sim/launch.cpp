@@ -666,7 +666,8 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
       timing = cycle::time_launch(kernel, cfg, gpu, options.timing, L.shared_bytes,
                                   [&](uint64_t b, cycle::BlockTrace& trace) {
                                     if (b < traces.size() && traces[b]) trace = std::move(*traces[b]);
-                                  });
+                                  },
+                                  {}, stopped);
   } else if (options.timing.mode != TimingMode::Off) {
     // The cycle model asks for the blocks it times in increasing order, from
     // one thread at a time; the blocks before each run first (on the pool),
@@ -750,7 +751,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
                                   if (W.faults != before) faults.fetch_add(W.faults - before);
                                   blocks_done.fetch_add(1);
                                 },
-                                share_l2);
+                                share_l2, stopped);
     if (timed && fetch_fraction < 1) {
       timed->first_read_fetch_fraction = fetch_fraction;
       std::string per_buffer;

@@ -345,7 +345,11 @@ class Slice {
 
   SliceRun run() {
     uint64_t t = 0;
-    for (;;) {
+    for (uint32_t turns = 0;; ++turns) {
+      if ((turns & 4095) == 0 && cfg_.stop && cfg_.stop()) {
+        run_.stopped = true;
+        break;
+      }
       dispatch(t);
       if (resident_ == 0 && next_block_ >= blocks_.size()) break;
       bool issued = false;

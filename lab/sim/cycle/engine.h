@@ -46,12 +46,17 @@ struct SliceConfig {
   double tail_bandwidth_share = 1;
   bool events = false;
   uint8_t segment = 0;
+  // Asked every few thousand loop turns: true ends the run where it is (the
+  // launch was cancelled; its cycles mean nothing). A one-wave slice has all
+  // its traces before it starts, so only the engine itself can stop it.
+  std::function<bool()> stop;
 };
 
 struct SliceRun {
   uint64_t cycles = 0;                 // until the last block retired
   std::vector<uint64_t> retire_cycle;  // per block, in the order given
   bool deadlock = false;               // warps waited at a barrier that never completed
+  bool stopped = false;                // SliceConfig::stop ended it early
 };
 
 // Simulates `blocks` (placed in that order) on the slice, cycle by cycle,

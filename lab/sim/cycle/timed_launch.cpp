@@ -114,7 +114,8 @@ class Prefetcher {
 
 std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const LaunchConfig& cfg, const GpuModel& gpu,
                                          const TimingOptions& options, uint32_t shared_bytes_per_block,
-                                         const BlockRunner& run_traced, const PlanListener& on_plan) {
+                                         const BlockRunner& run_traced, const PlanListener& on_plan,
+                                         const std::function<bool()>& stop) {
   auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = thread_cpu_seconds();
   auto r = std::make_shared<CycleResult>();
@@ -210,6 +211,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
   sc.tail_first_block = plan.tail_first_block;
   sc.tail_bandwidth_share = plan.tail_bandwidth_share;
   sc.events = options.events;
+  sc.stop = stop;
   // The segments are independent simulations (each a fresh slice). Each
   // counts into a part of its own, added to the result in segment order
   // (add_segment), so running two at once, on a second thread beside this
@@ -238,6 +240,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
         return t;
       };
       runs[i] = simulate_slice(dk, p, c, plan.segments[i].blocks, timed_source, options.events ? *r : parts[i]);
+      if (runs[i].stopped) next_segment = nseg;  // cancelled: the other segments need not start
     }
   };
   std::mutex helper_m;

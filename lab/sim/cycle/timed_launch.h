@@ -26,6 +26,7 @@ using PlanListener = std::function<void(const SamplePlan& plan)>;
 
 std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const LaunchConfig& cfg, const GpuModel& gpu,
                                          const TimingOptions& options, uint32_t shared_bytes_per_block,
-                                         const BlockRunner& run_traced, const PlanListener& on_plan = {});
+                                         const BlockRunner& run_traced, const PlanListener& on_plan = {},
+                                         const std::function<bool()>& stop = {});
 
 }  // namespace lab::sim::cycle
