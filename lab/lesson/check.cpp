@@ -17,6 +17,10 @@
 #include <random>
 #include <sstream>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -444,7 +448,11 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
   // prediction of a launch that fills the GPU), starts now, beside the
   // correctness runs, under the launch limits this thread has (the step
   // budget, the deadline, a watch's cancel); a check that ends before it is
-  // read stops it and waits for it to stop (timed_guard).
+  // read stops it and waits for it to stop (timed_guard). Its threads run at
+  // a lower priority (nice 10, which the simulator's workers inherit), so
+  // the correctness runs, whose failure is the common answer while a student
+  // works, keep the cores and take what they took before; it has the
+  // machine once they are done.
   std::atomic<bool> timed_stop{false};
   std::future<KernelFigures> timed_run;
   struct StopAndWait {
@@ -463,6 +471,9 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
     timed_run = std::async(std::launch::async, [&lesson, &ex, own, limits = sim::LaunchLimitScope::current(),
                                                 file = fs::absolute(path).string()] {
       sim::LaunchLimitScope scope(limits);
+      // Linux's nice value is per thread, and threads started later inherit it
+      // (setpriority(2), "BUGS"); raising it needs no privilege.
+      setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 10);
       return kernel_figures_at(lesson, ex, file, ex.kernel, ex.geometry, ex.time_size, own).figures;
     });
   }
