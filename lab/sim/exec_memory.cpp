@@ -642,6 +642,31 @@ bool fast_access(const ptx::Instr& in, WarpContext& c) {
   if (c.checker || c.ev) return false;
   const ptx::Operand& ao = kStore ? in.ops[0] : in.ops[1];
   const ptx::Operand& vo = kStore ? in.ops[1] : in.ops[0];
+  if constexpr (!kStore) {
+    // A kernel parameter by name: one address for the whole warp (its
+    // offset, no register), read once and given to every lane, as the
+    // general path would (a signed 4-byte value widened with its sign). A
+    // vector add's four ld.param were a third of its instructions, each
+    // resolved lane by lane.
+    if (in.space == Space::Param && ao.kind == ptx::OperandKind::Addr && ao.reg >= ptx::kSinkReg &&
+        vo.kind == ptx::OperandKind::Reg && vo.reg < ptx::kSinkReg) {
+      const uint32_t elem = uint32_t(ptx::type_bytes(in.type));
+      const LaunchState& L = *c.L;
+      const uint64_t off = uint64_t(ao.imm);
+      if ((elem != 4 && elem != 8) || off >= L.param_bytes || elem > L.param_bytes - off) return false;
+      uint64_t x = 0;
+      if (elem == 8) {
+        std::memcpy(&x, L.params + off, 8);
+      } else {
+        uint32_t w;
+        std::memcpy(&w, L.params + off, 4);
+        x = ptx::type_is_signed(in.type) ? uint64_t(int64_t(int32_t(w))) : uint64_t(w);
+      }
+      uint64_t* v = c.regs + size_t(vo.reg) * kWarpSize;
+      each_lane(c.mask, [&](uint32_t i) { v[i] = x; });
+      return true;
+    }
+  }
   if (ao.kind != ptx::OperandKind::Addr || ao.reg >= ptx::kSinkReg) return false;
   if (vo.kind != ptx::OperandKind::Reg || vo.reg >= ptx::kSinkReg) return false;
   const uint32_t elem = uint32_t(ptx::type_bytes(in.type));
