@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -49,6 +50,42 @@ TEST_CASE("global: sectors per request for strided and vectorized access") {
   uint64_t sec[64];
   REQUIRE(global_sectors(strided(kBase, 4).data(), ~0u, 4, sec) == 4);
   for (int i = 0; i < 4; ++i) CHECK(sec[i] == kBase / 32 + uint64_t(i));
+}
+
+TEST_CASE("global: sectors come back sorted and distinct whatever the lanes' order") {
+  // Lanes in one to many ascending runs (a 16-wide block's two rows, the
+  // same lines twice, descending lanes, random), accesses of 4 to 16 bytes
+  // (a 16-byte access at an 8-byte offset spans two sectors): the sectors
+  // are those of a plain sort and dedup of every lane's.
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  auto next = [&] { return x ^= x << 13, x ^= x >> 7, x ^= x << 17; };
+  for (int trial = 0; trial < 4000; ++trial) {
+    const uint32_t bytes = 4u << (trial % 3);
+    const int runs = 1 + trial % 7;  // 1..7 ascending runs of lanes
+    const uint64_t stride = bytes * (1 + next() % 40);
+    uint64_t run_base[8];
+    for (auto& b : run_base) b = kBase + (next() % 3) * 8 * bytes;  // runs that start together repeat lines
+    std::vector<uint64_t> a(32);
+    for (int i = 0; i < 32; ++i) {
+      const int run = i * runs / 32, first = (run * 32 + runs - 1) / runs;  // the run's first lane
+      a[size_t(i)] = run_base[run] + uint64_t(i - first) * stride;
+    }
+    if (trial % 5 == 4)
+      for (auto& v : a) v = kBase + (next() % 4096) * bytes;  // no order at all
+    for (auto& v : a) v &= ~uint64_t(bytes - 1);  // aligned to the access
+    const uint32_t mask = trial % 11 == 3 ? uint32_t(next()) : ~0u;
+    std::vector<uint64_t> want;
+    for (int i = 0; i < 32; ++i)
+      if ((mask >> i) & 1)
+        for (uint64_t s = a[size_t(i)] / 32; s <= (a[size_t(i)] + bytes - 1) / 32; ++s) want.push_back(s);
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    uint64_t got[64];
+    const uint32_t n = global_sectors(a.data(), mask, bytes, got);
+    CAPTURE(trial);
+    REQUIRE(n == want.size());
+    CHECK(std::equal(want.begin(), want.end(), got));
+  }
 }
 
 TEST_CASE("shared: 32-bit strides, broadcast and padding") {

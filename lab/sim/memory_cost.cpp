@@ -6,6 +6,45 @@
 
 namespace lab::sim {
 
+namespace {
+
+// Sorts a request's sectors. They come as a few ascending runs in the
+// usual patterns (a warp over two rows of a 16-wide block: two runs, often
+// the same lines twice), which are merged pairwise, the pairs' results in
+// turn; a request of more than four runs is sorted. A sort of every such
+// request was a third of a 16 x 16 naive GEMM's interpreter time.
+void sort_sectors(uint64_t* sec, uint32_t n) {
+  constexpr uint32_t kMaxRuns = 4;
+  uint32_t bounds[kMaxRuns + 1] = {0};
+  uint32_t runs = 1;
+  for (uint32_t i = 1; i < n; ++i)
+    if (sec[i] < sec[i - 1]) {
+      if (runs == kMaxRuns) {
+        std::sort(sec, sec + n);
+        return;
+      }
+      bounds[runs++] = i;
+    }
+  bounds[runs] = n;
+  uint64_t tmp[64];
+  uint64_t *from = sec, *to = tmp;
+  while (runs > 1) {
+    uint32_t merged = 0;
+    for (uint32_t k = 0; k < runs; k += 2) {
+      const uint32_t lo = bounds[k], mid = bounds[k + 1];
+      if (k + 1 < runs) std::merge(from + lo, from + mid, from + mid, from + bounds[k + 2], to + lo);
+      else std::copy(from + lo, from + mid, to + lo);
+      bounds[merged++] = lo;
+    }
+    bounds[merged] = n;
+    runs = merged;
+    std::swap(from, to);
+  }
+  if (from != sec) std::copy(from, from + n, sec);
+}
+
+}  // namespace
+
 uint32_t global_sectors(const uint64_t* lane_addr, uint32_t mask, uint32_t access_bytes,
                         uint64_t* sector_out) {
   // At most 32 lanes x 2 sectors each (an access never spans more than two
@@ -18,7 +57,7 @@ uint32_t global_sectors(const uint64_t* lane_addr, uint32_t mask, uint32_t acces
     uint64_t last = (lane_addr[lane] + access_bytes - 1) / kSectorBytes;
     for (uint64_t s = first; s <= last && n < 64; ++s) sec[n++] = s;
   }
-  std::sort(sec, sec + n);
+  sort_sectors(sec, n);
   uint32_t distinct = uint32_t(std::unique(sec, sec + n) - sec);
   if (sector_out) std::copy(sec, sec + distinct, sector_out);
   return distinct;
