@@ -593,6 +593,20 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
           } catch (const std::exception&) {
           }
         }));
+  // The drawn second size (step 5) runs now, while the time-size run is
+  // still going on the other core; its result is read in step 5, as if it
+  // ran there.
+  const SizeVars* judge_size = nullptr;
+  SizeResult judge_result;
+  SizeRun judge_run;
+  if (!ex.judge_sizes.empty()) {
+    const size_t pick = opts.judge_size >= 0 ? size_t(opts.judge_size) % ex.judge_sizes.size()
+                                             : size_t(std::random_device{}() % ex.judge_sizes.size());
+    judge_size = &ex.judge_sizes[pick];
+    judge_result.drawn = true;
+    // The kernel checks ran on the small sizes; wrong values rerun with them.
+    judge_run = run_and_judge(*judge_size, opts.seed + ex.sizes.size(), false, true, judge_result);
+  }
   std::optional<KernelFigures> timed;  // the student's kernel at ex.time_size
   for (const auto& c : ex.criteria) {
     if (c.metric == Metric::MaxPredictedTimeRatio && !ex.time_size.empty()) {
@@ -615,14 +629,10 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
   // 5. The criteria again at a second size drawn from the manifest's
   // judge_sizes: a kernel efficient only at the metric size fails there.
   // Correct there too; time stays judged where the exercise says (time_size).
-  if (!ex.judge_sizes.empty()) {
-    const size_t pick = opts.judge_size >= 0 ? size_t(opts.judge_size) % ex.judge_sizes.size()
-                                             : size_t(std::random_device{}() % ex.judge_sizes.size());
-    const SizeVars& jz = ex.judge_sizes[pick];
-    SizeResult sr;
-    sr.drawn = true;
-    // The kernel checks ran on the small sizes; wrong values rerun with them.
-    SizeRun run = run_and_judge(jz, opts.seed + ex.sizes.size(), false, true, sr);
+  if (judge_size) {
+    const SizeVars& jz = *judge_size;
+    const SizeResult& sr = judge_result;
+    const SizeRun& run = judge_run;
     if (run.refused) return refused(jz, run);
     rep.sizes.push_back(sr);
     if (!sr.ok)
