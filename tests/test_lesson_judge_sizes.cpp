@@ -4,6 +4,12 @@
 // reference solution passes at every size the manifest lists.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "lab/lesson/check.h"
 #include "lab/lesson/manifest.h"
 
@@ -47,4 +53,41 @@ TEST_CASE("a check without a chosen size draws one of the listed sizes and says 
   CHECK(std::find(e->judge_sizes.begin(), e->judge_sizes.end(), drawn) != e->judge_sizes.end());
   CHECK(format_report(r).find("drawn for this check") != std::string::npos);
   CHECK(r.message.find("met at sizes") != std::string::npos);
+}
+
+// The drawn size runs while the time-size prediction is still going
+// (check.cpp); its verdict is still read after the criteria, so a kernel
+// wrong only there fails on correctness with every criterion judged.
+TEST_CASE("a kernel wrong only at a drawn size fails there, its criteria judged at the metric size") {
+  Lesson L = load_lesson("lessons/04-shared-memory-tiling");
+  const Exercise* e = L.find_exercise("transpose");
+  REQUIRE(e);
+  REQUIRE(e->judge_sizes.size() >= 2);
+  REQUIRE(e->judge_sizes[1].at("M") == 128);  // wrong from M = 128 on, which no checked size has
+  std::ifstream in("lessons/.solutions/04-shared-memory-tiling/solution_transpose.cu");
+  std::stringstream src;
+  src << in.rdbuf();
+  std::string broken = src.str();
+  const std::string store = "out[y * M + x] = tile[threadIdx.x][threadIdx.y];";
+  REQUIRE(broken.find(store) != std::string::npos);
+  broken.replace(broken.find(store), store.size(),
+                 "out[y * M + x] = M >= 128 ? 0.0f : tile[threadIdx.x][threadIdx.y];");
+  const std::filesystem::path f =
+      std::filesystem::temp_directory_path() / ("gpulab_judge_" + std::to_string(::getpid()) + ".cu");
+  std::ofstream(f) << broken;
+  CheckOptions o;
+  o.source = f.string();
+  o.judge_size = 0;  // M = 96: right there
+  CheckReport right = check_exercise(L, *e, o);
+  CAPTURE(format_report(right));
+  CHECK(right.passed);
+  o.judge_size = 1;  // M = 128
+  CheckReport r = check_exercise(L, *e, o);
+  std::filesystem::remove(f);
+  CAPTURE(format_report(r));
+  CHECK_FALSE(r.passed);
+  CHECK(r.stage == "correctness");
+  CHECK(r.message.find("drawn for this check") != std::string::npos);
+  CHECK(r.criteria.size() == e->criteria.size());  // judged at the metric size first, the time size's included
+  for (const CriterionResult& c : r.criteria) CHECK(c.ok);
 }
