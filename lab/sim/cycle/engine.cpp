@@ -341,6 +341,7 @@ class Slice {
     }
     set_rates(cfg.bandwidth_share);
     run_.retire_cycle.assign(blocks.size(), 0);
+    run_.done_cycle.assign(blocks.size(), 0);
   }
 
   SliceRun run() {
@@ -422,6 +423,10 @@ class Slice {
   uint32_t resident_ = 0;   // resident blocks
   bool free_slot_ = true;
   double l2_free_ = 0, dram_free_ = 0;
+  // When the work a warp does not wait for, taken since this was last reset,
+  // is done: the DRAM queue has served its written sectors, the L2 has
+  // applied its atomic updates (SliceRun::done_cycle).
+  double drained_ = 0;
   double l2_cycles_per_sector_ = 0;
   // The DRAM queue's cost of a read and of a written sector, and the slice's
   // share of the rated sectors per cycle (params.h).
@@ -588,6 +593,7 @@ class Slice {
   void retire(Sm& sm, uint32_t slot, uint64_t t) {
     Block& B = sm.blocks[slot];
     run_.retire_cycle[B.order] = t + 1;
+    run_.done_cycle[B.order] = std::max(run_.done_cycle[B.order], t + 1);
     B.used = false;
     B.trace.reset();
     --resident_;
@@ -898,6 +904,7 @@ class Slice {
   void dram_take(double t, bool write) {
     const double cost = write ? dram_write_cycles_per_sector_ : dram_read_cycles_per_sector_;
     dram_free_ = std::max(dram_free_, t) + cost;
+    if (write) drained_ = std::max(drained_, dram_free_);
     acc_.dram_busy_cycles += cost;
     // The rate counts a sector when the queue has served it, so it never
     // runs ahead of the queue's own rate (a burst that waits in the queue
@@ -1036,6 +1043,7 @@ class Slice {
       double& free = atomic_free_[tr.runs[m.first_run].first];
       free = std::max(free, t_data) + m.serial * (float_add ? float_add_cycles_per_update_ : atomic_cycles_per_update_);
       done = std::max(done, uint64_t(free) + p_.lat_l2);
+      drained_ = std::max(drained_, free + p_.lat_l2);
     }
     // DRAM sectors the L2 model charged beyond the L1 misses (write-backs).
     for (; dram_left; --dram_left) dram_take(t_data, true);
@@ -1220,6 +1228,7 @@ class Slice {
     // Copy-engine requests (TMA, cp.async.bulk): they do not wait for the
     // warp; their completion is what their mbarrier contribution waits for.
     uint64_t bulk_done = 0;
+    drained_ = 0;
     while (w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == idx && w.tr->mems[w.next_mem].bulk)
       bulk_done = std::max(bulk_done, bulk_request(sm, *w.tr, w.tr->mems[w.next_mem++], t));
     bool global_load = false;  // a load from global or local memory: its result waits on a load barrier
@@ -1254,6 +1263,13 @@ class Slice {
       } else {
         why = Stall::Wait;  // constant cache or a guard-false access
       }
+    }
+    // A block's stores and reductions are done when their sectors have left
+    // the DRAM queue and the L2 has applied their updates, which may be long
+    // after it retires; what it reads, the block waited for.
+    if (drained_ > 0) {
+      uint64_t& block_done = run_.done_cycle[sm.blocks[w.block_slot].order];
+      block_done = std::max(block_done, uint64_t(std::ceil(drained_)));
     }
     // Only registers of an open barrier carry one (a freed barrier clears its members' tags).
     if (!ti.dead && w.load_barriers.open)

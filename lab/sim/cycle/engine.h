@@ -55,6 +55,12 @@ struct SliceConfig {
 struct SliceRun {
   uint64_t cycles = 0;                 // until the last block retired
   std::vector<uint64_t> retire_cycle;  // per block, in the order given
+  // Per block, in the order given: when its work is done, its retirement
+  // or later, when what it did not wait for has drained (its stores' sectors
+  // through the DRAM queue, its reductions through the L2's atomic queues: a
+  // block that only writes retires before that). A sampled launch reads the
+  // steady per-wave rate from these (sample.h steady_wave_cycles).
+  std::vector<uint64_t> done_cycle;
   bool deadlock = false;               // warps waited at a barrier that never completed
   bool stopped = false;                // SliceConfig::stop ended it early
 };

@@ -99,15 +99,40 @@ SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_s
   return p;
 }
 
-double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles) {
+double steady_wave_cycles(const SampleSegmentPlan& segment, const std::vector<uint64_t>& done_cycle) {
+  if (segment.waves < 2 || done_cycle.size() != segment.wave_of.size()) return 0;
+  std::vector<double> sum(segment.waves, 0.0);
+  std::vector<uint64_t> n(segment.waves, 0);
+  for (size_t i = 0; i < done_cycle.size(); ++i) {
+    const uint32_t k = segment.wave_of[i];
+    if (k >= segment.waves) continue;
+    sum[k] += double(done_cycle[i]);
+    ++n[k];
+  }
+  const uint32_t last = segment.waves > 2 ? segment.waves - 2 : 1;  // the last wave drains: left out
+  if (!n[0] || !n[last]) return 0;
+  const double spacing = (sum[last] / double(n[last]) - sum[0] / double(n[0])) / double(last);
+  return spacing > 0 ? spacing : 0;
+}
+
+double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles, double steady_wave,
+                     double busiest_wave) {
   if (plan.segments.size() == 1) return double(segment_cycles[0]);
-  // The middle segment's three waves, fill included, give the per-wave rate
-  // (the fill of a wave on an empty slice is about what a wave of the steady
-  // state loses to the one before it; estimating the rate from the end of its
-  // first wave instead read 8-10% high on a 12-wave launch, since the first
-  // wave's blocks all start and so retire together). The waves between the
-  // first segment and the last are counted at that rate.
-  const double steady = double(segment_cycles[1]) / 3.0;
+  // The waves between the first segment and the last are counted at the
+  // middle segment's steady per-wave time. Both ways of reading it from the
+  // segment read high, for different reasons, so the lower stands: its cycles
+  // per wave count its fill and drain in every wave, most of a wave where a
+  // block lives about a memory latency (gpu-benches' stream read on the
+  // H100: 20% above the full run; the waves' spacing 2% below); the spacing
+  // of its first two waves still holds some of the fill where it lasts
+  // beyond the first wave (stream triad on the H100: 8% above the full run,
+  // its cycles per wave 5%). No wave is shorter than its busiest shared
+  // path: where the first wave's stores queue behind its own loads, the
+  // spacing reads low (STREAM triad on the V100: 7% below the full run,
+  // where the DRAM queue's share of the wave is the full run's to 0.1%).
+  double steady = double(segment_cycles[1]) / double(plan.segments[1].waves);
+  if (steady_wave > 0) steady = std::min(steady, steady_wave);
+  steady = std::max(steady, busiest_wave);
   return double(segment_cycles[0]) + double(plan.middle_waves_scaled) * steady + double(segment_cycles[2]);
 }
 

@@ -8,9 +8,9 @@
 // the tail). The slice gets S / (busy SMs)
 // of the L2 and DRAM bandwidth. Up to 8 waves are simulated back to back;
 // longer launches are timed as the first two waves, three waves in the
-// middle (their mean is the steady per-wave time) and the last three, and
-// the waves between the first two and the last three are counted at the
-// steady rate.
+// middle and the last three, and the waves between the first two and the
+// last three are counted at the steady per-wave rate the middle segment
+// gives (steady_wave_cycles).
 // With S = the GPU's SM count every block is simulated (a full run).
 #pragma once
 
@@ -49,7 +49,21 @@ struct SamplePlan {
 // `slice_sms` 0 = kMaxAutoSliceSms; >= sm_count = a full run.
 SamplePlan plan_sample(uint64_t blocks, uint32_t sm_count, uint32_t blocks_per_sm, uint32_t slice_sms);
 
-// Kernel cycles from the segments' simulated cycles.
-double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles);
+// The steady per-wave time of a segment that starts on an empty slice, from
+// when its blocks' work is done (SliceRun::done_cycle, in the segment's
+// block order): the spacing of its waves' mean done cycles, from its first
+// wave to its last but one. The last wave is left out: no wave follows it,
+// so its later blocks have the slice to themselves and finish early (the
+// drain). 0 when the segment has fewer than two waves or the spacing is not
+// positive.
+double steady_wave_cycles(const SampleSegmentPlan& segment, const std::vector<uint64_t>& done_cycle);
+
+// Kernel cycles from the segments' simulated cycles, the middle segment's
+// steady_wave_cycles (0: unknown) and the cycles per wave its busiest shared
+// path (DRAM, L2, an SM's L1 data path) was busy: the middle waves at the
+// lower of the spacing and the segment's cycles per wave, and no less than
+// the busiest path's.
+double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles, double steady_wave,
+                     double busiest_wave = 0);
 
 }  // namespace lab::sim::cycle

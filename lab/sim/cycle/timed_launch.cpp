@@ -282,7 +282,19 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
                                         runs[i].cycles});
   }
   pre.stop();
-  r->cycles = stitch_cycles(plan, seg_cycles);
+  const double steady_wave = nseg == 3 ? steady_wave_cycles(plan.segments[1], runs[1].done_cycle) : 0;
+  // The middle segment's busiest shared path, per wave: DRAM and L2 at the
+  // slice's share of their rates, the L1 data path per SM (a mean over the
+  // slice, so no more than the busiest SM's). (With the event stream the
+  // segments count into one result: no floor.)
+  double busiest_wave = 0;
+  if (nseg == 3 && !options.events) {
+    const CycleResult& mid = parts[1];
+    const double l2 = double(mid.l2_sectors) * 32.0 / std::max(1e-9, p.l2_bytes_per_cycle * plan.bandwidth_share);
+    busiest_wave = std::max({mid.dram_busy_cycles, l2, double(mid.l1_busy_cycles) / double(plan.slice_sms)}) /
+                   double(plan.segments[1].waves);
+  }
+  r->cycles = stitch_cycles(plan, seg_cycles, steady_wave, busiest_wave);
   r->time_s = r->cycles / p.clock_hz + p.launch_overhead_s;
   r->outputs_incomplete = options.sample_only && !plan.full;
   uint64_t simulated = 0;
