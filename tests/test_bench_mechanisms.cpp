@@ -143,6 +143,20 @@ TEST_CASE("mechanisms: divergence, latency hiding and atomics") {
   CHECK(find(r, "atomics", "distinct addresses").value > 50);
 }
 
+TEST_CASE("mechanisms: nearly empty blocks, placed the cycle a slot frees") {
+  // The model has no cost of placing a block (docs/fidelity.md, fifteenth
+  // round: the short read-heavy blocks' gap, about 70 cycles a block on the
+  // H100, left to a measurement of this row on the GPU). What a block costs
+  // it is its own few instructions, so the time per block per SM falls as
+  // the launch's fixed part spreads over more of them and then stays flat.
+  const auto& r = report("H100");
+  const double one = find(r, "blocks", "1 blocks/SM").value, many = find(r, "blocks", "64 blocks/SM").value;
+  CHECK(many < one);
+  CHECK(find(r, "blocks", "32 blocks/SM").value == doctest::Approx(many).epsilon(0.05));
+  CHECK(many > 1);
+  CHECK(many < 16);
+}
+
 // The lab's own measurement on an H100 SXM (docs/fidelity/h100/mech-cuda-memory.json,
 // l2-atomics.txt): the chases and the L2 read the H100 model takes its
 // latencies and L2 rate from reproduce it. (With the H200's L2 rate the L2

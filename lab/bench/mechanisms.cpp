@@ -742,12 +742,29 @@ void atomics(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   out.push_back(m);
 }
 
+// Blocks placed: grids of 1 to 64 nearly empty 128-thread blocks per SM.
+// The time per block per SM is what placing, running and retiring one costs
+// where the block itself does next to nothing. The model places a block the
+// cycle a slot frees; on a GPU (`--measure`) the row times what the GPU
+// takes, the empty launch taken off. No figure is published for these
+// parts (arabel1a/gpu-micro-bench's sweep on an RTX 3090 times blocks that
+// do work: docs/fidelity.md, fifteenth round).
+void blocks(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
+  for (uint32_t k : {1u, 8u, 32u, 64u}) {
+    const uint32_t grid = uint32_t(g.sm_count) * k;
+    Run r = run(o, g, "blocks.cu", "one_store", {grid, 1, 1}, {128, 1, 1}, {"u32[" + n(grid) + "]"});
+    MechanismRow m = row(g, "blocks", fmt::format("{} blocks/SM", k), k, r.cycles / k, "cycles/block/SM", r);
+    m.source = "none published for this part: `bench mechanisms --only blocks --backend cuda` on the GPU times it";
+    out.push_back(m);
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& mechanism_keys() {
   static const std::vector<std::string> k = {"banks", "stride", "chase",  "dependent", "peak",
                                              "stream", "dram", "divergence", "hiding", "atomics",
-                                             "l1",     "pages"};
+                                             "l1",     "pages",  "blocks"};
   return k;
 }
 
@@ -780,6 +797,7 @@ MechanismReport run_mechanisms(const MechanismOptions& o) {
     if (want("atomics")) step("atomics"), atomics(o, *g, rep.rows);
     if (want("l1")) step("l1"), l1(o, *g, rep.rows);
     if (want("pages")) step("pages"), pages(o, *g, rep.rows);
+    if (want("blocks")) step("blocks"), blocks(o, *g, rep.rows);
   }
   if (o.measure_on_gpu) {
     rep.device = gpu_side().device;

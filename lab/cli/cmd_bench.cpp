@@ -189,7 +189,7 @@ const bool registered = lab::cli::register_command([](CLI::App& app, int& rc) {
   auto* mech = bench->add_subcommand(
       "mechanisms", "The cycle model's microbenchmarks: one kernel per mechanism, beside the published figure");
   mech->add_option("--gpu", m.gpus, "GPU models (default: H100 A100 V100 T4, the ones with published figures)");
-  mech->add_option("--only", m.only, "mechanisms: banks stride chase dependent peak stream dram divergence hiding atomics l1 pages");
+  mech->add_option("--only", m.only, "mechanisms: banks stride chase dependent peak stream dram divergence hiding atomics l1 pages blocks");
   mech->add_option("--threads", m.threads, "simulator workers (0 = all)");
   mech->add_option("--backend", m.backend,
                    "sim (the model's predictions, default) | cuda (measure each point on this machine's GPU)")
