@@ -86,6 +86,31 @@ std::pair<RunOutcome, RunOutcome> run_full_and_sampled(RunRequest req) {
   return {std::move(full), std::move(sampled)};
 }
 
+// `kernel(const float* x, float* y, int n)` of `src` over `blocks` blocks of
+// 256 threads on the T4 model (x all ones), every block timed and then
+// timed on the sample: the two predictions' cycles, and the sample's note.
+struct FullAndSampled {
+  double full = 0, sampled = 0;
+  std::string note;
+};
+FullAndSampled t4_full_and_sampled(const char* src, const char* kernel, uint32_t blocks) {
+  const uint32_t n = blocks * 256;
+  FullAndSampled out;
+  for (int pass = 0; pass < 2; ++pass) {
+    auto p = simtest::Program::from_cuda(src, kernel);
+    uint64_t xa = p.buffer(std::vector<float>(n, 1.0f)), ya = p.memory.allocate(uint64_t(n) * 4, "y");
+    p.arg<uint64_t>(xa); p.arg<uint64_t>(ya); p.arg<int>(int(n));
+    auto res = p.run({blocks, 1, 1}, {256, 1, 1}, 0, timed(pass ? TimingMode::Sampled : TimingMode::Full, "T4"));
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    CHECK(res.metrics.cycle->sampled == (pass == 1));
+    (pass ? out.sampled : out.full) = res.metrics.cycle->cycles;
+    if (pass) out.note = res.metrics.cycle->sample_note;
+  }
+  MESSAGE("full " << out.full << " cycles, sampled " << out.sampled << " (" << out.note << ")");
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("cycle model: exact cycles and stalls of a dependent chain") {
@@ -363,22 +388,8 @@ extern "C" __global__ void mix(const float* x, float* y, int n) {
   for (int k = 0; k < 16; ++k) a = a * 1.0001f + 0.5f;
   y[i] = a;
 })";
-  const uint32_t blocks = 40 * 4 * 12, n = blocks * 256;
-  double cycles[2] = {};
-  std::string note;
-  for (int pass = 0; pass < 2; ++pass) {
-    auto p = simtest::Program::from_cuda(src, "mix");
-    uint64_t xa = p.buffer(std::vector<float>(n, 1.0f)), ya = p.memory.allocate(uint64_t(n) * 4, "y");
-    p.arg<uint64_t>(xa); p.arg<uint64_t>(ya); p.arg<int>(int(n));
-    auto res = p.run({blocks, 1, 1}, {256, 1, 1}, 0, timed(pass ? TimingMode::Sampled : TimingMode::Full, "T4"));
-    REQUIRE(res.ok);
-    REQUIRE(res.metrics.cycle);
-    CHECK(res.metrics.cycle->sampled == (pass == 1));
-    cycles[pass] = res.metrics.cycle->cycles;
-    if (pass) note = res.metrics.cycle->sample_note;
-  }
-  MESSAGE("full " << cycles[0] << " cycles, sampled " << cycles[1] << " (" << note << ")");
-  CHECK(note.find("steady") != std::string::npos);
+  const FullAndSampled c = t4_full_and_sampled(src, "mix", 40 * 4 * 12);
+  CHECK(c.note.find("steady") != std::string::npos);
   // Measured -3.6% (8 of 40 SMs; 39 of 40 give +1.1%) before the L1 fill
   // wait and the SASS load order (hoist.h), -5.7% since: the loads of its
   // unrolled loop now leave together, so it is more DRAM-bound, the hard case
@@ -397,7 +408,7 @@ extern "C" __global__ void mix(const float* x, float* y, int n) {
   // included, the sample reads -5.5%: the fill's overestimate had hidden the
   // slice's missing data sharing. The GEMM versions at 1024^3 on H100
   // (within 2.1%): docs/benchmarks.md.
-  CHECK(std::abs(cycles[1] - cycles[0]) / cycles[0] < 0.10);
+  CHECK(std::abs(c.sampled - c.full) / c.full < 0.10);
 }
 
 TEST_CASE("cycle model: a sample of a long launch of one-load blocks agrees with the full run") {
@@ -414,20 +425,8 @@ extern "C" __global__ void sum_read(const float* x, float* y, int n) {
   float v = x[i];
   if (v == 1.5f) y[i] = v;  // never true: the read's result is used, nothing is written
 })";
-  const uint32_t blocks = 40 * 4 * 20, n = blocks * 256;
-  double cycles[2] = {};
-  for (int pass = 0; pass < 2; ++pass) {
-    auto p = simtest::Program::from_cuda(src, "sum_read");
-    uint64_t xa = p.buffer(std::vector<float>(n, 1.0f)), ya = p.memory.allocate(uint64_t(n) * 4, "y");
-    p.arg<uint64_t>(xa); p.arg<uint64_t>(ya); p.arg<int>(int(n));
-    auto res = p.run({blocks, 1, 1}, {256, 1, 1}, 0, timed(pass ? TimingMode::Sampled : TimingMode::Full, "T4"));
-    REQUIRE(res.ok);
-    REQUIRE(res.metrics.cycle);
-    CHECK(res.metrics.cycle->sampled == (pass == 1));
-    cycles[pass] = res.metrics.cycle->cycles;
-  }
-  MESSAGE("full " << cycles[0] << " cycles, sampled " << cycles[1]);
-  CHECK(std::abs(cycles[1] - cycles[0]) / cycles[0] < 0.05);
+  const FullAndSampled c = t4_full_and_sampled(src, "sum_read", 40 * 4 * 20);
+  CHECK(std::abs(c.sampled - c.full) / c.full < 0.05);
 }
 
 TEST_CASE("sample plan: waves, slices and scaling") {
