@@ -340,7 +340,6 @@ class Slice {
       sm.l1.init(l1_bytes);
     }
     set_rates(cfg.bandwidth_share);
-    run_.retire_cycle.assign(blocks.size(), 0);
     run_.done_cycle.assign(blocks.size(), 0);
   }
 
@@ -592,7 +591,6 @@ class Slice {
 
   void retire(Sm& sm, uint32_t slot, uint64_t t) {
     Block& B = sm.blocks[slot];
-    run_.retire_cycle[B.order] = t + 1;
     run_.done_cycle[B.order] = std::max(run_.done_cycle[B.order], t + 1);
     B.used = false;
     B.trace.reset();

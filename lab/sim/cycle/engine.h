@@ -54,7 +54,6 @@ struct SliceConfig {
 
 struct SliceRun {
   uint64_t cycles = 0;                 // until the last block retired
-  std::vector<uint64_t> retire_cycle;  // per block, in the order given
   // Per block, in the order given: when its work is done, its retirement
   // or later, when what it did not wait for has drained (its stores' sectors
   // through the DRAM queue, its reductions through the L2's atomic queues: a
