@@ -62,7 +62,11 @@ TEST_CASE("mechanisms: global stride, sectors per request exactly, useful bandwi
     // A request per load and per store: reads min(32, 4s) sectors, writes 4.
     CHECK(row.sectors_per_request == doctest::Approx((std::min(32, 4 * s) + 4) / 2.0).epsilon(0.01));
     REQUIRE(row.published);
-    CHECK(row.value == doctest::Approx(*row.published).epsilon(0.05));
+    // Within 10%: stride 1's short blocks also wait on the block scheduler
+    // and a slot's turnaround (docs/fidelity.md, sixteenth round), which the
+    // rule's pure sector count leaves out; on the GPU more so (the H200
+    // measured stride 2 at 0.83 of stride 1, the rule says 0.67).
+    CHECK(row.value == doctest::Approx(*row.published).epsilon(0.10));
   }
 }
 
@@ -143,18 +147,32 @@ TEST_CASE("mechanisms: divergence, latency hiding and atomics") {
   CHECK(find(r, "atomics", "distinct addresses").value > 50);
 }
 
-TEST_CASE("mechanisms: nearly empty blocks, placed the cycle a slot frees") {
-  // The model has no cost of placing a block (docs/fidelity.md, fifteenth
-  // round: the short read-heavy blocks' gap, about 70 cycles a block on the
-  // H100, left to a measurement of this row on the GPU). What a block costs
-  // it is its own few instructions, so the time per block per SM falls as
-  // the launch's fixed part spreads over more of them and then stays flat.
+TEST_CASE("mechanisms: nearly empty blocks, at the block scheduler's measured rate") {
+  // The H100 model's blocks are dealt out at the rate the lab measured on
+  // an H200 (GH100: device.cpp blocks_dispatched_per_clock, 0.86 a clock,
+  // GPU-wide): 154 cycles per block per SM once a few blocks per SM run,
+  // whatever the block's size, as on the GPU (152-163 for 32-, 128- and
+  // 256-thread blocks, docs/fidelity/h200/mech-cuda-blocks-*.json).
   const auto& r = report("H100");
-  const double one = find(r, "blocks", "1 blocks/SM").value, many = find(r, "blocks", "64 blocks/SM").value;
-  CHECK(many < one);
-  CHECK(find(r, "blocks", "32 blocks/SM").value == doctest::Approx(many).epsilon(0.05));
-  CHECK(many > 1);
-  CHECK(many < 16);
+  const double many = find(r, "blocks", "64 blocks/SM").value;
+  CHECK(many == doctest::Approx(132 / 0.86).epsilon(0.03));
+  CHECK(find(r, "blocks", "32 blocks/SM").value == doctest::Approx(many).epsilon(0.03));
+  CHECK(find(r, "blocks", "64 blocks/SM of 32 threads").value == doctest::Approx(many).epsilon(0.03));
+  CHECK(find(r, "blocks", "64 blocks/SM of 256 threads").value == doctest::Approx(many).epsilon(0.03));
+  // One block per SM: the last SM's block waits for the 131 before it.
+  CHECK(find(r, "blocks", "1 blocks/SM").value > 0.95 * many);
+  // Short blocks that read one 4-byte word per thread are held to the
+  // scheduler's rate (1,645 GB/s measured on the H200, 2,522 before the
+  // model had it); four words per thread are not.
+  const double one = find(r, "blocks", "short reads 1x4 B, 256-thread blocks").value;
+  const double bytes_per_block = 256 * 4;
+  CHECK(one <= bytes_per_block * 0.86 * 1.98e9 / 1e9 * 1.01);
+  CHECK(find(r, "blocks", "short reads 4x4 B, 256-thread blocks").value > 1.5 * one);
+  // A model with no measurement places a block the cycle a slot frees: what
+  // a block costs it is its own few instructions.
+  const auto& a = report("A100");
+  CHECK(find(a, "blocks", "64 blocks/SM").value < 16);
+  CHECK(find(a, "blocks", "64 blocks/SM").value < find(a, "blocks", "1 blocks/SM").value);
 }
 
 // The lab's own measurement on an H100 SXM (docs/fidelity/h100/mech-cuda-memory.json,

@@ -75,7 +75,7 @@ TEST_CASE("a compare step's range is enforced: the same kernels with an impossib
   FAIL("lesson 02 has no compare step");
 }
 
-TEST_CASE("every shipped exercise that is correct as shipped is at least 1.45x slower than its reference, in time") {
+TEST_CASE("every shipped exercise that is correct as shipped is at least 1.40x slower than its reference, in time") {
   // The shipped file is the lesson's "before": where it already computes the
   // right answer, the reference must beat it by the margin a lesson can show
   // (predicted, where the check judges time). Unfinished templates are
@@ -103,8 +103,12 @@ TEST_CASE("every shipped exercise that is correct as shipped is at least 1.45x s
           // under load, and at 1.49x since a launch costs the 3.2 us the
           // lab measured on an H100 (both kernels pay it; measured on an
           // H100, the pair is 1.63x); 1.54x since a long launch's middle
-          // waves are counted at their steady rate (cycle/sample.h).
-          CHECK(std::round(c.measured * 100) / 100 >= 1.45);
+          // waves are counted at their steady rate (cycle/sample.h); 1.45x
+          // since blocks are placed at the block scheduler's measured rate
+          // and a retired block's slot waits its measured turnaround (both
+          // kernels slower, 79 -> 85 us and 51 -> 59 us, toward the H100's
+          // 141 and 86).
+          CHECK(std::round(c.measured * 100) / 100 >= 1.40);
         }
     }
   }

@@ -429,6 +429,42 @@ extern "C" __global__ void sum_read(const float* x, float* y, int n) {
   CHECK(std::abs(c.sampled - c.full) / c.full < 0.05);
 }
 
+TEST_CASE("cycle model: a retired block's slot starts the next a turnaround later, blocks dealt at a measured rate") {
+  // The H100 model's block scheduler as the lab measured it on an H200
+  // (device.cpp): a slot starts its next block 355 cycles after the last
+  // retired, and 0.86 blocks a clock are placed, GPU-wide. Blocks held to
+  // one per SM by their dynamic shared memory, 16 waves: each wave costs
+  // the block's own few cycles and the turnaround, on the full run and on
+  // the sample (which stitches the turnaround in where its segments meet).
+  const char* src = R"(
+extern "C" __global__ void tick(unsigned* out) {
+  extern __shared__ unsigned pad[];
+  if (threadIdx.x == 0) out[blockIdx.x] = blockIdx.x;
+  if (out == nullptr) pad[threadIdx.x] = 0;
+})";
+  double cycles[2] = {};
+  for (int pass = 0; pass < 2; ++pass) {
+    auto p = simtest::Program::from_cuda(src, "tick");
+    p.arg<uint64_t>(p.memory.allocate(132 * 16 * 4, "out"));
+    auto res = p.run({132 * 16, 1, 1}, {128, 1, 1}, 200 * 1024, timed(pass ? TimingMode::Sampled : TimingMode::Full));
+    REQUIRE(res.ok);
+    REQUIRE(res.metrics.cycle);
+    CHECK(res.metrics.cycle->sampled == (pass == 1));
+    cycles[pass] = res.metrics.cycle->cycles;
+  }
+  MESSAGE("one block per SM, 16 waves: full " << cycles[0] << " cycles, sampled " << cycles[1]);
+  CHECK(cycles[0] / 16 > 355);
+  CHECK(cycles[0] / 16 < 355 + 100);
+  CHECK(std::abs(cycles[1] - cycles[0]) / cycles[0] < 0.03);
+  // With as many resident as fit (16 of 128 threads an SM), the scheduler's
+  // rate binds: 132 / 0.86 = 153.5 cycles a block per SM.
+  auto p = simtest::Program::from_cuda(src, "tick");
+  p.arg<uint64_t>(p.memory.allocate(132 * 64 * 4, "out"));
+  auto res = p.run({132 * 64, 1, 1}, {128, 1, 1}, 0, timed(TimingMode::Full));
+  REQUIRE(res.ok);
+  CHECK(res.metrics.cycle->cycles / 64 == doctest::Approx(132 / 0.86).epsilon(0.03));
+}
+
 TEST_CASE("sample plan: waves, slices and scaling") {
   // 10 waves on 132 SMs x 2 blocks: first two, three in the middle, last three.
   auto p = cycle::plan_sample(132 * 2 * 10, 132, 2, 8);
@@ -464,6 +500,12 @@ TEST_CASE("sample plan: waves, slices and scaling") {
   // No middle wave shorter than the middle segment's busiest shared path.
   CHECK(cycle::stitch_cycles(p, {100, 150, 160}, 40, 45) == doctest::Approx(100 + 5 * 45 + 160));
   CHECK(cycle::stitch_cycles(p, {100, 150, 160}, 40, 30) == doctest::Approx(100 + 5 * 40 + 160));
+  // A turnaround of 30 cycles (a retired block's slot starts the next 30
+  // cycles later): once where the first segment meets the middle waves, and
+  // in the middle segment's cycles per wave (its last wave's successor),
+  // (150 + 30) / 3 = 60; the spacing already holds it.
+  CHECK(cycle::stitch_cycles(p, {100, 150, 160}, 0, 0, 30) == doctest::Approx(100 + 30 + 5 * 60 + 160));
+  CHECK(cycle::stitch_cycles(p, {100, 150, 160}, 55, 0, 30) == doctest::Approx(100 + 30 + 5 * 55 + 160));
   // The spacing of the middle segment's waves' mean done cycles, its last
   // wave (which drains) left out: waves done at 60/80 (mean 70), 100/120
   // (110) and 125/135 give 40, not (130 - 70) / 2 = 30.

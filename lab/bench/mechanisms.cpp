@@ -277,6 +277,38 @@ const std::map<Key, Published>& published_table() {
       {{"H200", "pages/write, lines 4096 B apart"}, {3495, "[LAB-H200] measured on this part"}},
       {{"H200", "pages/write, lines 16384 B apart"}, {3526, "[LAB-H200] measured on this part"}},
       {{"H200", "pages/write, lines 131072 B apart"}, {3465, "[LAB-H200] measured on this part"}},
+      // The stride rows measured by the lab on an H200 (useful GB/s, the mean
+      // of docs/fidelity/h200/mech-cuda.json and mech-cuda-2.json, 2026-11-26):
+      // they replace the sector rule as the reference where measured.
+      {{"H200", "stride/stride 1"}, {2061, "[LAB-H200] measured on this part"}},
+      {{"H200", "stride/stride 2"}, {1722, "[LAB-H200] measured on this part"}},
+      {{"H200", "stride/stride 4"}, {1184, "[LAB-H200] measured on this part"}},
+      {{"H200", "stride/stride 8"}, {704, "[LAB-H200] measured on this part"}},
+      {{"H200", "stride/stride 16"}, {391, "[LAB-H200] measured on this part"}},
+      {{"H200", "stride/stride 32"}, {330, "[LAB-H200] measured on this part"}},
+      // The blocks rows (nearly empty blocks against blocks per SM and threads
+      // per block; blocks that read and end), measured by the lab on an H200,
+      // the mean of two runs (2026-11-28, docs/fidelity/h200/mech-cuda-blocks-1.json
+      // and -2.json; the few-block points move with the empty launch taken
+      // off, 2.94 and 3.17 us in the two runs). The H100 has the same chip, not
+      // the same DRAM: the short reads are the H200's alone.
+      {{"H100", "blocks/1 blocks/SM"}, {205.9, "[LAB-H200] measured on an H200 (same chip)"}},
+      {{"H100", "blocks/8 blocks/SM"}, {154.4, "[LAB-H200] measured on an H200 (same chip)"}},
+      {{"H100", "blocks/32 blocks/SM"}, {164.8, "[LAB-H200] measured on an H200 (same chip)"}},
+      {{"H100", "blocks/64 blocks/SM"}, {159.4, "[LAB-H200] measured on an H200 (same chip)"}},
+      {{"H100", "blocks/64 blocks/SM of 32 threads"}, {158.2, "[LAB-H200] measured on an H200 (same chip)"}},
+      {{"H100", "blocks/64 blocks/SM of 256 threads"}, {160.9, "[LAB-H200] measured on an H200 (same chip)"}},
+      {{"H100", "blocks/32 blocks/SM of 1024 threads"}, {202.5, "[LAB-H200] measured on an H200 (same chip)"}},
+      {{"H200", "blocks/1 blocks/SM"}, {205.9, "[LAB-H200] measured on this part"}},
+      {{"H200", "blocks/8 blocks/SM"}, {154.4, "[LAB-H200] measured on this part"}},
+      {{"H200", "blocks/32 blocks/SM"}, {164.8, "[LAB-H200] measured on this part"}},
+      {{"H200", "blocks/64 blocks/SM"}, {159.4, "[LAB-H200] measured on this part"}},
+      {{"H200", "blocks/64 blocks/SM of 32 threads"}, {158.2, "[LAB-H200] measured on this part"}},
+      {{"H200", "blocks/64 blocks/SM of 256 threads"}, {160.9, "[LAB-H200] measured on this part"}},
+      {{"H200", "blocks/32 blocks/SM of 1024 threads"}, {202.5, "[LAB-H200] measured on this part"}},
+      {{"H200", "blocks/short reads 1x4 B, 256-thread blocks"}, {1645, "[LAB-H200] measured on this part"}},
+      {{"H200", "blocks/short reads 4x4 B, 256-thread blocks"}, {3945, "[LAB-H200] measured on this part"}},
+      {{"H200", "blocks/short reads 1x4 B, 1024-thread blocks"}, {1475, "[LAB-H200] measured on this part"}},
   };
   return t;
 }
@@ -341,6 +373,7 @@ void stride(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
     // sector moved fall by (4 + 4) / (min(32, 4s) + 4).
     m.published = base * 8.0 / (double(std::min(32, 4 * s)) + 4.0);
     m.source = "[BPG] rule: bandwidth x 8 / (read sectors + 4) of stride 1";
+    cite(m, m.point);
     out.push_back(m);
   }
 }
@@ -742,19 +775,43 @@ void atomics(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   out.push_back(m);
 }
 
-// Blocks placed: grids of 1 to 64 nearly empty 128-thread blocks per SM.
-// The time per block per SM is what placing, running and retiring one costs
-// where the block itself does next to nothing. The model places a block the
-// cycle a slot frees; on a GPU (`--measure`) the row times what the GPU
-// takes, the empty launch taken off. No figure is published for these
-// parts (arabel1a/gpu-micro-bench's sweep on an RTX 3090 times blocks that
-// do work: docs/fidelity.md, fifteenth round).
+// Blocks placed: grids of 1 to 64 nearly empty 128-thread blocks per SM, and
+// 32-, 256- and 1024-thread ones. The time per block per SM is what placing,
+// running and retiring one costs where the block itself does next to
+// nothing. Then blocks that read one line per warp and end (short_read), the
+// shape of a reduction's first pass: the DRAM rate they reach beside the
+// dram rows' one long-lived wave. The model places a block the cycle a slot
+// frees; on a GPU (`--measure`) the rows time what the GPU takes, the empty
+// launch taken off. No figure is published for these parts
+// (arabel1a/gpu-micro-bench's sweep on an RTX 3090 times blocks that do
+// work: docs/fidelity.md, fifteenth round).
 void blocks(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
-  for (uint32_t k : {1u, 8u, 32u, 64u}) {
-    const uint32_t grid = uint32_t(g.sm_count) * k;
-    Run r = run(o, g, "blocks.cu", "one_store", {grid, 1, 1}, {128, 1, 1}, {"u32[" + n(grid) + "]"});
-    MechanismRow m = row(g, "blocks", fmt::format("{} blocks/SM", k), k, r.cycles / k, "cycles/block/SM", r);
-    m.source = "none published for this part: `bench mechanisms --only blocks --backend cuda` on the GPU times it";
+  const char* none = "none published for this part: `bench mechanisms --only blocks --backend cuda` on the GPU times it";
+  struct P { uint32_t per_sm, threads; };
+  for (P p : {P{1, 128}, P{8, 128}, P{32, 128}, P{64, 128}, P{64, 32}, P{64, 256}, P{32, 1024}}) {
+    const uint32_t grid = uint32_t(g.sm_count) * p.per_sm;
+    Run r = run(o, g, "blocks.cu", "one_store", {grid, 1, 1}, {p.threads, 1, 1}, {"u32[" + n(grid) + "]"});
+    const std::string point = p.threads == 128 ? fmt::format("{} blocks/SM", p.per_sm)
+                                               : fmt::format("{} blocks/SM of {} threads", p.per_sm, p.threads);
+    MechanismRow m = row(g, "blocks", point, p.per_sm, r.cycles / p.per_sm, "cycles/block/SM", r);
+    m.source = none;
+    cite(m, point);
+    out.push_back(m);
+  }
+  // Short reads over 256 MB (beyond every model's L2), one block per
+  // LOADS x threads x 4 bytes: 65,536 to 262,144 blocks.
+  const uint64_t bytes = 256ull << 20;
+  struct R { uint32_t loads, threads; };
+  for (R p : {R{1, 256}, R{4, 256}, R{1, 1024}}) {
+    const uint32_t grid = uint32_t(bytes / (uint64_t(p.loads) * p.threads * 4));
+    Run r = run(o, g, "blocks.cu", "short_read", {grid, 1, 1}, {p.threads, 1, 1},
+                {"f32[" + n(bytes / 4) + "]=rand", "f32[" + n(p.threads) + "]", "f32=-1"}, true,
+                {"LOADS=" + n(p.loads)});
+    const std::string point = fmt::format("short reads {}x4 B, {}-thread blocks", p.loads, p.threads);
+    MechanismRow m = row(g, "blocks", point, double(p.loads) * p.threads * 4, double(bytes) / r.seconds / 1e9, "GB/s", r);
+    m.rated = double(g.dram_bytes_per_s) / 1e9;
+    m.source = none;
+    cite(m, point);
     out.push_back(m);
   }
 }
@@ -824,16 +881,18 @@ std::string vs(const MechanismRow& r) {
 std::string format_mechanisms(const MechanismReport& rep) {
   std::string s;
   std::string gpu;
+  size_t w = 20;  // the point column, as wide as the longest point
+  for (const auto& r : rep.rows) w = std::max(w, r.point.size());
   for (const auto& r : rep.rows) {
     if (r.gpu != gpu) {
       gpu = r.gpu;
       s += r.measured ? fmt::format("\n{} model, MEASURED on {} (events, less a {:.4f} ms empty launch)\n", gpu,
                                     rep.device, rep.launch_floor_ms)
                       : fmt::format("\n{} (every figure a prediction of the cycle model)\n", gpu);
-      s += fmt::format("  {:<11} {:<20} {:>9} {:<16} {:>9} {:>6} {:>8}  {:<16} {}\n", "mechanism", "point", "lab",
+      s += fmt::format("  {:<11} {:<{}} {:>9} {:<16} {:>9} {:>6} {:>8}  {:<16} {}\n", "mechanism", "point", w, "lab",
                        "unit", "reference", "error", "rated", "limiter", "source of the reference");
     }
-    s += fmt::format("  {:<11} {:<20} {:>9} {:<16} {:>9} {:>6} {:>8}  {:<16} {}\n", r.mechanism, r.point, num(r.value),
+    s += fmt::format("  {:<11} {:<{}} {:>9} {:<16} {:>9} {:>6} {:>8}  {:<16} {}\n", r.mechanism, r.point, w, num(r.value),
                      r.unit, r.published ? num(*r.published) : "-", vs(r), r.rated > 0 ? num(r.rated) : "",
                      r.limiter, r.source);
   }

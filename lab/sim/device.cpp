@@ -275,6 +275,25 @@ GpuModel make_h100() {
   // docs/fidelity/h200/before-after.txt): 0.287 per clock at 1.98 GHz on
   // both, against 0.69 for the integer add above.
   m.same_address_float_adds_per_clock = 0.287;
+  // [LAB-H200] bench mechanisms' blocks rows on an H200 (GH100, this part's
+  // chip; docs/fidelity/h200/mech-cuda-blocks-{1,2}.json): nearly empty
+  // 128-thread blocks cost 152 and 156 cycles per block per SM more from 32
+  // to 64 blocks per SM (two runs), the same for 32- and 256-thread blocks,
+  // so a block is placed every 154/132 cycles, GPU-wide: 0.86 per clock.
+  // Nsight Compute agrees (docs/fidelity/h200/ncu-blocks.csv: 4,224 more
+  // blocks in 2,400 ns, 0.89 per clock) and shows the SMs idle half the
+  // launch: the limit is the scheduler that deals blocks out, not the SMs.
+  // One block per SM already costs 190-222 cycles over an empty launch.
+  m.blocks_dispatched_per_clock = 0.86;
+  // [LAB-H200] tools/block_probe on an H200 (docs/fidelity/h200/block-probe.txt,
+  // two runs): with one block resident per SM, the SM's clock reads 354-356
+  // cycles from a block's last stamp (its thread 0, after its closing
+  // __syncthreads) to the first of the next block placed there, for 32-,
+  // 128- and 1024-thread blocks and blocks with or without work: retiring a
+  // block and starting the next costs that, a slot's time the SM cannot use.
+  // (The model's own few cycles from that stamp to the retirement, thread
+  // 0's stores and exit, are inside the figure.)
+  m.block_turnaround_cycles = 355;
   m.shared_latency_cycles = 30;                   // [MB]
   m.fp32_flops = 67 * T;                          // [H100] SXM: 67 TFLOPS
   m.fp64_flops = 34 * T;                          // [H100] SXM: 34 TFLOPS (67 with FP64 tensor cores)

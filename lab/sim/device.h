@@ -83,6 +83,14 @@ struct GpuModel {
   // The same for floating-point adds (RED/ATOM .ADD.F32), where measured;
   // 0: same_address_atomics_per_clock.
   double same_address_float_adds_per_clock = 0;
+  // Blocks the GPU's block scheduler places per clock, whole GPU, where the
+  // lab measured it (bench mechanisms' blocks rows: nearly empty blocks);
+  // 0: not measured, a block is placed the cycle a slot frees.
+  double blocks_dispatched_per_clock = 0;
+  // SM cycles from a block's last instruction until the next block placed
+  // in its slot issues its first, where the lab measured it
+  // (tools/block_probe); 0: not measured, at once.
+  int block_turnaround_cycles = 0;
   // A launch's fixed cost, seconds: an empty kernel timed with CUDA events
   // as the lab times every kernel (bench mechanisms' launch floor), less the
   // model's own time for that kernel; 0: the lab's 2 us where none was

@@ -252,6 +252,9 @@ struct Block {
   std::unique_ptr<BlockTrace> trace;
   uint32_t live = 0, arrived = 0;
   bool used = false;
+  // After the block retires its slot takes no new block before this cycle
+  // (CycleParams::block_turnaround).
+  uint64_t free_at = 0;
   std::unordered_map<uint64_t, Phase> phases;
 };
 
@@ -378,6 +381,7 @@ class Slice {
         for (const Sched& sc : sm.sched) sm.next_check = std::min(sm.next_check, sc.next_check);
         next_t = std::min(next_t, sm.next_check);
       }
+      if (dispatch_at_ > t && free_slot_ && next_block_ < blocks_.size()) next_t = std::min(next_t, dispatch_at_);
       uint64_t tn = issued ? t + 1 : std::max(t + 1, next_t);
       if (!issued && next_t == kNever) {
         if (free_slot_ && next_block_ < blocks_.size()) tn = t + 1;  // blocks retired this cycle: place more
@@ -421,6 +425,11 @@ class Slice {
   uint32_t rr_ = 0;
   uint32_t resident_ = 0;   // resident blocks
   bool free_slot_ = true;
+  // The block scheduler: it places a block every dispatch_interval_ cycles
+  // (0: any number a cycle); the next no sooner than next_dispatch_, and a
+  // slot left waiting for it is looked at again at dispatch_at_.
+  double dispatch_interval_ = 0, next_dispatch_ = 0;
+  uint64_t dispatch_at_ = 0;
   double l2_free_ = 0, dram_free_ = 0;
   // When the work a warp does not wait for, taken since this was last reset,
   // is done: the DRAM queue has served its written sectors, the L2 has
@@ -457,6 +466,9 @@ class Slice {
     dram_rate_window_ = 4.0 * std::max(1, p_.lat_dram);
     atomic_cycles_per_update_ = 1.0 / std::max(1e-9, p_.atomics_per_cycle * share);
     float_add_cycles_per_update_ = 1.0 / std::max(1e-9, p_.float_adds_per_cycle * share);
+    // The block scheduler deals the whole GPU's blocks; the slice gets its
+    // share of them as it gets its share of bandwidth.
+    dispatch_interval_ = p_.blocks_per_cycle > 0 ? 1.0 / (p_.blocks_per_cycle * share) : 0;
   }
 
   // sm.resident_warps is about to change, and cycles from `from` on count
@@ -508,21 +520,42 @@ class Slice {
 
   void dispatch(uint64_t t) {
     if (!free_slot_) return;
+    // Nothing can be placed before then: no slot comes free sooner (a block
+    // retiring now frees its slot a turnaround later) and the scheduler is busy.
+    if (t < dispatch_at_) return;
     free_slot_ = false;
     const uint32_t n = uint32_t(sms_.size());
+    // A scheduler that had nothing to place does not bank the time.
+    if (next_dispatch_ < double(t)) next_dispatch_ = double(t);
     while (next_block_ < blocks_.size()) {
+      if (dispatch_interval_ > 0 && next_dispatch_ >= double(t + 1)) {
+        // The block scheduler is busy: come back the cycle it can place
+        // the next block (a slot may be free; dispatch() looks again).
+        free_slot_ = true;
+        dispatch_at_ = uint64_t(next_dispatch_);
+        return;
+      }
       bool placed = false;
+      uint64_t soonest = kNever;  // the first slot still turning around
       for (uint32_t k = 0; k < n && !placed; ++k) {
         Sm& sm = sms_[(rr_ + k) % n];
         for (uint32_t b = 0; b < sm.blocks.size(); ++b) {
           if (sm.blocks[b].used) continue;
+          if (sm.blocks[b].free_at > t) {
+            soonest = std::min(soonest, sm.blocks[b].free_at);
+            continue;
+          }
           place(sm, b, t);
           rr_ = (rr_ + k + 1) % n;
           placed = true;
           break;
         }
       }
-      if (!placed) return;
+      if (!placed) {
+        if (soonest != kNever) free_slot_ = true, dispatch_at_ = soonest;
+        return;
+      }
+      next_dispatch_ += dispatch_interval_;
     }
   }
 
@@ -593,6 +626,7 @@ class Slice {
     Block& B = sm.blocks[slot];
     run_.done_cycle[B.order] = std::max(run_.done_cycle[B.order], t + 1);
     B.used = false;
+    B.free_at = t + p_.block_turnaround;
     B.trace.reset();
     --resident_;
     free_slot_ = true;

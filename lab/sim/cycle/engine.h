@@ -13,7 +13,10 @@
 // MUFU, tensor: throughput per sub-partition) and, for memory instructions,
 // the L1/shared data path's backlog is below the queue depth. Blocks are
 // placed on SMs in block-id order as slots free (occupancy limit per SM), so
-// tails and achieved occupancy come out of the simulation. Memory: a
+// tails and achieved occupancy come out of the simulation; where the GPU
+// model has them, at the block scheduler's measured rate and a measured
+// turnaround after a block retires (params.h blocks_per_cycle,
+// block_turnaround). Memory: a
 // sectored L1 per SM (hits from its own tags), sharing 128 B/cycle between
 // global sectors and shared wavefronts; L2 and DRAM as bandwidth queues with
 // latencies, shared by the slice's SMs; L2 hit/miss per request from the

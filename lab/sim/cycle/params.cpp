@@ -254,6 +254,8 @@ CycleParams cycle_params(const GpuModel& g) {
   p.atomics_per_cycle = g.same_address_atomics_per_clock > 0 ? g.same_address_atomics_per_clock : 1.0;
   p.float_adds_per_cycle =
       g.same_address_float_adds_per_clock > 0 ? g.same_address_float_adds_per_clock : p.atomics_per_cycle;
+  p.blocks_per_cycle = g.blocks_dispatched_per_clock;
+  p.block_turnaround = uint32_t(std::max(0, g.block_turnaround_cycles));
   p.launch_overhead_s = launch_overhead(g);
   return p;
 }

@@ -78,6 +78,12 @@ struct CycleParams {
   // Floating-point adds to one address (atom/red .add.f32/.f64): the GPU
   // model's measurement, else atomics_per_cycle.
   double float_adds_per_cycle = 1;
+  // Blocks placed per cycle, whole GPU (the GPU model's measurement); 0:
+  // none measured, a block is placed the cycle a slot frees.
+  double blocks_per_cycle = 0;
+  // Cycles from a block's retirement until its slot starts another block's
+  // warps (the GPU model's measurement; 0: none measured, at once).
+  uint32_t block_turnaround = 0;
   double launch_overhead_s = kUnmeasuredLaunchSeconds;  // launch_overhead(gpu)
   // Cycles one mma/wmma instruction holds the sub-partition's tensor core.
   double tensor_cycles(const ptx::Instr& in) const;

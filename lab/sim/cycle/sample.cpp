@@ -116,7 +116,7 @@ double steady_wave_cycles(const SampleSegmentPlan& segment, const std::vector<ui
 }
 
 double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles, double steady_wave,
-                     double busiest_wave) {
+                     double busiest_wave, double turnaround) {
   if (plan.segments.size() == 1) return double(segment_cycles[0]);
   // The waves between the first segment and the last are counted at the
   // middle segment's steady per-wave time. Both ways of reading it from the
@@ -130,10 +130,10 @@ double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segmen
   // path: where the first wave's stores queue behind its own loads, the
   // spacing reads low (STREAM triad on the V100: 7% below the full run,
   // where the DRAM queue's share of the wave is the full run's to 0.1%).
-  double steady = double(segment_cycles[1]) / double(plan.segments[1].waves);
+  double steady = (double(segment_cycles[1]) + turnaround) / double(plan.segments[1].waves);
   if (steady_wave > 0) steady = std::min(steady, steady_wave);
   steady = std::max(steady, busiest_wave);
-  return double(segment_cycles[0]) + double(plan.middle_waves_scaled) * steady + double(segment_cycles[2]);
+  return double(segment_cycles[0]) + turnaround + double(plan.middle_waves_scaled) * steady + double(segment_cycles[2]);
 }
 
 }  // namespace lab::sim::cycle

@@ -62,8 +62,12 @@ double steady_wave_cycles(const SampleSegmentPlan& segment, const std::vector<ui
 // steady_wave_cycles (0: unknown) and the cycles per wave its busiest shared
 // path (DRAM, L2, an SM's L1 data path) was busy: the middle waves at the
 // lower of the spacing and the segment's cycles per wave, and no less than
-// the busiest path's.
+// the busiest path's. `turnaround` (CycleParams::block_turnaround): each
+// segment ends as its last block retires, but on the GPU the next wave's
+// blocks start a turnaround after the slots they take came free, so it is
+// counted where one segment meets the next and once more in the middle
+// segment's cycles per wave (the wave after its last).
 double stitch_cycles(const SamplePlan& plan, const std::vector<uint64_t>& segment_cycles, double steady_wave,
-                     double busiest_wave = 0);
+                     double busiest_wave = 0, double turnaround = 0);
 
 }  // namespace lab::sim::cycle

@@ -294,7 +294,7 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
     busiest_wave = std::max({mid.dram_busy_cycles, l2, double(mid.l1_busy_cycles) / double(plan.slice_sms)}) /
                    double(plan.segments[1].waves);
   }
-  r->cycles = stitch_cycles(plan, seg_cycles, steady_wave, busiest_wave);
+  r->cycles = stitch_cycles(plan, seg_cycles, steady_wave, busiest_wave, double(p.block_turnaround));
   r->time_s = r->cycles / p.clock_hz + p.launch_overhead_s;
   r->outputs_incomplete = options.sample_only && !plan.full;
   uint64_t simulated = 0;
