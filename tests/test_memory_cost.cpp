@@ -382,3 +382,31 @@ TEST_CASE("L2: two workers sharing the cache count each cold sector once, give o
   CHECK(first.load() <= 2 * sectors);
   CHECK(second.load() == 0);
 }
+
+TEST_CASE("L2: with 64-byte fetches a missed read sector brings its neighbour, and only a missed one") {
+  // The H100 and H200 models (device.h l2_fetch_bytes, measured on an H200):
+  // a read of sector 0 of a line moves sectors 0 and 1 from DRAM; sector 1
+  // then hits; sectors 2 and 3 read together are one 64-byte fetch, as
+  // before; a sector already present costs nothing and fetches nothing.
+  // Writes are unchanged (each dirty sector is written back alone).
+  L2Model l2(1 << 20);
+  l2.set_fetch_bytes(64);
+  const uint64_t s0 = kBase / 32;
+  uint64_t one[1] = {s0};
+  CHECK(l2.access(one, 1, false) == 2);
+  uint64_t next[1] = {s0 + 1};
+  CHECK(l2.access(next, 1, false) == 0);
+  uint64_t pair[2] = {s0 + 2, s0 + 3};
+  CHECK(l2.access(pair, 2, false) == 2);
+  CHECK(l2.access(one, 1, false) == 0);
+  uint64_t far[1] = {s0 + 4 * 64 + 3};  // another line's last sector: with sector 2
+  CHECK(l2.access(far, 1, false) == 2);
+  uint64_t far_pair[1] = {s0 + 4 * 64 + 2};
+  CHECK(l2.access(far_pair, 1, false) == 0);
+  uint64_t w[1] = {s0 + 4 * 128};
+  CHECK(l2.access(w, 1, true) == 1);
+  // The default (every model without the measurement): the sector alone.
+  L2Model plain(1 << 20);
+  CHECK(plain.access(one, 1, false) == 1);
+  CHECK(plain.access(next, 1, false) == 1);
+}

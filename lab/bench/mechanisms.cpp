@@ -370,9 +370,12 @@ void stride(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
     if (s == 1) base = gbs;
     MechanismRow m = row(g, "stride", fmt::format("stride {}", s), s, gbs, "useful GB/s", r);
     // Reads move min(32, 4s) sectors per request, writes 4: useful bytes per
-    // sector moved fall by (4 + 4) / (min(32, 4s) + 4).
-    m.published = base * 8.0 / (double(std::min(32, 4 * s)) + 4.0);
-    m.source = "[BPG] rule: bandwidth x 8 / (read sectors + 4) of stride 1";
+    // sector moved fall by (4 + 4) / (min(32, 4s) + 4). Where the L2 fetches
+    // 64 bytes a missed sector (device.h l2_fetch_bytes), lanes 64 bytes or
+    // more apart move twice their sectors from DRAM.
+    const double fetched = double(std::min(32, 4 * s)) * (g.l2_fetch_bytes >= 64 && 4 * s >= 64 ? 2 : 1);
+    m.published = base * 8.0 / (fetched + 4.0);
+    m.source = "[BPG] rule: bandwidth x 8 / (read sectors fetched + 4) of stride 1";
     cite(m, m.point);
     out.push_back(m);
   }

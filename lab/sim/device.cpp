@@ -294,6 +294,15 @@ GpuModel make_h100() {
   // (The model's own few cycles from that stamp to the retirement, thread
   // 0's stores and exit, are inside the figure.)
   m.block_turnaround_cycles = 355;
+  // [LAB-H200] bench mechanisms' stride rows on an H200 (useful GB/s, the
+  // mean of docs/fidelity/h200/mech-cuda.json and mech-cuda-2.json): stride
+  // 8 (every 32-byte sector of a line used) 704, stride 16 (every other
+  // sector) 391: 1.80x, where moving the requested sectors alone gives 1x
+  // and moving 64 bytes for each gives 68 / 36 = 1.89x (the copy's 4
+  // written sectors a request included). A missed read sector comes with its
+  // 64-byte neighbour. (The driver's cudaLimitMaxL2FetchGranularity hint is
+  // the same setting; tools/l2_fetch_probe reads it and sweeps it.)
+  m.l2_fetch_bytes = 64;
   m.shared_latency_cycles = 30;                   // [MB]
   m.fp32_flops = 67 * T;                          // [H100] SXM: 67 TFLOPS
   m.fp64_flops = 34 * T;                          // [H100] SXM: 34 TFLOPS (67 with FP64 tensor cores)

@@ -91,6 +91,10 @@ struct GpuModel {
   // in its slot issues its first, where the lab measured it
   // (tools/block_probe); 0: not measured, at once.
   int block_turnaround_cycles = 0;
+  // Bytes the L2 fetches from DRAM for one missed 32-byte read sector, where
+  // the lab measured it (64: the sector and its 64-byte neighbour); 0: the
+  // sector alone.
+  uint32_t l2_fetch_bytes = 0;
   // A launch's fixed cost, seconds: an empty kernel timed with CUDA events
   // as the lab times every kernel (bench mechanisms' launch floor), less the
   // model's own time for that kernel; 0: the lab's 2 us where none was

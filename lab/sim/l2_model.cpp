@@ -151,7 +151,7 @@ struct L2Model::Sets {
     store_relaxed(S.mru_owner, c.stamp());
     return true;
   }
-  uint32_t touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write, Claimer& c);
+  uint32_t touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write, Claimer& c, bool pairs = false);
 };
 
 namespace {
@@ -235,7 +235,7 @@ LineSets& line_sets(uint64_t count) {
 
 // The DRAM sectors one touch of `line` (sector bits `bits`) in set `s` costs.
 [[gnu::always_inline]] inline uint32_t L2Model::Sets::touch(uint64_t s, uint64_t line, uint32_t bits, bool is_write,
-                                                            Claimer& c) {
+                                                            Claimer& c, bool pairs) {
   SetState& S = set(s);
   // The set's most recent line again (a warp walking a line, or reading what
   // it just read): no other way moves in the LRU order, so the clock need
@@ -279,6 +279,12 @@ LineSets& line_sets(uint64_t count) {
   // it is evicted or when the kernel ends; count it when it first becomes
   // dirty. A read misses on each sector not present.
   uint8_t& have = is_write ? S.dirty[way] : S.valid[way];
+  if (pairs && !is_write) {
+    // A missed sector comes from DRAM with its 64-byte neighbour
+    // (L2Model::set_fetch_bytes): both become present, both are DRAM sectors.
+    const uint32_t need = bits & ~uint32_t(have);
+    bits |= (need | ((need & 0x5u) << 1) | ((need & 0xau) >> 1)) & 0xfu;
+  }
   const uint32_t misses = uint32_t(std::popcount(bits & ~uint32_t(have)));
   store_relaxed(have, uint8_t(have | bits));
   store_relaxed(S.valid[way], uint8_t(S.valid[way] | bits));
@@ -319,7 +325,7 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write, con
     // on the naive GEMM, whose touches mostly hit the set's last line.)
     if (L.unchanged(s, line, bits, is_write, c)) continue;
     if (concurrent_) L.acquire(s);
-    const uint32_t m = L.touch(s, line, bits, is_write, c);
+    const uint32_t m = L.touch(s, line, bits, is_write, c, fetch_pairs_);
     if (concurrent_) L.release(s);
     // Another SM's block fetched it (set_fetch_fraction): decided per line,
     // by bits of the line's hash the set index does not use.

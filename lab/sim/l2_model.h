@@ -100,6 +100,11 @@ class L2Model {
   // lines over the blocks resident GPU-wide) is fetched again, as the GPU's
   // LRU would have evicted it. 0 (the default): off.
   void set_block_reuse(uint32_t lines) { block_reuse_ = lines; }
+  // Bytes the L2 fetches from DRAM for a missed read sector: 32 (the
+  // default: the sector alone) or 64 (the sector and its neighbour in the
+  // 64-byte half-line, both then present; the GPU model's measurement,
+  // device.h l2_fetch_bytes).
+  void set_fetch_bytes(uint32_t bytes) { fetch_pairs_ = bytes >= 64; }
 
   struct Sets;  // l2_model.cpp
 
@@ -116,6 +121,7 @@ class L2Model {
   bool sampled_fetch_ = false;            // either is set: a miss may be another SM's fetch
   uint32_t fetch_threshold_of(uint64_t line) const;
   uint32_t block_reuse_ = 0;              // set_block_reuse
+  bool fetch_pairs_ = false;              // set_fetch_bytes(64)
   static constexpr uint32_t kFetchAll = 1u << 24;
 };
 

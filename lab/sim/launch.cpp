@@ -580,6 +580,7 @@ LaunchResult launch(const ptx::Module& module, const ptx::Kernel& kernel, const 
   }
   // One L2 per launch, sized as the modelled GPU's (device.h).
   L2Model l2(gpu.l2_bytes ? gpu.l2_bytes : 50ull << 20);
+  l2.set_fetch_bytes(gpu.l2_fetch_bytes);
   L.l2 = &l2;
   {
     // A block's own reuse against the blocks resident with it, GPU-wide
