@@ -24,6 +24,7 @@
 #include "lab/sim/cycle/params.h"
 #include "lab/sim/cycle/result.h"
 #include "lab/sim/cycle/sample.h"
+#include "lab/sim/cycle/summary.h"
 #include "lab/sim/device.h"
 #include "lab/sim/report.h"
 #include "lab/sim/run.h"
@@ -463,6 +464,18 @@ extern "C" __global__ void tick(unsigned* out) {
   auto res = p.run({132 * 64, 1, 1}, {128, 1, 1}, 0, timed(TimingMode::Full));
   REQUIRE(res.ok);
   CHECK(res.metrics.cycle->cycles / 64 == doctest::Approx(132 / 0.86).epsilon(0.03));
+  // The report names the block scheduler as what sets the pace there, and
+  // not where one block per SM leaves the scheduler idle most of the time.
+  Prediction paced, slots;
+  cycle::apply_prediction(paced, *res.metrics.cycle, gpu_model("H100"));
+  CHECK(paced.limiter == "block_scheduler");
+  CHECK(paced.explanation.find("places blocks at 0.86 a clock") != std::string::npos);
+  auto q = simtest::Program::from_cuda(src, "tick");
+  q.arg<uint64_t>(q.memory.allocate(132 * 16 * 4, "out"));
+  auto one = q.run({132 * 16, 1, 1}, {128, 1, 1}, 200 * 1024, timed(TimingMode::Full));
+  REQUIRE(one.ok);
+  cycle::apply_prediction(slots, *one.metrics.cycle, gpu_model("H100"));
+  CHECK(slots.limiter != "block_scheduler");
 }
 
 TEST_CASE("sample plan: waves, slices and scaling") {

@@ -35,7 +35,15 @@ void apply_prediction(Prediction& p, const CycleResult& r, const GpuModel& gpu) 
   const auto stalls = top_stalls(r.stall);
   const Stall top = stalls.empty() ? Stall::Selected : stalls.front().first;
   const double drain = r.sim_cycles ? double(r.atomic_drain_cycles) / double(r.sim_cycles) : 0;
-  if (drain >= kBusy) {
+  // The cycles the GPU's block scheduler needs to place the grid, where the
+  // GPU model has its measured rate (device.h blocks_dispatched_per_clock):
+  // a launch that takes little longer is paced by it, whatever its warps
+  // wait on meanwhile.
+  const double placing = gpu.blocks_dispatched_per_clock > 0 ? double(r.blocks_total) / gpu.blocks_dispatched_per_clock : 0;
+  if (placing > 0 && r.cycles <= 1.15 * placing) {
+    p.bound = "latency";
+    p.limiter = "block_scheduler";
+  } else if (drain >= kBusy) {
     // Most of the time the warps are gone and the L2 is still applying
     // same-address atomics one at a time (engine.cpp, atomic_free_).
     p.bound = "memory";
@@ -58,6 +66,11 @@ void apply_prediction(Prediction& p, const CycleResult& r, const GpuModel& gpu) 
       "launch; {}-bound ({}). Issue slots {:.0f}% used, achieved occupancy {:.0f}%; warps mostly waited on: {}. {}.",
       gpu.name, p.time_ms, r.cycles, gpu.boost_clock_hz / 1e6, r.launch_overhead_s * 1e6, p.bound, p.limiter,
       r.issue_slot_utilisation() * 100, r.achieved_occupancy() * 100, why.empty() ? "nothing" : why, r.sample_note);
+  if (p.limiter == "block_scheduler")
+    p.explanation += fmt::format(
+        " The GPU places blocks at {:.2f} a clock (measured): its {} blocks take {:.0f} of the {:.0f} cycles to place, "
+        "so fewer, longer-lived blocks (a grid-stride loop) would go faster.",
+        gpu.blocks_dispatched_per_clock, r.blocks_total, placing, r.cycles);
 }
 
 nlohmann::json stall_json(const std::array<uint64_t, kStallCount>& stall) {
