@@ -279,7 +279,7 @@ LineSets& line_sets(uint64_t count) {
   // it is evicted or when the kernel ends; count it when it first becomes
   // dirty. A read misses on each sector not present.
   uint8_t& have = is_write ? S.dirty[way] : S.valid[way];
-  if (pairs && !is_write) {
+  if (pairs) {
     // A missed sector comes from DRAM with its 64-byte neighbour
     // (L2Model::set_fetch_bytes): both become present, both are DRAM sectors.
     const uint32_t need = bits & ~uint32_t(have);
@@ -303,6 +303,7 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write, con
     c.half = c.limit / 2;
   }
   LineSets& memo = line_sets(L.count);
+  const bool pairs = fetch_pairs_ && !is_write;  // set_fetch_bytes(64): reads only
   for (uint32_t i = 0; i < n;) {
     // The run of sectors in this line: one lookup for all of them.
     const uint64_t line = sectors[i] / kSectorsPerLine;
@@ -325,7 +326,7 @@ uint32_t L2Model::access(const uint64_t* sectors, uint32_t n, bool is_write, con
     // on the naive GEMM, whose touches mostly hit the set's last line.)
     if (L.unchanged(s, line, bits, is_write, c)) continue;
     if (concurrent_) L.acquire(s);
-    const uint32_t m = L.touch(s, line, bits, is_write, c, fetch_pairs_);
+    const uint32_t m = L.touch(s, line, bits, is_write, c, pairs);
     if (concurrent_) L.release(s);
     // Another SM's block fetched it (set_fetch_fraction): decided per line,
     // by bits of the line's hash the set index does not use.

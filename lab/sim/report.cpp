@@ -278,10 +278,7 @@ std::string KernelReport::text(size_t max_lines) const {
   add(fmt::format("Machine model: {} on {} (grid {}x{}x{}, block {}x{}x{})", kernel, gpu ? gpu->name : "?",
                   config.grid.x, config.grid.y, config.grid.z, config.block.x, config.block.y, config.block.z));
   add(fmt::format("  PREDICTED time   {:.4g} ms  ({}-bound: {})", p.time_ms, p.bound, p.limiter));
-  if (p.limiter == "block_scheduler" && gpu)
-    add(fmt::format("  block scheduler  places {:.2f} blocks a clock on the {} (measured): this grid's blocks live too short "
-                    "to keep the SMs busy; fewer, longer-lived blocks (a grid-stride loop) go faster",
-                    gpu->blocks_dispatched_per_clock, gpu->name));
+  if (p.limiter == "block_scheduler" && gpu) add("  block scheduler  " + cycle::block_scheduler_advice(*gpu));
   if (cycle) s += cycle::cycle_text(*cycle);
   else add("  (timing off: no predicted time)");
   if (p.ai_defined)

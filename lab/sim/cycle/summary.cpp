@@ -23,6 +23,12 @@ std::vector<std::pair<Stall, double>> top_stalls(const std::array<uint64_t, kSta
   return v;
 }
 
+std::string block_scheduler_advice(const GpuModel& gpu) {
+  return fmt::format("places blocks at {:.2f} a clock on the {} (measured); fewer, longer-lived blocks (a grid-stride "
+                     "loop) go faster",
+                     gpu.blocks_dispatched_per_clock, gpu.name);
+}
+
 void apply_prediction(Prediction& p, const CycleResult& r, const GpuModel& gpu) {
   p.total_cycles = r.cycles;
   p.time_s = r.time_s;
@@ -67,10 +73,8 @@ void apply_prediction(Prediction& p, const CycleResult& r, const GpuModel& gpu) 
       gpu.name, p.time_ms, r.cycles, gpu.boost_clock_hz / 1e6, r.launch_overhead_s * 1e6, p.bound, p.limiter,
       r.issue_slot_utilisation() * 100, r.achieved_occupancy() * 100, why.empty() ? "nothing" : why, r.sample_note);
   if (p.limiter == "block_scheduler")
-    p.explanation += fmt::format(
-        " The GPU places blocks at {:.2f} a clock (measured): its {} blocks take {:.0f} of the {:.0f} cycles to place, "
-        "so fewer, longer-lived blocks (a grid-stride loop) would go faster.",
-        gpu.blocks_dispatched_per_clock, r.blocks_total, placing, r.cycles);
+    p.explanation += fmt::format(" The GPU {}: its {} blocks take {:.0f} of the {:.0f} cycles to place.",
+                                 block_scheduler_advice(gpu), r.blocks_total, placing, r.cycles);
 }
 
 nlohmann::json stall_json(const std::array<uint64_t, kStallCount>& stall) {

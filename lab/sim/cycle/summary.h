@@ -19,6 +19,10 @@ namespace lab::sim::cycle {
 // keeps the analytic c_* terms as the roofline's bounds.
 void apply_prediction(Prediction& p, const CycleResult& r, const GpuModel& gpu);
 
+// What a launch paced by the block scheduler (limiter "block_scheduler") is
+// told, in the explanation and the text report alike.
+std::string block_scheduler_advice(const GpuModel& gpu);
+
 // Waiting states (everything but `selected`) by share of warp-cycles, largest first.
 std::vector<std::pair<Stall, double>> top_stalls(const std::array<uint64_t, kStallCount>& stall);
 
