@@ -152,8 +152,10 @@ const std::map<Key, Published>& published_table() {
       {{"H100", "chase/L2"}, {280.4, "[LAB-H100] measured on this part"}},
       {{"H100", "chase/DRAM"}, {687.4, "[LAB-H100] measured on this part"}},
       {{"H100", "stream/L2 read"}, {6996, "[LAB-H100] measured on this part"}},
-      {{"A100", "chase/L2"}, {213, "[GB] a100_40.txt L2 hit ~213 cycles"}},
-      {{"A100", "chase/DRAM"}, {570, "[GB] a100_40.txt DRAM ~570 cycles"}},
+      // [GB] gpu-latency/a100_80.txt (this part, A100 80GB); since
+      // 2026-11-29 also the A100 model's latency inputs (device.cpp).
+      {{"A100", "chase/L2"}, {211, "[GB] a100_80.txt L2 hit ~211 cycles (the model's input)"}},
+      {{"A100", "chase/DRAM"}, {572, "[GB] a100_80.txt DRAM ~572 cycles (the model's input)"}},
       // Dependent-issue latency, cycles.
       {{"V100", "dependent/FP32"}, {4, "[JIA18] FFMA 4 cycles"}},
       {{"V100", "dependent/INT"}, {4, "[JIA18] IADD3/IMAD 4 cycles"}},

@@ -23,8 +23,9 @@
 //  [H100P] NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe column (114 SMs,
 //         1755 MHz, 2.0 TB/s HBM2e, 51 TFLOPS FP32, 756 TFLOPS FP16 dense).
 //  [GB]   D. Ernst, te42kyfo/gpu-benches (Ernst et al., JPDC 2023), raw data:
-//         gpu-latency/h100_pcie.txt (pointer chase on an H100 PCIe at 1755
-//         MHz) and gpu-stream/*.txt (STREAM at full occupancy).
+//         gpu-latency/h100_pcie.txt and a100_80.txt (pointer chases on an
+//         H100 PCIe at 1755 MHz and an A100 80GB at 1410 MHz) and
+//         gpu-stream/*.txt (STREAM at full occupancy).
 //  [V100] NVIDIA Tesla V100 GPU Architecture whitepaper (2017, Table 1: Tesla
 //         V100 SXM2) and the NVIDIA V100 Tensor Core GPU datasheet (SXM2 16/32 GB).
 //  [GA102] NVIDIA Ampere GA102 GPU Architecture whitepaper v2.1 (2021),
@@ -39,8 +40,9 @@
 //         latencies (shared ~19, L2 hit ~193 cycles, global ~400 cycles) and
 //         measured L2 bandwidth (~2155 GB/s).
 //  Where no microbenchmark of a chip was found (GA102, AD104, the L40S's
-//  AD102), latencies are those of the same SM generation's measured chip in
-//  this table (A100 for Ampere, RTX 4090 for Ada), and the L2 bandwidth is the
+//  AD102), latencies are the same SM generation's in this table ([MB]'s
+//  rounded Ampere figures for GA102: the A100's own are now its part's
+//  chase, [GB]; the RTX 4090's for Ada), and the L2 bandwidth is the
 //  RTX 4090's measured 16 B/clk per SM times the SM count; each such line says so.
 //  [MB]   Microbenchmark figures (NVIDIA publishes no latencies): Jia et al.,
 //         "Dissecting the NVidia Turing T4 GPU via Microbenchmarking" (2019);
@@ -131,8 +133,12 @@ GpuModel make_a100() {
   m.l2_bytes_per_clock = 5120;                    // [A100] whitepaper: L2 read bandwidth 5120 B/clk
   m.host_bytes_per_s = 32 * G;                    // [A100] PCIe Gen4: 64 GB/s both directions
   m.nvlink_bytes_per_s = 300 * G;                 // [A100] datasheet SXM: NVLink 600 GB/s (both directions)
-  m.dram_latency_cycles = 470;                    // [MB]
-  m.l2_latency_cycles = 260;                      // [MB]
+  // [GB] gpu-latency/a100_80.txt, a pointer chase on this part (A100 80GB,
+  // 1410 MHz): 211 cycles from 216 KB to 15 MB (L2 hits), 568-572 from 69 MB
+  // on (DRAM). Were [MB]'s rounded Ampere figures, 260 and 470 (the chase
+  // rows read 22% slow and 18% fast against them).
+  m.dram_latency_cycles = 572;
+  m.l2_latency_cycles = 211;
   m.shared_latency_cycles = 30;                   // [MB]
   m.fp32_flops = 19.5 * T;                        // [A100] FP32 19.5 TFLOPS
   m.fp64_flops = 9.7 * T;                         // [A100] FP64 9.7 TFLOPS (19.5 with FP64 tensor cores)
@@ -469,9 +475,9 @@ GpuModel ga102_common() {
   m.lsu_lanes_per_sm = 16;                        // [GA102] SM diagram: 4 LD/ST per partition
   m.l2_bytes = 6 * MiB;                           // [GA102] 6144 KB L2 (full GA102)
   m.host_bytes_per_s = 32 * G;                    // PCIe Gen4 x16, one direction
-  m.dram_latency_cycles = 470;                    // A100's [MB] (same Ampere SM generation; see header)
-  m.l2_latency_cycles = 260;                      // A100's [MB] (see header)
-  m.shared_latency_cycles = 30;                   // A100's [MB] (see header)
+  m.dram_latency_cycles = 470;                    // [MB] Ampere (no GA102 chase found; see header)
+  m.l2_latency_cycles = 260;                      // [MB] Ampere (see header)
+  m.shared_latency_cycles = 30;                   // [MB] Ampere (see header)
   return m;
 }
 
