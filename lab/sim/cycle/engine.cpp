@@ -20,11 +20,6 @@ namespace {
 
 constexpr uint64_t kNever = ~0ull;
 constexpr uint32_t kNotListed = ~0u;
-// A scheduler's wake list holds these for a warp parked on the L1/shared data
-// path's backlog (Warp::throttled): it may issue at the first check at which
-// the backlog is within the queue depth, a time no warp's own entry can hold
-// since every request any warp of the SM issues meanwhile moves it.
-constexpr uint64_t kParkedMio = kNever - 1, kParkedLg = kNever - 2;
 constexpr size_t kMaxEvents = 4'000'000;  // cap on the live view's event stream (TimingOptions::events)
 
 // Sectored L1 data cache: 128-byte lines with a valid bit per 32-byte
@@ -192,9 +187,6 @@ struct alignas(64) Warp {
   // Parked at an mbarrier wait whose phase has not completed in the model's
   // time: the phase's key (Block::phases) it waits for.
   bool at_mbar = false;
-  // Its request waits for the L1/shared data path's backlog to fall within
-  // the queue depth (eligible): 1 the MIO queue (shared), 2 the LG queue.
-  uint8_t throttled = 0;
 
   const WarpTrace* tr = nullptr;
   uint32_t next = 0, next_mem = 0;
@@ -262,10 +254,41 @@ struct Block {
 // second FP32 pipe where the sub-partition has one (params.h fma_pipes).
 enum Pipe { kFp32, kInt, kFp64, kSfu, kTensor, kFp32Lite, kPipes };
 
+// A queue of memory instructions on their way to the SM's L1/shared data
+// path: each sub-partition's MIO queue for shared memory, the SM's LG queue
+// for global and local (params.cpp). An instruction holds an entry from its
+// issue until the data path starts serving it, whatever its wavefronts or
+// lines cost there. Entries leave in issue order (the data path serves
+// requests in the order they come), so the queue is a ring of start
+// cycles, oldest first.
+struct RequestQueue {
+  static constexpr uint32_t kCap = 64;  // above any depth (Slice's constructor asserts it)
+  double start[kCap] = {};
+  uint32_t head = 0, size = 0;
+  // The entries still waiting at t.
+  uint32_t waiting(uint64_t t) {
+    while (size && start[head] <= double(t)) head = (head + 1) % kCap, --size;
+    return size;
+  }
+  // The first cycle from t on at which an instruction finds fewer than
+  // `depth` entries waiting: t when there is room now.
+  uint64_t room_at(uint64_t t, uint32_t depth) {
+    const uint32_t n = waiting(t);
+    if (n < depth) return t;
+    return uint64_t(std::ceil(start[(head + n - depth) % kCap]));
+  }
+  void push(double s) {
+    // Only requests the queue did not gate (an instruction's second space)
+    // push past its depth; a full ring forgets its oldest entry.
+    if (size == kCap) head = (head + 1) % kCap, --size;
+    start[(head + size) % kCap] = s;
+    ++size;
+  }
+};
+
 struct Sched {
   std::vector<uint32_t> warps;  // warp slots, oldest first
-  // Per entry of `warps`: the cycle the warp may next issue, kParkedMio or
-  // kParkedLg while its request waits for the data path's backlog, or kNever
+  // Per entry of `warps`: the cycle the warp may next issue, or kNever
   // while it cannot (not active, at a barrier or an mbarrier wait): what the
   // scan reads, contiguous and in scan order, instead of each Warp
   // (sync_wake keeps it in step).
@@ -281,6 +304,7 @@ struct Sched {
   // per instruction, issued back to back.
   uint64_t issue_free = 0;
   uint64_t next_check = kNever;
+  RequestQueue mio;  // its MIO queue (params.cpp mio_queue_entries)
 };
 
 struct Sm {
@@ -295,6 +319,7 @@ struct Sm {
   L1Cache l1;
   double l1_free = 0;  // the L1/shared data path is busy until this cycle
   double tma_free = 0; // the SM's copy engine (TMA) is busy until this cycle
+  RequestQueue lg;  // the SM's LG queue (params.cpp lg_queue_entries)
   uint32_t resident_warps = 0;
   uint64_t resident_since = 0;  // resident_warps has had its value since this cycle (note_residency)
   uint64_t next_check = kNever;  // the earliest of its schedulers' next_check: an idle SM is skipped whole
@@ -319,6 +344,7 @@ class Slice {
     const uint32_t slots = cfg.blocks_per_sm * cfg.warps_per_block;
     const size_t ns = std::max<size_t>(1, dk.num_slots);
     assert(cfg.sms <= 256);  // fill_key() keeps the SM in 8 bits
+    assert(p.mio_queue_entries < RequestQueue::kCap && p.lg_queue_entries < RequestQueue::kCap);
     sms_.resize(cfg.sms);
     ready_.resize(std::max<uint32_t>(1, slots));
     sched_of_.resize(std::max<uint32_t>(1, slots));
@@ -669,15 +695,7 @@ class Slice {
     const uint32_t at = sm.listed_at[s];
     if (at == kNotListed) return;
     const Warp& w = sm.warps[s];
-    sm.sched[scheduler_of(s)].wake[at] = !w.active || w.at_barrier || w.at_mbar ? kNever
-                                         : w.throttled == 1                    ? kParkedMio
-                                         : w.throttled == 2                    ? kParkedLg
-                                                                               : w.earliest;
-  }
-  // The earliest cycle from t on at which the data path's backlog lets a
-  // request of a queue `depth` cycles deep issue: t when it has room now.
-  static uint64_t queue_wake(const Sm& sm, uint64_t t, double depth) {
-    return sm.l1_free - double(t) > depth ? uint64_t(std::ceil(sm.l1_free - depth)) : t;
+    sm.sched[scheduler_of(s)].wake[at] = !w.active || w.at_barrier || w.at_mbar ? kNever : w.earliest;
   }
   // The entry of slot s in its scheduler's wake list (kNever once unlisted).
   static uint64_t wake_of(const Sm& sm, const Sched& sc, uint32_t s) {
@@ -801,9 +819,12 @@ class Slice {
       w.next_request = w.tr->mems[w.next_mem].space == ptx::Space::Shared ? 1 : 2;
   }
 
+  // A shared-memory instruction's queue is its sub-partition's, a global or
+  // local one's the SM's (params.cpp mio_queue_entries).
+  static RequestQueue& queue(Sm& sm, Sched& sc, bool shared) { return shared ? sc.mio : sm.lg; }
+
   // Can `w` issue at t? If not, records why and when it may.
   bool eligible(Sm& sm, Sched& sc, Warp& w, uint64_t t) {
-    w.throttled = 0;  // every path that returns false sets its wake anew
     if (!w.deps_ok) {
       // An mbarrier wait the interpreter let through: the phase must have
       // completed in the model's time too (its last contribution done).
@@ -840,14 +861,13 @@ class Slice {
     }
     if (w.next_request) {
       const bool shared = w.next_request == 1;
-      const uint64_t room_at = queue_wake(sm, t, shared ? p_.mio_queue_cycles : p_.lg_queue_cycles);
+      const uint64_t room_at = queue(sm, sc, shared).room_at(t, shared ? p_.mio_queue_entries : p_.lg_queue_entries);
       if (room_at > t) {
         set_state(w, shared ? Stall::MioThrottle : Stall::LgThrottle, t);
+        // The queue's entries leave at the start cycles they were given
+        // when issued, and no warp adds one while it is full: room_at is
+        // when an entry frees.
         w.earliest = room_at;
-        // Parked until the backlog allows: the requests the SM issues until
-        // then push that time out, and the scan tells it from sm.l1_free
-        // (issue) instead of examining this warp again at each estimate.
-        w.throttled = shared ? 1 : 2;
         sync_wake(sm, slot_of(sm, w));
         return false;
       }
@@ -867,17 +887,11 @@ class Slice {
     }
     uint64_t next = kNever;
     int32_t pick = -1;
-    // A warp parked on a queue may issue now if it has room, else at the
-    // earliest the backlog allows (later if the SM issues more requests
-    // first). The backlog is the same for the whole scan: only execute()
-    // moves it, after the scan.
-    const uint64_t mio_at = queue_wake(sm, t, p_.mio_queue_cycles), lg_at = queue_wake(sm, t, p_.lg_queue_cycles);
-    auto resolve = [&](uint64_t v) { return v == kParkedMio ? mio_at : v == kParkedLg ? lg_at : v; };
     // GTO: the greedy warp first, then the oldest ready one.
     if (sc.greedy >= 0) {
       Warp& g = sm.warps[uint32_t(sc.greedy)];
       const uint32_t at = sm.listed_at[uint32_t(sc.greedy)];
-      if (at != kNotListed && resolve(sc.wake[at]) <= t) {
+      if (at != kNotListed && sc.wake[at] <= t) {
         sc.turn[at] = 0;  // examined now
         if (eligible(sm, sc, g, t)) pick = sc.greedy;
       }
@@ -891,7 +905,7 @@ class Slice {
       const uint64_t* wake = sc.wake.data();
       uint32_t* out = ready_.data();
       for (uint32_t i = 0, n = uint32_t(sc.warps.size()); i < n; ++i) {
-        const uint64_t v = resolve(wake[i]);
+        const uint64_t v = wake[i];
         out[ready] = i;
         ready += v <= t;
         next = std::min(next, v > t ? v : kNever);
@@ -1268,10 +1282,18 @@ class Slice {
       bool any = false, all_shared = true;
       uint64_t done = t;
       const bool atomic = d.writes > 0;  // a memory op with a destination that writes memory: atom
+      // The instruction takes one entry of its queue until the data path
+      // starts on its first request.
+      bool queued_mio = false, queued_lg = false;
       while (w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == idx) {
         const TraceMem& m = w.tr->mems[w.next_mem++];
         any = true;
-        if (m.space == ptx::Space::Shared) {
+        const bool shared = m.space == ptx::Space::Shared;
+        if (!(shared ? queued_mio : queued_lg)) {
+          queue(sm, sc, shared).push(std::max(double(t), sm.l1_free));
+          (shared ? queued_mio : queued_lg) = true;
+        }
+        if (shared) {
           acc_.traced_wavefronts += m.count;
           // A merged LDS costs the widened access's wavefronts.
           const uint16_t cost =

@@ -182,6 +182,29 @@ CycleParams cycle_params(const GpuModel& g) {
   // (bench mechanisms' l1 rows, docs/fidelity.md). sm_70 is not in CUDA 13;
   // Volta is taken to be alike.
   p.lsu_issue_interval = 4;
+  // [LAB-H200] A warp with a memory instruction waits (mio_throttle,
+  // lg_throttle) while its queue holds this many instructions issued and
+  // not yet started on the L1/shared data path (engine.cpp RequestQueue):
+  // shared-memory instructions queue per sub-partition (Nsight Compute's
+  // "MIO instruction queue", a stall each sub-partition's scheduler
+  // reports), global and local ones in the SM's "L1 instruction queue for
+  // local and global (LG) memory operations" (the Kernel Profiling Guide's
+  // warp stall reasons). NVIDIA publishes no sizes; the GPU's own stall
+  // reasons set them (Nsight Compute on an H200 for twelve kernels:
+  // docs/fidelity/h200/ncu-stalls-2026-11-27.csv). The queues count
+  // instructions, not the work each carries: 06's LDS.128 (4 wavefronts
+  // each) show mio_throttle at 0.2% of warp cycles where lesson 13's LDS.32
+  // tiles show 40-50%, and lesson 13's tc_scores, whose loads span 8 lines
+  // each, keeps the L1 100% busy with lg_throttle at 3.8%. The earlier
+  // queues, counted in cycles of data-path work per SM (16 and 32), gave 06
+  // 5.5% mio_throttle, tc_scores 80% lg_throttle, and bank conflicts that
+  // cost more than their wavefronts (bench mechanisms' 2-way row +25%).
+  // MIO 16 gives the twelve kernels' stall shares their smallest summed
+  // error (flat from 8 to 16; docs/fidelity.md, eighteenth round); LG 32
+  // keeps the H200's measured L1 rate at 16 warps per SM (bench mechanisms'
+  // l1 rows; 32 per sub-partition made it +11%).
+  p.mio_queue_entries = 16;
+  p.lg_queue_entries = 32;
   // The SM's LD/ST units take one thread's address each a cycle: where the
   // whitepaper diagrams give 16 per SM (4 per sub-partition: Turing, GA10x,
   // Ada; device.cpp lsu_lanes_per_sm) a warp's global request or shared

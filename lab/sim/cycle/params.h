@@ -60,9 +60,11 @@ struct CycleParams {
   double dram_rated_bytes_per_cycle = 2000;
   double dram_queue_cycles = 0;
   uint64_t l2_bytes = 50ull << 20;
-  // Queue depths before a warp is throttled, in cycles of backlog on the L1
-  // data path (model assumptions: NVIDIA publishes no queue sizes).
-  int lg_queue_cycles = 32, mio_queue_cycles = 16;
+  // Queue depths before a warp is throttled: shared-memory instructions of
+  // a sub-partition, global and local ones of the SM, issued and not yet
+  // started on the L1/shared data path (engine.cpp RequestQueue; params.cpp
+  // says where the depths come from).
+  uint32_t lg_queue_entries = 32, mio_queue_entries = 16;
   // The fewest cycles between two of a warp's LSU instructions (decode.h
   // `lsu`): the stall count ptxas writes into the SASS (params.cpp).
   int lsu_issue_interval = 4;
