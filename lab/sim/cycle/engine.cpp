@@ -1284,14 +1284,14 @@ class Slice {
       const bool atomic = d.writes > 0;  // a memory op with a destination that writes memory: atom
       // The instruction takes one entry of its queue until the data path
       // starts on its first request.
-      bool queued_mio = false, queued_lg = false;
+      uint8_t queued = 0;  // bit 1: its MIO entry taken, bit 2: its LG entry
       while (w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == idx) {
         const TraceMem& m = w.tr->mems[w.next_mem++];
         any = true;
         const bool shared = m.space == ptx::Space::Shared;
-        if (!(shared ? queued_mio : queued_lg)) {
+        if (const uint8_t bit = shared ? 1 : 2; !(queued & bit)) {
           queue(sm, sc, shared).push(std::max(double(t), sm.l1_free));
-          (shared ? queued_mio : queued_lg) = true;
+          queued |= bit;
         }
         if (shared) {
           acc_.traced_wavefronts += m.count;
