@@ -1359,7 +1359,7 @@ class Slice {
     w.next_since = t + 1;
     w.state = Stall::NotSelected;
     w.earliest = t + 1;
-    sync_wake(sm, slot);
+    // Its wake entry is written once, below, where its next state is known.
     Block& B = sm.blocks[w.block_slot];
     if (w.next >= w.tr->insts.size()) {
       w.active = false;
@@ -1383,6 +1383,8 @@ class Slice {
       // scheduler is not checked for it until then.
       w.state = w.dep_why;
       w.earliest = w.dep_ready;
+      sync_wake(sm, slot);
+    } else {
       sync_wake(sm, slot);
     }
   }
