@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "lab/ptx/cfg.h"
+#include "lab/sim/fragments.h"
 #include "lab/sim/timing.h"
 
 namespace lab::sim::cycle {
@@ -135,6 +136,28 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
           d.latency = p.lat_shared;
         }
         break;
+    }
+    // wmma.mma: the SASS tensor instructions ptxas splits it into (params.cpp
+    // sass_mma_flops), each an issue slot; the pipe's hold is the whole
+    // operation's either way.
+    if (in.op == Op::WmmaMma) {
+      const ptx::Type t = in.type2 != ptx::Type::None ? in.type2 : in.type;
+      const int k = t == ptx::Type::TF32 || t == ptx::Type::F32 ? 1
+                    : t == ptx::Type::S8 || t == ptx::Type::U8  ? 2
+                    : t == ptx::Type::F64                       ? 3
+                                                                : 0;
+      if (p.sass_mma_flops[k] > 0)
+        d.issue_slots = uint16_t(std::max(1L, std::lround(double(frag::tensor_flops(in)) / p.sass_mma_flops[k])));
+    }
+    if (in.op == Op::WmmaLoadA || in.op == Op::WmmaLoadB || in.op == Op::WmmaLoadC || in.op == Op::WmmaStoreD) {
+      d.wmma_memory = true;
+      const bool ab = in.op == Op::WmmaLoadA || in.op == Op::WmmaLoadB;
+      const bool half = ptx::type_bytes(in.type) == 2 && in.type != ptx::Type::S16 && in.type != ptx::Type::U16;
+      d.ldsm = ab && half && p.ldmatrix;
+      const bool col_major = in.layout_a == 1;
+      // 16 x 16 halves over 32 lanes, two to a register: 4 registers to transpose.
+      if (ab && half && (in.op == Op::WmmaLoadA) == col_major)
+        d.movm = uint8_t(in.shape_k * (in.op == Op::WmmaLoadA ? in.shape_m : in.shape_n) / 32 / 2);
     }
     if (in.op == Op::WgmmaMmaAsync) {
       d.wgmma = WgmmaStep::Issue;

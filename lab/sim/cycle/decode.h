@@ -80,6 +80,15 @@ struct DecodedInstr {
   // expands it into (integer div/rem by a register). Each takes one of the
   // sub-partition's issue slots (engine.cpp issue_free).
   uint16_t issue_slots = 1;
+  // A wmma load or store: ptxas issues one LDG/STG/LDS/STS per run of
+  // contiguous bytes, the requests the interpreter makes for it
+  // (exec_matrix.cpp exec_wmma_memory), so its issue slots are counted when
+  // it runs (engine.cpp): one per request; one in all for a 16-bit A or B
+  // fragment from shared memory where LDSM loads it (`ldsm`); and `movm`
+  // more (MOVM.16.MT88, a transpose per register) for a 16-bit A in column
+  // or B in row order from global memory.
+  bool wmma_memory = false, ldsm = false;
+  uint8_t movm = 0;
   // A load, store, atomic or async copy the LSU takes (any space but param
   // and const, which the SASS reads as constant-bank operands): ptxas spaces
   // a warp's such instructions CycleParams::lsu_issue_interval cycles apart.

@@ -1285,10 +1285,13 @@ class Slice {
       // The instruction takes one entry of its queue until the data path
       // starts on its first request.
       uint8_t queued = 0;  // bit 1: its MIO entry taken, bit 2: its LG entry
+      uint32_t requests = 0, global_requests = 0;
       while (w.next_mem < w.tr->mems.size() && w.tr->mems[w.next_mem].inst == idx) {
         const TraceMem& m = w.tr->mems[w.next_mem++];
         any = true;
         const bool shared = m.space == ptx::Space::Shared;
+        ++requests;
+        global_requests += !shared;
         if (const uint8_t bit = shared ? 1 : 2; !(queued & bit)) {
           queue(sm, sc, shared).push(std::max(double(t), sm.l1_free));
           queued |= bit;
@@ -1307,6 +1310,16 @@ class Slice {
         } else {
           all_shared = false;
           done = std::max(done, global_request(sm, *w.tr, m, t, atomic && m.write, d.float_add));
+        }
+      }
+      // A wmma load or store issues as the SASS instructions it is
+      // (decode.h wmma_memory), back to back in the sub-partition's slots.
+      if (d.wmma_memory && requests && ti.mask != 0) {
+        const uint32_t sass = (d.ldsm && !global_requests ? 1u : requests) + (global_requests ? d.movm : 0u);
+        if (sass > 1) {
+          sc.issue_free = std::max(sc.issue_free, t + sass);
+          acc_.per_pc[ti.pc].issued += sass - 1u;
+          acc_.issued += sass - 1u;
         }
       }
       if (any) {

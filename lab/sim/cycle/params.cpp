@@ -115,6 +115,23 @@ double wgmma_fraction(const GpuModel& g, uint32_t n) {
   return tflops / 756.5;
 }
 
+static void sass_mma_flops(const GpuModel& g, double out[4]) {
+  // The tensor instruction ptxas issues per architecture, read off its own
+  // output (CUDA 13.0 ptxas, nvdisasm; kernels/ and lessons/13-attention/
+  // tensor_core.cu compiled for each): sm_80, sm_89 and sm_90 make a
+  // wmma.mma m16n16k16 .f16/.bf16 two HMMA.16816 (m16n8k16), .s8 two
+  // IMMA.16816, m16n16k8 .tf32 four HMMA.1684 (m16n8k4); sm_75 makes the
+  // .f16 one four HMMA.1688 (m16n8k8). Volta is not in this toolkit: unknown.
+  for (int k = 0; k < 4; ++k) out[k] = 0;
+  if (g.cc_major >= 8) {
+    out[0] = 2.0 * 16 * 8 * 16;  // fp16/bf16
+    out[1] = 2.0 * 16 * 8 * 4;   // tf32
+    out[2] = 2.0 * 16 * 8 * 16;  // int8
+  } else if (g.cc_major == 7 && g.cc_minor >= 5) {
+    out[0] = 2.0 * 16 * 8 * 8;
+  }
+}
+
 double wmma_rate_of_mma(const GpuModel& g) {
   return g.cc_major >= 9 ? 353.8 / 608.2 : 1.0;  // [LAB-H200]; no measurement before Hopper
 }
@@ -262,6 +279,12 @@ CycleParams cycle_params(const GpuModel& g) {
   p.warp_mma[0] = warp_mma_fraction(g, ptx::Type::F16);
   p.warp_mma[1] = p.warp_mma[2] = p.warp_mma[3] = warp_mma_fraction(g, ptx::Type::F32);
   p.wmma_of_mma = wmma_rate_of_mma(g);
+  sass_mma_flops(g, p.sass_mma_flops);
+  // ldmatrix (LDSM) needs sm_75 (PTX ISA, "ldmatrix": requires sm_75 or
+  // higher); ptxas loads a 16-bit wmma A or B fragment from shared memory
+  // with one LDSM.16.M88.4 (MT88 transposed) on sm_90 (nvdisasm of
+  // kernels/gemm/08_tensor_core_wmma.cu).
+  p.ldmatrix = g.cc_major > 7 || (g.cc_major == 7 && g.cc_minor >= 5);
   for (uint32_t i = 0; i < 6; ++i) p.wgmma_of_peak[i] = wgmma_fraction(g, 8u << i);  // N = 8, 16, ..., 256
   p.l1_shared_bytes = uint32_t(g.l1_shared_bytes_per_sm > 0 ? g.l1_shared_bytes_per_sm : d.unified_kb * 1024);
   p.l2_bytes_per_cycle = g.l2_bytes_per_clock > 0 ? g.l2_bytes_per_clock : 2048;

@@ -41,6 +41,12 @@ struct CycleParams {
   double tensor_flops_per_cycle_smsp[4] = {};  // by precision: fp16/bf16, tf32, int8/fp8, fp64 (datasheet)
   double warp_mma[4] = {1, 1, 1, 1};           // the fraction of it mma.sync/wmma reach (warp_mma_fraction)
   double wmma_of_mma = 1;                       // wmma.mma's rate against mma.sync's (wmma_rate_of_mma)
+  // What ptxas makes of wmma (params.cpp sass_mma_flops): the flops of one
+  // SASS tensor instruction (HMMA/IMMA) by precision as tensor_flops_per_cycle_smsp
+  // (0: not known for the architecture, one per PTX instruction), and
+  // whether 16-bit A/B fragments load from shared memory with one LDSM.
+  double sass_mma_flops[4] = {};
+  bool ldmatrix = false;
   // The fraction of the dense peak wgmma reaches, by N: 8, 16, 32, 64, 128, 256 and up (params.cpp [LUO25]).
   double wgmma_of_peak[6] = {1, 1, 1, 1, 1, 1};
   // Memory system.
