@@ -152,7 +152,7 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
     if (in.op == Op::WmmaLoadA || in.op == Op::WmmaLoadB || in.op == Op::WmmaLoadC || in.op == Op::WmmaStoreD) {
       d.wmma_memory = true;
       const bool ab = in.op == Op::WmmaLoadA || in.op == Op::WmmaLoadB;
-      const bool half = ptx::type_bytes(in.type) == 2 && in.type != ptx::Type::S16 && in.type != ptx::Type::U16;
+      const bool half = ptx::type_bytes(in.type) == 2;  // .f16 / .bf16
       d.ldsm = ab && half && p.ldmatrix;
       const bool col_major = in.layout_a == 1;
       // 16 x 16 halves over 32 lanes, two to a register: 4 registers to transpose.

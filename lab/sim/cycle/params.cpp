@@ -121,7 +121,8 @@ static void sass_mma_flops(const GpuModel& g, double out[4]) {
   // tensor_core.cu compiled for each): sm_80, sm_89 and sm_90 make a
   // wmma.mma m16n16k16 .f16/.bf16 two HMMA.16816 (m16n8k16), .s8 two
   // IMMA.16816, m16n16k8 .tf32 four HMMA.1684 (m16n8k4); sm_75 makes the
-  // .f16 one four HMMA.1688 (m16n8k8). Volta is not in this toolkit: unknown.
+  // m16n16k16 .f16 four HMMA.1688 (m16n8k8). CUDA 13 has no sm_70 (Volta):
+  // unknown there, one SASS instruction per wmma.mma.
   for (int k = 0; k < 4; ++k) out[k] = 0;
   if (g.cc_major >= 8) {
     out[0] = 2.0 * 16 * 8 * 16;  // fp16/bf16
