@@ -141,11 +141,7 @@ DecodedKernel decode_kernel(const ptx::Kernel& k, const CycleParams& p) {
     // sass_mma_flops), each an issue slot; the pipe's hold is the whole
     // operation's either way.
     if (in.op == Op::WmmaMma) {
-      const ptx::Type t = in.type2 != ptx::Type::None ? in.type2 : in.type;
-      const int k = t == ptx::Type::TF32 || t == ptx::Type::F32 ? 1
-                    : t == ptx::Type::S8 || t == ptx::Type::U8  ? 2
-                    : t == ptx::Type::F64                       ? 3
-                                                                : 0;
+      const int k = CycleParams::tensor_class(in);
       if (p.sass_mma_flops[k] > 0)
         d.issue_slots = uint16_t(std::max(1L, std::lround(double(frag::tensor_flops(in)) / p.sass_mma_flops[k])));
     }

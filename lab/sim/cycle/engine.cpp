@@ -1389,15 +1389,15 @@ class Slice {
       sync_wake(sm, slot);
       w.state = Stall::Barrier;
       if (++B.arrived >= B.live) release_barrier(sm, B, w.block_slot, t);
-    } else if (w.dep_ready > t + 1 && !w.next_waits_phase) {
-      // Its next instruction's operands are not ready at t + 1: the check
-      // there (the greedy warp's, first) would find that and wait until they
-      // are, in the state they give; so it waits from here, and the
-      // scheduler is not checked for it until then.
-      w.state = w.dep_why;
-      w.earliest = w.dep_ready;
-      sync_wake(sm, slot);
     } else {
+      if (w.dep_ready > t + 1 && !w.next_waits_phase) {
+        // Its next instruction's operands are not ready at t + 1: the check
+        // there (the greedy warp's, first) would find that and wait until
+        // they are, in the state they give; so it waits from here, and the
+        // scheduler is not checked for it until then.
+        w.state = w.dep_why;
+        w.earliest = w.dep_ready;
+      }
       sync_wake(sm, slot);
     }
   }

@@ -146,15 +146,17 @@ uint32_t wgmma_n_class(uint32_t n) {
 }
 }  // namespace
 
-double CycleParams::tensor_cycles(const ptx::Instr& in) const {
-  const ptx::Type t = in.type2 != ptx::Type::None ? in.type2 : in.type;
-  int k = 0;
-  switch (t) {
-    case ptx::Type::TF32: case ptx::Type::F32: k = 1; break;
-    case ptx::Type::S8: case ptx::Type::U8: case ptx::Type::E4M3: case ptx::Type::E5M2: case ptx::Type::B8: k = 2; break;
-    case ptx::Type::F64: k = 3; break;
-    default: k = 0; break;
+int CycleParams::tensor_class(const ptx::Instr& in) {
+  switch (in.type2 != ptx::Type::None ? in.type2 : in.type) {
+    case ptx::Type::TF32: case ptx::Type::F32: return 1;
+    case ptx::Type::S8: case ptx::Type::U8: case ptx::Type::E4M3: case ptx::Type::E5M2: case ptx::Type::B8: return 2;
+    case ptx::Type::F64: return 3;
+    default: return 0;
   }
+}
+
+double CycleParams::tensor_cycles(const ptx::Instr& in) const {
+  const int k = tensor_class(in);
   const double peak = tensor_flops_per_cycle_smsp[k] > 0 ? tensor_flops_per_cycle_smsp[k] : tensor_flops_per_cycle_smsp[0];
   const double rate = in.op == ptx::Op::WgmmaMmaAsync
                           ? peak * wgmma_of_peak[wgmma_n_class(in.shape_n)]

@@ -95,6 +95,10 @@ struct CycleParams {
   double launch_overhead_s = kUnmeasuredLaunchSeconds;  // launch_overhead(gpu)
   // Cycles one mma/wmma instruction holds the sub-partition's tensor core.
   double tensor_cycles(const ptx::Instr& in) const;
+  // The precision class of a tensor instruction, the index of
+  // tensor_flops_per_cycle_smsp, warp_mma and sass_mma_flops: 0 fp16/bf16,
+  // 1 tf32 (and f32), 2 int8/fp8, 3 fp64.
+  static int tensor_class(const ptx::Instr& in);
 };
 
 CycleParams cycle_params(const GpuModel& gpu);
