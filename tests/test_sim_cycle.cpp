@@ -376,6 +376,30 @@ TEST_CASE("cycle model: a launch of one wave is sampled on a slice that matches 
   CHECK(std::abs(s.cycles - f.cycles) / f.cycles < 0.02);
 }
 
+TEST_CASE("cycle model: the automatic slice follows its work budget, never below its least SMs") {
+  // H100, 03_smem_tiled at 512^3: 256 blocks of 1024 threads, one wave
+  // (slices of up to 16 SMs). A check's time-size run (lesson/check.cpp)
+  // asks for a quarter of the budget on at least 3 SMs.
+  RunRequest req = gemm_request("03_smem_tiled.cu", "gemm_03_smem_tiled", {32, 32, 1}, 32, 512, "H100");
+  req.options.timing.sample_only = true;
+  auto slice = [&](double budget, uint32_t least) {
+    RunRequest r = req;
+    r.options.timing.timed_warp_insts = budget;
+    r.options.timing.min_slice_sms = least;
+    RunOutcome o = run_kernel(r);
+    REQUIRE(o.result.ok);
+    return *o.result.metrics.cycle;
+  };
+  const auto def = slice(0, 1);
+  const auto tiny = slice(1, 1);
+  const auto least = slice(1, 3);
+  CHECK(def.slice_sms == cycle::kMaxAutoSliceSmsOneWave);  // a 512^3 tile GEMM is cheap: the cap
+  CHECK(tiny.slice_sms == 1);
+  CHECK(least.slice_sms == 3);
+  MESSAGE("16 SMs " << def.cycles << " cycles, 3 SMs " << least.cycles << ", 1 SM " << tiny.cycles);
+  CHECK(std::abs(least.cycles - def.cycles) / def.cycles < 0.03);
+}
+
 TEST_CASE("cycle model: a sample of a 12-wave launch agrees with the full run") {
   // T4 (40 SMs, 4 blocks of 256 threads each): 1920 blocks = 12 waves, so
   // the sample times waves 0-1, three in the middle (scaled over the rest)

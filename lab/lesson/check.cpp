@@ -41,6 +41,17 @@ namespace fs = std::filesystem;
 namespace lab::lesson {
 namespace {
 
+// A check's time-size prediction (the student's kernel and its baselines,
+// sampled alike) times a quarter of `gpulab sim`'s work budget, on no fewer
+// than 3 SMs. Against the full budget, over the reference solutions and the
+// wrong-reason corpus of the five exercises with a time size, no prediction
+// moved by more than 1.4% and no judged ratio under 2x by more than 0.01,
+// while checks 12 and 13 answer in about two thirds of the time
+// (docs/benchmarks.md, twentieth round). On 2 SMs the transpose's L2 luck
+// moved its prediction 5.5%.
+constexpr double kCheckTimedWarpInsts = sim::kDefaultTimedWarpInsts / 4;
+constexpr uint32_t kCheckMinSliceSms = 3;
+
 std::vector<std::string> read_lines(const std::string& path) {
   std::ifstream f(path);
   std::vector<std::string> out;
@@ -214,6 +225,8 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
   so.timing.sample_only = opts.sample_only;
   if (!opts.predict) so.timing.mode = sim::TimingMode::Off;
   so.timing.max_blocks_per_sm = opts.max_blocks_per_sm;
+  so.timing.timed_warp_insts = opts.timed_warp_insts;
+  so.timing.min_slice_sms = opts.min_slice_sms;
   so.cancel = opts.cancel;
   try {
     out.result = sim::launch(L, cfg, params, mem, so);
@@ -379,10 +392,10 @@ KernelFigures baseline_figures(const Lesson& lesson, const Exercise& ex, const s
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  std::string key = fmt::format("{}|{}\n{}\n{}\n{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", lesson.manifest_path, ex.id, path, text.str(),
-                                kernel, fmt::join(geo.grid, ","),
-                                fmt::join(geo.block, ","), geo.shared_bytes, sizes_text(sizes), o.gpu->name, o.seed,
-                                o.sample_only, o.max_blocks_per_sm, o.predict);
+  std::string key = fmt::format("{}|{}\n{}\n{}\n{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", lesson.manifest_path, ex.id, path,
+                                text.str(), kernel, fmt::join(geo.grid, ","), fmt::join(geo.block, ","), geo.shared_bytes,
+                                sizes_text(sizes), o.gpu->name, o.seed, o.sample_only, o.max_blocks_per_sm, o.predict,
+                                o.timed_warp_insts, o.min_slice_sms);
   for (const auto& d : ex.defines) key += d + ";";
   for (const auto& a : ex.args) key += a.text + ";";
   static std::mutex* mutex = new std::mutex;
@@ -444,6 +457,8 @@ CheckReport check_exercise(const Lesson& lesson, const Exercise& ex_in, const Ch
   // (outputs there are incomplete; correctness is settled on every size below).
   CheckOptions sampled = opts;
   sampled.sample_only = true;
+  sampled.timed_warp_insts = kCheckTimedWarpInsts;
+  sampled.min_slice_sms = kCheckMinSliceSms;
   // The student's kernel at the time size, the check's longest run (a
   // prediction of a launch that fills the GPU), starts now, beside the
   // correctness runs, under the launch limits this thread has (the step

@@ -33,6 +33,10 @@ struct CheckOptions {
   // cover those blocks only.
   bool sample_only = false;
   uint32_t max_blocks_per_sm = 0;  // > 0: cap resident blocks per SM (sim::TimingOptions)
+  // The sampled slice's work budget and least SMs (sim::TimingOptions
+  // timed_warp_insts, min_slice_sms); 0 and 1: `gpulab sim`'s.
+  double timed_warp_insts = 0;
+  uint32_t min_slice_sms = 1;
   // The cycle model times the launch. Off for the sizes a check only
   // compares with the reference: nothing reads their predicted time.
   bool predict = true;

@@ -37,10 +37,18 @@ struct GpuModel;  // device.h
 // cycle and scaled to the grid. Full: every block is timed. Off: no timing
 // (the interpreter's own speed; no predicted time).
 enum class TimingMode : uint8_t { Off, Sampled, Full };
+// The warp instructions an automatic slice aims to time (a few seconds of
+// interpreter plus cycle model on one core): `gpulab sim`'s and the lessons'.
+constexpr double kDefaultTimedWarpInsts = 16e6;
 struct TimingOptions {
   TimingMode mode = TimingMode::Sampled;
   bool sample_only = false;       // run only the timed blocks: outputs and metrics are then incomplete
   uint32_t slice_sms = 0;         // SMs of the sampled slice; 0 = chosen from a work budget (at most 8)
+  // The automatic slice's work budget: about this many warp instructions
+  // timed (0: kDefaultTimedWarpInsts), on at least `min_slice_sms` SMs.
+  // A check's time-size run asks for less (lesson/check.cpp).
+  double timed_warp_insts = 0;
+  uint32_t min_slice_sms = 1;
   int registers_per_thread = 0;   // for occupancy (ptxas); 0 = 32 assumed
   bool events = false;            // keep the per-warp issue/stall event stream (live view)
   // At most this many resident blocks per SM (0 = the occupancy limit): the

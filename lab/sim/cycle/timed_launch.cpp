@@ -4,7 +4,8 @@
 // Work budget: with an automatic slice the first timed block (block 0 on
 // SM 0, the same block for every slice size) is run first, and its warp
 // instruction count decides how many SMs the slice gets (1 to 8; to 16 for a
-// launch of one wave), so that the timed sample stays near kTimedWarpInsts. The interpreter runs the
+// launch of one wave), so that the timed sample stays near the budget
+// (TimingOptions::timed_warp_insts, kDefaultTimedWarpInsts). The interpreter runs the
 // timed blocks on a second thread, ahead of the cycle model, in block order.
 #include "lab/sim/cycle/timed_launch.h"
 
@@ -36,10 +37,6 @@ namespace lab::sim::cycle {
 // once); the interpreter runs on the prefetch thread.
 
 namespace {
-
-// Warp instructions the automatic slice aims to time (a few seconds of
-// interpreter plus cycle model on one core).
-constexpr double kTimedWarpInsts = 16e6;
 
 uint64_t warp_insts(const BlockTrace& t) {
   uint64_t n = 0;
@@ -178,7 +175,9 @@ std::shared_ptr<CycleResult> time_launch(const ptx::Kernel& kernel, const Launch
       for (const auto& s : one.segments) per_sm_blocks += s.blocks.size();
       const double per_slice_sm = double(std::max<uint64_t>(1, warp_insts(*probe))) * double(per_sm_blocks);
       const uint32_t cap = plan.waves <= 1 ? kMaxAutoSliceSmsOneWave : kMaxAutoSliceSms;
-      const uint32_t S = uint32_t(std::clamp(kTimedWarpInsts / per_slice_sm, 1.0, double(cap)));
+      const double budget = options.timed_warp_insts > 0 ? options.timed_warp_insts : kDefaultTimedWarpInsts;
+      const double least = std::clamp(double(options.min_slice_sms), 1.0, double(cap));
+      const uint32_t S = uint32_t(std::clamp(budget / per_slice_sm, least, double(cap)));
       plan = plan_sample(cfg.grid.count(), sms, uint32_t(bps), S);
     }
   }
