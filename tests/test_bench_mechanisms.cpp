@@ -144,6 +144,16 @@ TEST_CASE("mechanisms: divergence, latency hiding and atomics") {
     const double v = find(r, "hiding", std::to_string(w) + " warps/SM").value;
     CHECK(v == doctest::Approx(one * w).epsilon(0.15));
   }
+  // Chains that share no line: every load a DRAM miss, so the rate stays on
+  // Little's line over the DRAM latency, and at 32 warps per SM it is below
+  // the crossing chains' (whose later readers of a line hit L2).
+  const double distinct_one = find(r, "hiding", "1 warps/SM, no line shared").value;
+  for (int w : {8, 32}) {
+    INFO(w << " warps, no line shared");
+    CHECK(find(r, "hiding", std::to_string(w) + " warps/SM, no line shared").value ==
+          doctest::Approx(distinct_one * w).epsilon(0.15));
+  }
+  CHECK(find(r, "hiding", "32 warps/SM, no line shared").value < find(r, "hiding", "32 warps/SM").value);
   // One address: the lab's measured 0.69 updates per cycle for the whole
   // GPU on Hopper ([KEP]'s one per clock elsewhere); spread: far more.
   CHECK(find(r, "atomics", "one address").value == doctest::Approx(0.69).epsilon(0.05));

@@ -288,6 +288,18 @@ const std::map<Key, Published>& published_table() {
       {{"H200", "stride/stride 8"}, {704, "[LAB-H200] measured on this part"}},
       {{"H200", "stride/stride 16"}, {391, "[LAB-H200] measured on this part"}},
       {{"H200", "stride/stride 32"}, {330, "[LAB-H200] measured on this part"}},
+      // The hiding rows measured by the lab on an H200 (loads per kcycle per
+      // SM, the mean of docs/fidelity/h200/mech-cuda.json and mech-cuda-2.json,
+      // 2026-11-26): they replace Little's-law rule as the reference where
+      // measured. The GPU's step time grows from 782 to 862 cycles from 1 to 32
+      // warps per SM, where the model's falls (its L2 hits: chains of different
+      // warps share lines).
+      {{"H200", "hiding/1 warps/SM"}, {1.28, "[LAB-H200] measured on this part"}},
+      {{"H200", "hiding/2 warps/SM"}, {2.51, "[LAB-H200] measured on this part"}},
+      {{"H200", "hiding/4 warps/SM"}, {4.94, "[LAB-H200] measured on this part"}},
+      {{"H200", "hiding/8 warps/SM"}, {9.54, "[LAB-H200] measured on this part"}},
+      {{"H200", "hiding/16 warps/SM"}, {19.0, "[LAB-H200] measured on this part"}},
+      {{"H200", "hiding/32 warps/SM"}, {37.1, "[LAB-H200] measured on this part"}},
       // The blocks rows (nearly empty blocks against blocks per SM and threads
       // per block; blocks that read and end), measured by the lab on an H200,
       // the mean of two runs (2026-11-28, docs/fidelity/h200/mech-cuda-blocks-1.json
@@ -734,8 +746,9 @@ void divergence(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
 }
 
 // Latency hiding: W warps per SM, each a chain of dependent loads that miss
-// every cache. Loads per SM per cycle grow with W (Little's law) until the
-// DRAM bandwidth share of the SM caps them.
+// L1. Loads per SM per cycle grow with W (Little's law) until the DRAM
+// bandwidth share of the SM caps them. warp_chase's chains cross (some
+// loads hit L2 from 16 warps per SM on); warp_chase_distinct's never do.
 void hiding(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   const int steps = 32;
   const uint64_t span = 16ull << 20;  // 64 MB of words
@@ -750,6 +763,24 @@ void hiding(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
     MechanismRow m = row(g, "hiding", fmt::format("{} warps/SM", w), w, loads_per_cycle * 1000, "loads/kcycle/SM", r);
     m.published = one * w * 1000;
     m.source = "rule: Little's law, W x the 1-warp rate (Volkov 2016)";
+    cite(m, m.point);
+    out.push_back(m);
+  }
+  // The same sweep with chains that share no line (warp_chase_distinct):
+  // every load goes to DRAM, so Little's law over the DRAM latency alone.
+  one = 0;
+  for (int w : {1, 8, 32}) {
+    const uint32_t blocks = uint32_t(g.sm_count);
+    Run r = run(o, g, "latency_hiding.cu", "warp_chase_distinct", {blocks, 1, 1}, {uint32_t(32 * w), 1, 1},
+                {"u32[" + n(span) + "]", "u32[" + n(uint64_t(blocks) * 32 * w) + "]", "i32=" + n(steps),
+                 "u32=" + n(span)});
+    const double loads_per_cycle = double(w) * steps / r.cycles;
+    if (w == 1) one = loads_per_cycle;
+    MechanismRow m = row(g, "hiding", fmt::format("{} warps/SM, no line shared", w), w, loads_per_cycle * 1000,
+                         "loads/kcycle/SM", r);
+    m.published = one * w * 1000;
+    m.source = "rule: Little's law, W x the 1-warp rate (Volkov 2016)";
+    cite(m, m.point);
     out.push_back(m);
   }
 }
