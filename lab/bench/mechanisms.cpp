@@ -752,37 +752,29 @@ void divergence(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
 void hiding(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   const int steps = 32;
   const uint64_t span = 16ull << 20;  // 64 MB of words
-  double one = 0;
-  for (int w : {1, 2, 4, 8, 16, 32}) {
-    const uint32_t blocks = uint32_t(g.sm_count);
-    Run r = run(o, g, "latency_hiding.cu", "warp_chase", {blocks, 1, 1}, {uint32_t(32 * w), 1, 1},
-                {"u32[" + n(span) + "]", "u32[" + n(uint64_t(blocks) * 32 * w) + "]", "i32=" + n(steps),
-                 "u32=" + n(span)});
-    const double loads_per_cycle = double(w) * steps / r.cycles;
-    if (w == 1) one = loads_per_cycle;
-    MechanismRow m = row(g, "hiding", fmt::format("{} warps/SM", w), w, loads_per_cycle * 1000, "loads/kcycle/SM", r);
-    m.published = one * w * 1000;
-    m.source = "rule: Little's law, W x the 1-warp rate (Volkov 2016)";
-    cite(m, m.point);
-    out.push_back(m);
-  }
-  // The same sweep with chains that share no line (warp_chase_distinct):
-  // every load goes to DRAM, so Little's law over the DRAM latency alone.
-  one = 0;
-  for (int w : {1, 8, 32}) {
-    const uint32_t blocks = uint32_t(g.sm_count);
-    Run r = run(o, g, "latency_hiding.cu", "warp_chase_distinct", {blocks, 1, 1}, {uint32_t(32 * w), 1, 1},
-                {"u32[" + n(span) + "]", "u32[" + n(uint64_t(blocks) * 32 * w) + "]", "i32=" + n(steps),
-                 "u32=" + n(span)});
-    const double loads_per_cycle = double(w) * steps / r.cycles;
-    if (w == 1) one = loads_per_cycle;
-    MechanismRow m = row(g, "hiding", fmt::format("{} warps/SM, no line shared", w), w, loads_per_cycle * 1000,
-                         "loads/kcycle/SM", r);
-    m.published = one * w * 1000;
-    m.source = "rule: Little's law, W x the 1-warp rate (Volkov 2016)";
-    cite(m, m.point);
-    out.push_back(m);
-  }
+  // One sweep: `kernel` at each count of warps per SM, the reference Little's
+  // law on its own one-warp rate (or a measurement where the table has one).
+  auto sweep = [&](const char* kernel, std::initializer_list<int> warps, const char* suffix) {
+    double one = 0;
+    for (int w : warps) {
+      const uint32_t blocks = uint32_t(g.sm_count);
+      Run r = run(o, g, "latency_hiding.cu", kernel, {blocks, 1, 1}, {uint32_t(32 * w), 1, 1},
+                  {"u32[" + n(span) + "]", "u32[" + n(uint64_t(blocks) * 32 * w) + "]", "i32=" + n(steps),
+                   "u32=" + n(span)});
+      const double loads_per_cycle = double(w) * steps / r.cycles;
+      if (w == 1) one = loads_per_cycle;
+      MechanismRow m = row(g, "hiding", fmt::format("{} warps/SM{}", w, suffix), w, loads_per_cycle * 1000,
+                           "loads/kcycle/SM", r);
+      m.published = one * w * 1000;
+      m.source = "rule: Little's law, W x the 1-warp rate (Volkov 2016)";
+      cite(m, m.point);
+      out.push_back(m);
+    }
+  };
+  sweep("warp_chase", {1, 2, 4, 8, 16, 32}, "");
+  // Chains that share no line: every load goes to DRAM, Little's law over
+  // the DRAM latency alone.
+  sweep("warp_chase_distinct", {1, 8, 32}, ", no line shared");
 }
 
 // Atomics: every thread to one address, or each to its own.

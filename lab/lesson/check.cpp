@@ -46,9 +46,9 @@ namespace {
 // than 3 SMs. Against the full budget, over the reference solutions and the
 // wrong-reason corpus of the five exercises with a time size, no prediction
 // moved by more than 1.4% and no judged ratio under 2x by more than 0.01,
-// while checks 12 and 13 answer in about two thirds of the time
-// (docs/benchmarks.md, twentieth round). On 2 SMs the transpose's L2 luck
-// moved its prediction 5.5%.
+// while checks 12 and 13 answer in 0.53-0.67x the time (docs/benchmarks.md,
+// twentieth round). On 2 SMs the transpose's L2 luck moved its prediction
+// 5.5%.
 constexpr double kCheckTimedWarpInsts = sim::kDefaultTimedWarpInsts / 4;
 constexpr uint32_t kCheckMinSliceSms = 3;
 

@@ -4,9 +4,10 @@
 // Work budget: with an automatic slice the first timed block (block 0 on
 // SM 0, the same block for every slice size) is run first, and its warp
 // instruction count decides how many SMs the slice gets (1 to 8; to 16 for a
-// launch of one wave), so that the timed sample stays near the budget
-// (TimingOptions::timed_warp_insts, kDefaultTimedWarpInsts). The interpreter runs the
-// timed blocks on a second thread, ahead of the cycle model, in block order.
+// launch of one wave; no fewer than TimingOptions::min_slice_sms), so that
+// the timed sample stays near the budget (TimingOptions::timed_warp_insts,
+// kDefaultTimedWarpInsts). The interpreter runs the timed blocks on a second
+// thread, ahead of the cycle model, in block order.
 #include "lab/sim/cycle/timed_launch.h"
 
 #include <algorithm>
