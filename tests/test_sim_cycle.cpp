@@ -178,12 +178,18 @@ LOOP:
     *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   };
-  double whole = 0, interpreted = 0, cancelled_after = 0;
-  LaunchResult full = run(nullptr, &whole);
-  REQUIRE(full.ok);
-  REQUIRE(full.metrics.cycle);
-  const double model = full.metrics.cycle->model_seconds;
-  interpreted = whole - model;
+  double whole = 0, interpreted = 0, cancelled_after = 0, model = 0;
+  // Wall times on a shared machine vary (a clean clone's suite once read
+  // 0.61 s of model against 0.33 s interpreted): up to three runs for one
+  // whose model is most of it, the premise of the cancel below.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    LaunchResult full = run(nullptr, &whole);
+    REQUIRE(full.ok);
+    REQUIRE(full.metrics.cycle);
+    model = full.metrics.cycle->model_seconds;
+    interpreted = whole - model;
+    if (model > 2 * interpreted) break;
+  }
   CAPTURE(whole);
   CAPTURE(model);
   // Meaningful only where the model is most of the launch (it is: about
