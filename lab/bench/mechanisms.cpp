@@ -50,7 +50,7 @@ std::string kernel_file(const std::string& name) {
 
 Run run(const MechanismOptions& o, const sim::GpuModel& g, const std::string& file, const std::string& kernel,
         sim::Dim3 grid, sim::Dim3 block, std::vector<std::string> args, bool sample_only = false,
-        std::vector<std::string> defines = {}) {
+        std::vector<std::string> defines = {}, double timed_warp_insts = 0) {
   sim::RunRequest req;
   req.defines = std::move(defines);
   req.file = kernel_file(file);
@@ -63,6 +63,7 @@ Run run(const MechanismOptions& o, const sim::GpuModel& g, const std::string& fi
   req.options.threads = o.threads;
   req.options.timing.mode = sim::TimingMode::Sampled;
   req.options.timing.sample_only = sample_only;
+  req.options.timing.timed_warp_insts = timed_warp_insts;
   if (o.measure_on_gpu) {
     GpuSide& side = gpu_side();
     if (side.floor_ms < 0) {
@@ -634,7 +635,9 @@ void dram(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
     // A copy reads one 128 MB array and writes another: 256 MB moved.
     const uint64_t array = kind == "copy" ? bytes / 2 : bytes;
     const int passes = int(array / per_pass);
-    std::vector<std::string> args = {"f32[" + n(array / 4) + "]" + (kind == "write" ? "" : "=rand")};
+    // Zeros (a sum of them is never `never`): the values do not matter, and
+    // drawing 256 MB of random ones took longer than the timed slice.
+    std::vector<std::string> args = {"f32[" + n(array / 4) + "]"};
     if (kind == "read") args.insert(args.end(), {"f32[" + n(threads) + "]", "i32=" + n(passes), "f32=-1"});
     if (kind == "write") args.insert(args.end(), {"i32=" + n(passes), "f32=2"});
     if (kind == "copy") args.insert(args.end(), {"f32[" + n(array / 4) + "]", "i32=" + n(passes)});
@@ -659,6 +662,10 @@ void dram(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
 // show the L1's own rate (one tag lookup, 128 bytes, a cycle: [VOLTA]'s
 // 128 B/clk/SM; the coalesced GEMM's H100 measurement, 0.76 of it, is the
 // figure this sweep was made to explain).
+// The hits are the SM's own: a slice of an eighth of the default budget
+// (2 of 31 SMs at 64 warps per SM) times the same rate as the full one.
+constexpr double kL1TimedWarpInsts = sim::kDefaultTimedWarpInsts / 8;
+
 void l1(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   struct P { const char* name; int mode, loads, loads_per_step; std::vector<int> warps; };
   const P points[] = {{"coalesced 4 B", 0, 16, 1, {1, 2, 4, 8, 16, 32, 64}},
@@ -674,7 +681,7 @@ void l1(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
       const int reps = std::max(256, 2048 / w);
       Run r = run(o, g, "l1_hits.cu", "l1_hits", {blocks, 1, 1}, {block, 1, 1},
                   {"f32[4096]=rand", "f32[" + n(uint64_t(blocks) * block) + "]", "i32=" + n(reps), "f32=-1"}, true,
-                  {"MODE=" + n(p.mode), "LOADS=" + n(p.loads)});
+                  {"MODE=" + n(p.mode), "LOADS=" + n(p.loads)}, kL1TimedWarpInsts);
       const double loads = double(w) * reps * p.loads * p.loads_per_step;
       const std::string point = fmt::format("{}, {} warps/SM", p.name, w);
       MechanismRow m = row(g, "l1", point, w, loads / r.cycles, "loads/cycle/SM", r);
@@ -698,7 +705,7 @@ void pages(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
                       {"write", 0}, {"write", 5}, {"write", 7}, {"write", 10}};
   for (const P& p : points) {
     const bool read = std::string(p.kind) == "read";
-    std::vector<std::string> args = {"f32[" + n((1ull << segs_log2) * 32) + "]" + (read ? "=rand" : "")};
+    std::vector<std::string> args = {"f32[" + n((1ull << segs_log2) * 32) + "]"};  // zeros, as in dram()
     if (read) args.insert(args.end(), {"f32[" + n(uint64_t(blocks) * 256) + "]", "u32=" + n(segs_log2), "f32=-1"});
     else args.insert(args.end(), {"u32=" + n(segs_log2), "f32=2"});
     Run r = run(o, g, "dram_pages.cu", read ? "pages_read" : "pages_write", {blocks, 1, 1}, {256, 1, 1}, args, true,
@@ -718,7 +725,7 @@ void pages(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   for (const L l : {L{16, 1}, L{16, 8}, L{16, 128}, L{4, 1}, L{4, 128}}) {
     const uint32_t blocks = uint32_t(g.sm_count);
     Run r = run(o, g, "dram_pages.cu", "pages_latency", {blocks, 1, 1}, {32, 1, 1},
-                {"f32[" + n(uint64_t(blocks) * per_warp_floats) + "]=rand", "f32[" + n(uint64_t(blocks) * 32) + "]",
+                {"f32[" + n(uint64_t(blocks) * per_warp_floats) + "]", "f32[" + n(uint64_t(blocks) * 32) + "]",
                  "u32=" + n(l.apart), "i32=" + n(uint64_t(groups)), "f32=-1"},
                 true, {"GROUP=" + n(uint64_t(l.group))});
     const std::string point = fmt::format("{} loads in flight, lines {} B apart", l.group, 128ull * l.apart);
@@ -833,7 +840,7 @@ void blocks(const MechanismOptions& o, const sim::GpuModel& g, Rows& out) {
   for (R p : {R{1, 256}, R{4, 256}, R{1, 1024}}) {
     const uint32_t grid = uint32_t(bytes / (uint64_t(p.loads) * p.threads * 4));
     Run r = run(o, g, "blocks.cu", "short_read", {grid, 1, 1}, {p.threads, 1, 1},
-                {"f32[" + n(bytes / 4) + "]=rand", "f32[" + n(p.threads) + "]", "f32=-1"}, true,
+                {"f32[" + n(bytes / 4) + "]", "f32[" + n(p.threads) + "]", "f32=-1"}, true,  // zeros, as in dram()
                 {"LOADS=" + n(p.loads)});
     const std::string point = fmt::format("short reads {}x4 B, {}-thread blocks", p.loads, p.threads);
     MechanismRow m = row(g, "blocks", point, double(p.loads) * p.threads * 4, double(bytes) / r.seconds / 1e9, "GB/s", r);
