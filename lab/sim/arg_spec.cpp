@@ -341,7 +341,9 @@ PreparedArgs prepare_args(const ptx::Kernel& kernel, const std::vector<ArgSpec>&
       uint64_t bytes = count * uint64_t(elem_bytes(s.type));
       uint64_t addr = memory.allocate(bytes, s.name.empty() ? fmt::format("arg{}", i) : s.name,
                                       s.init != ArgSpec::Init::Uninit);
-      if (s.init != ArgSpec::Init::Uninit) {
+      // A new buffer's bytes are zero already (GlobalMemory::allocate grows
+      // the arena): a zero fill would only touch every page of it.
+      if (s.init != ArgSpec::Init::Uninit && s.init != ArgSpec::Init::Zero) {
         uint8_t* host = memory.host(addr, bytes);
         fill_elements(s, host, count, 0x9e3779b97f4a7c15ull * (i + 1));
       }
