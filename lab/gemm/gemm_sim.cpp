@@ -34,7 +34,7 @@ GemmBuffers place_gemm_operands(const GemmVersion& v, const GemmProblem& p, sim:
   const bool half = v.precision == Precision::Fp16;
   GemmBuffers g;
   g.elem = half ? 2 : 4;
-  mem.reserve((uint64_t(p.M) * p.K + uint64_t(p.K) * p.N) * g.elem + uint64_t(p.M) * p.N * 4 + 4 * 512);
+  mem.reserve((uint64_t(p.M) * p.K + uint64_t(p.K) * p.N) * g.elem + uint64_t(p.M) * p.N * 4, 3);
   g.a = mem.allocate(uint64_t(p.M) * p.K * g.elem, "A");
   g.b = mem.allocate(uint64_t(p.K) * p.N * g.elem, "B");
   g.c = mem.allocate(uint64_t(p.M) * p.N * 4, "C");

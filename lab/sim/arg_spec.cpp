@@ -305,10 +305,11 @@ PreparedArgs prepare_args(const ptx::Kernel& kernel, const std::vector<ArgSpec>&
   // Room for every buffer at once: grown one buffer at a time, the arena
   // copies the ones before (a 128 MB copy's second array moved the first).
   uint64_t buffer_bytes = 0;
+  uint32_t buffers = 0;
   for (const ArgSpec& s : specs)
-    if (s.is_buffer && !s.count_from_file) buffer_bytes += s.count * uint64_t(elem_bytes(s.type)) + 1024;
+    if (s.is_buffer && !s.count_from_file) buffer_bytes += s.count * uint64_t(elem_bytes(s.type)), ++buffers;
   try {
-    memory.reserve(buffer_bytes);
+    memory.reserve(buffer_bytes, buffers);
   } catch (const std::exception&) {
     // More than the host can hold: the buffer that does not fit says so below.
   }

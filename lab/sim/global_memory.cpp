@@ -61,9 +61,10 @@ uint64_t GlobalMemory::allocate_host_visible(uint64_t bytes, std::string name) {
   return add_buffer(offset, bytes, std::move(name), true);
 }
 
-void GlobalMemory::reserve(uint64_t bytes) {
-  // Each buffer takes its bytes rounded up, plus a guard and alignment.
-  arena_.reserve(round_up(std::max<uint64_t>(arena_.size(), kGuard), kAlign) + round_up(bytes, kAlign) + 4 * kAlign);
+void GlobalMemory::reserve(uint64_t bytes, uint32_t buffers) {
+  // Each buffer takes its bytes rounded up, plus a guard and alignment (allocate()).
+  arena_.reserve(round_up(std::max<uint64_t>(arena_.size(), kGuard), kAlign) + round_up(bytes, kAlign) +
+                 uint64_t(buffers) * (kGuard + 2 * kAlign) + 4 * kAlign);
 }
 
 void GlobalMemory::write(uint64_t address, const void* src, uint64_t bytes) {

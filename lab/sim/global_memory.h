@@ -58,10 +58,10 @@ class GlobalMemory {
     module_loaded_ = false;
     ensure_module_globals(m);
   }
-  // Room for `bytes` more of buffers without moving the arena: a caller that
-  // knows its allocations saves the copies (and the transient double
-  // footprint) of growing it one buffer at a time.
-  void reserve(uint64_t bytes);
+  // Room for `buffers` more buffers of `bytes` in all without moving the
+  // arena: a caller that knows its allocations saves the copies (and the
+  // transient double footprint) of growing it one buffer at a time.
+  void reserve(uint64_t bytes, uint32_t buffers = 1);
   // The workspace a cooperative launch's grid.sync() counts arrivals in
   // (cooperative_groups/details/driver_abi.h: { wsSize, barrier }), made at
   // the first cooperative launch and zeroed before each.
