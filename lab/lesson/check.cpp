@@ -3,6 +3,7 @@
 #include "lab/lesson/check.h"
 
 #include "lab/lesson/baseline_cache.h"
+#include "lab/sim/arg_spec.h"
 
 #include <algorithm>
 #include <bit>
@@ -163,7 +164,6 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
   out.host.resize(ex.args.size());
   out.got.resize(ex.args.size());
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uni(-1.0, 1.0);
   for (size_t i = 0; i < ex.args.size(); ++i) {
     const ArgSpec& a = ex.args[i];
     sim::ArgSpec& sp = specs[i];
@@ -205,8 +205,10 @@ SizeRun run_size(const Loaded& L, const Exercise& ex, const Geometry& geo, const
     if (opts.keep_values) vals.resize(n);
     const bool is_float = sim::elem_is_float(a.type);
     for (uint64_t j = 0; j < n; ++j) {
-      // Floats uniform in [-1, 1); integers in [0, 16) (counts, degrees, indices).
-      double v = is_float ? uni(rng) : double(rng() % 16);
+      // Floats uniform in [-1, 1) (uniform_real_distribution's sequence,
+      // without its call per element); integers in [0, 16) (counts,
+      // degrees, indices).
+      double v = is_float ? sim::uniform_minus_one_to_one(rng()) : double(rng() % 16);
       if (nonnegative) v = std::fabs(v);
       if (a.type == sim::ElemType::F32) {  // the common case without store_element's switch: the same float
         const float f = float(v);

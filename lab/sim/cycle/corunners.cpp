@@ -7,12 +7,25 @@ namespace lab::sim::cycle {
 
 std::vector<uint64_t> read_lines(const BlockTrace& trace) {
   std::vector<uint64_t> lines;
+  // Most reads are of a line read a moment before (a loop walks a row a
+  // sector at a time; a block's warps read the same rows): the naive GEMM's
+  // block read 4 M sectors of 8 K lines, and sorting them was 7% of a 4096^3
+  // prediction. A direct-mapped table of the lines read last keeps repeats
+  // out of the sort; it only ever drops a repeat, so the result is the same.
+  constexpr size_t kRecent = 8192;
+  std::vector<uint64_t> recent(kRecent, ~uint64_t(0));
   for (const WarpTrace& w : trace.warps)
     for (const TraceMem& m : w.mems) {
       if (m.space != ptx::Space::Global || m.write) continue;
       for (uint32_t r = m.first_run; r < m.first_run + m.runs && r < w.runs.size(); ++r) {
         const SectorRun& run = w.runs[r];
-        for (uint32_t i = 0; i < run.count; ++i) lines.push_back(uint64_t(int64_t(run.first) + run.stride * i) / 4);
+        for (uint32_t i = 0; i < run.count; ++i) {
+          const uint64_t line = uint64_t(int64_t(run.first) + run.stride * i) / 4;
+          uint64_t& seen = recent[line & (kRecent - 1)];
+          if (seen == line) continue;
+          seen = line;
+          lines.push_back(line);
+        }
       }
     }
   std::sort(lines.begin(), lines.end());

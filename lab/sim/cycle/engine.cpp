@@ -29,7 +29,7 @@ constexpr size_t kMaxEvents = 4'000'000;  // cap on the live view's event stream
 // lines (accel-sim/gpu-app-collection, src/cuda/GPU_Microbenchmark/ubench/
 // l1_cache/l1_config/l1_config.cu: L1_CACHE_SETS 4, assoc = lines / 4).
 // With hundreds of ways per set the LRU order is a list per set and the tags
-// a hash map, so an access costs O(1) whatever the associativity.
+// a hash table, so an access costs O(1) whatever the associativity.
 struct L1Cache {
   static constexpr uint32_t kSets = 4;
   // fill: per sector, the cycle its data arrives (a sector allocated by a
@@ -37,18 +37,64 @@ struct L1Cache {
   // still in flight waits for the same fill instead of hitting).
   struct Line { uint64_t tag = kNever; uint32_t prev = 0, next = 0; uint8_t valid = 0; uint64_t fill[4] = {}; };
   struct Set {
-    std::unordered_map<uint64_t, uint32_t> where;  // tag -> index in lines
-    uint32_t head = 0;                             // most recently used; lines[head].prev is the least
+    uint32_t head = 0;  // most recently used; lines[head].prev is the least
+  };
+  // Tag -> index in lines, for every set's lines (a line's tag is its
+  // line number, so the sets' tags never collide): open addressing with
+  // linear probing, at most a quarter full, a deletion shifting the probe
+  // run back (no tombstones). A node-based map allocated and freed a node
+  // on every miss.
+  struct Where {
+    std::vector<uint64_t> key;  // tag + 1; 0 empty
+    std::vector<uint32_t> at;
+    size_t mask = 0;
+    static size_t hash(uint64_t k) { k *= 0x9e3779b97f4a7c15ull; return size_t(k ^ (k >> 32)); }
+    void reset(size_t entries) {
+      size_t cap = 16;
+      while (cap < 4 * entries) cap *= 2;
+      key.assign(cap, 0);
+      at.assign(cap, 0);
+      mask = cap - 1;
+    }
+    size_t slot(uint64_t tag) const {
+      size_t i = hash(tag) & mask;
+      while (key[i] != 0 && key[i] != tag + 1) i = (i + 1) & mask;
+      return i;
+    }
+    const uint32_t* find(uint64_t tag) const {
+      const size_t i = slot(tag);
+      return key[i] ? &at[i] : nullptr;
+    }
+    void insert(uint64_t tag, uint32_t index) {
+      const size_t i = slot(tag);
+      key[i] = tag + 1;
+      at[i] = index;
+    }
+    void erase(uint64_t tag) {
+      size_t i = slot(tag);
+      if (!key[i]) return;
+      for (size_t j = (i + 1) & mask; key[j]; j = (j + 1) & mask) {
+        const size_t home = hash(key[j] - 1) & mask;
+        // The entry at j may fill the hole at i unless its home lies
+        // cyclically in (i, j].
+        const bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (stays) continue;
+        key[i] = key[j];
+        at[i] = at[j];
+        i = j;
+      }
+      key[i] = 0;
+    }
   };
   std::vector<Line> lines;
   Set sets[kSets];
+  Where where;
   uint32_t ways = 0;
   void init(uint64_t bytes) {
     ways = uint32_t(bytes / 128 / kSets);
     lines.assign(size_t(ways) * kSets, Line{});
+    where.reset(lines.size());
     for (uint32_t s = 0; s < kSets; ++s) {
-      sets[s].where.clear();
-      sets[s].where.reserve(ways * 2);
       sets[s].head = s * ways;
       // A circular list per set: ways slots, in any order (all empty).
       for (uint32_t w = 0; w < ways; ++w) {
@@ -81,9 +127,10 @@ struct L1Cache {
     const uint32_t sub = uint32_t(sector & 3);
     const uint8_t bit = uint8_t(1u << sub);
     Set& st = sets[line % kSets];
-    if (auto it = st.where.find(line); it != st.where.end()) {
-      touch(st, it->second);
-      Line& l = lines[it->second];
+    if (const uint32_t* at = where.find(line)) {
+      const uint32_t i = *at;
+      touch(st, i);
+      Line& l = lines[i];
       *fill = &l.fill[sub];
       if (l.valid & bit) return true;
       if (allocate) l.valid |= bit;
@@ -92,10 +139,10 @@ struct L1Cache {
     }
     if (!allocate) return false;
     const uint32_t victim = lines[st.head].prev;  // least recently used (or an empty slot)
-    if (lines[victim].tag != kNever) st.where.erase(lines[victim].tag);
+    if (lines[victim].tag != kNever) where.erase(lines[victim].tag);
     lines[victim].tag = line;
     lines[victim].valid = bit;
-    st.where.emplace(line, victim);
+    where.insert(line, victim);
     touch(st, victim);
     *fill = &lines[victim].fill[sub];
     return false;
@@ -108,35 +155,60 @@ struct L1Cache {
 // found here is in L2 (its fill done or in flight) for that SM's later
 // requests. A sampled 4096^3 GEMM puts millions of sectors here: growing at
 // half full doubled its memory (512 MB) for no fewer probes that mattered.
+// The keys are fill_key()s (the sector above bit 8, the SM below): the four
+// sectors of one 128-byte line and SM hash to one group of four slots, one
+// host cache line, each to its own slot, so a request that reads a whole
+// line misses the host's caches once, not four times.
 struct L2Fill {
   struct Entry {
     uint64_t key = 0, when = 0;
   };
-  std::vector<Entry> table;
+  struct alignas(64) Group {
+    Entry e[4];
+  };
+  std::vector<Group> groups;
   size_t used = 0;
-  L2Fill() { table.assign(1 << 12, Entry{}); }
-  static size_t hash(uint64_t k) { k ^= k >> 31; k *= 0x9e3779b97f4a7c15ull; return size_t(k ^ (k >> 29)); }
-  uint64_t* find(uint64_t sector) {
-    const size_t mask = table.size() - 1;
-    for (size_t i = hash(sector) & mask;; i = (i + 1) & mask) {
-      if (table[i].key == sector + 1) return &table[i].when;
-      if (table[i].key == 0) return nullptr;
+  L2Fill() { groups.assign(1 << 10, Group{}); }
+  size_t slots() const { return groups.size() * 4; }
+  Entry& at(size_t i) { return groups[i >> 2].e[i & 3]; }
+  static size_t home(uint64_t key) {
+    uint64_t g = (key >> 10) << 8 | (key & 255);  // the line and the SM
+    g ^= g >> 31;
+    g *= 0x9e3779b97f4a7c15ull;
+    g ^= g >> 29;
+    return size_t(g) << 2 | (size_t(key >> 8) & 3);
+  }
+  uint64_t* find(uint64_t key) {
+    const size_t mask = slots() - 1;
+    for (size_t i = home(key) & mask;; i = (i + 1) & mask) {
+      Entry& e = at(i);
+      if (e.key == key + 1) return &e.when;
+      if (e.key == 0) return nullptr;
     }
   }
-  uint64_t& insert(uint64_t sector) {
-    if (4 * (used + 1) > 3 * table.size()) grow();
-    const size_t mask = table.size() - 1;
-    size_t i = hash(sector) & mask;
-    while (table[i].key != 0 && table[i].key != sector + 1) i = (i + 1) & mask;
-    if (table[i].key == 0) table[i] = Entry{sector + 1, 0}, ++used;
-    return table[i].when;
+  uint64_t& insert(uint64_t key) {
+    bool found;
+    return find_or_insert(key, found);
+  }
+  // One probe for both: the key's time, `found` says whether it was there
+  // (else it is entered with time 0).
+  uint64_t& find_or_insert(uint64_t key, bool& found) {
+    if (4 * (used + 1) > 3 * slots()) grow();
+    const size_t mask = slots() - 1;
+    size_t i = home(key) & mask;
+    while (at(i).key != 0 && at(i).key != key + 1) i = (i + 1) & mask;
+    Entry& e = at(i);
+    found = e.key != 0;
+    if (!found) e = Entry{key + 1, 0}, ++used;
+    return e.when;
   }
   void grow() {
-    std::vector<Entry> old = std::move(table);
-    table.assign(old.size() * 2, Entry{});
+    std::vector<Group> old = std::move(groups);
+    groups.assign(old.size() * 2, Group{});
     used = 0;
-    for (const Entry& e : old)
-      if (e.key) insert(e.key - 1) = e.when;
+    for (const Group& g : old)
+      for (const Entry& e : g.e)
+        if (e.key) insert(e.key - 1) = e.when;
   }
 };
 
@@ -260,14 +332,16 @@ enum Pipe { kFp32, kInt, kFp64, kSfu, kTensor, kFp32Lite, kPipes };
 // issue until the data path starts serving it, whatever its wavefronts or
 // lines cost there. Entries leave in issue order (the data path serves
 // requests in the order they come), so the queue is a ring of start
-// cycles, oldest first.
+// cycles, oldest first. A start is kept rounded up to its cycle: an entry
+// starting at s has left at cycle t exactly when ceil(s) <= t, and the
+// scheduler asks at whole cycles, as often as a warp is examined.
 struct RequestQueue {
   static constexpr uint32_t kCap = 64;  // above any depth (Slice's constructor asserts it)
-  double start[kCap] = {};
+  uint64_t start[kCap] = {};
   uint32_t head = 0, size = 0;
   // The entries still waiting at t.
   uint32_t waiting(uint64_t t) {
-    while (size && start[head] <= double(t)) head = (head + 1) % kCap, --size;
+    while (size && start[head] <= t) head = (head + 1) % kCap, --size;
     return size;
   }
   // The first cycle from t on at which an instruction finds fewer than
@@ -275,15 +349,33 @@ struct RequestQueue {
   uint64_t room_at(uint64_t t, uint32_t depth) {
     const uint32_t n = waiting(t);
     if (n < depth) return t;
-    return uint64_t(std::ceil(start[(head + n - depth) % kCap]));
+    return start[(head + n - depth) % kCap];
   }
   void push(double s) {
     // Only requests the queue did not gate (an instruction's second space)
     // push past its depth; a full ring forgets its oldest entry.
     if (size == kCap) head = (head + 1) % kCap, --size;
-    start[(head + size) % kCap] = s;
+    start[(head + size) % kCap] = uint64_t(std::ceil(s));
     ++size;
   }
+};
+
+// What a scheduler's scan knows of a listed warp from its last examination
+// (Sched::note), until it is examined again.
+enum Note : uint8_t {
+  kNoNote = 0,
+  // Found ready and not selected (Warp::deps_ok and state NotSelected,
+  // waiting_turn): a scan that has picked already passes it.
+  kTurn,
+  // Waits for room in its sub-partition's MIO queue or its SM's LG queue
+  // (its operands ready, its pipe free): while that queue is still full it
+  // would only be found waiting again, in the same state, until the same
+  // cycle, so a scan passes it and takes that cycle from the queue. Without
+  // this, every warp parked on a full LG queue was examined again each time
+  // an entry left it: 15 examinations per issued instruction in a 4096^3
+  // naive GEMM.
+  kMioFull,
+  kLgFull,
 };
 
 struct Sched {
@@ -293,10 +385,9 @@ struct Sched {
   // scan reads, contiguous and in scan order, instead of each Warp
   // (sync_wake keeps it in step).
   std::vector<uint64_t> wake;
-  // Per entry: 1 while the warp was found ready and not selected and has not
-  // been examined since (Warp::deps_ok and state NotSelected, waiting_turn),
-  // so a scan that has picked already passes it without reading the Warp.
-  std::vector<uint8_t> turn;
+  // Per entry: what its last examination found, where that lets a scan pass
+  // the warp without reading it (Note).
+  std::vector<uint8_t> note;
   int32_t greedy = -1;
   double pipe_free[kPipes] = {};
   // The sub-partition issues nothing before this cycle: a sequence ptxas
@@ -359,7 +450,7 @@ class Slice {
       sm.listed_at.assign(slots, kNotListed);
       sm.blocks.resize(cfg.blocks_per_sm);
       sm.sched.resize(p.schedulers);
-      for (Sched& sc : sm.sched) sc.wake.reserve(slots), sc.turn.reserve(slots);
+      for (Sched& sc : sm.sched) sc.wake.reserve(slots), sc.note.reserve(slots);
       sm.scoreboard.assign(slots * ns, score(0, Stall::Wait));
       if (cfg.events) sm.producers.assign(slots * ns, 0);
       for (uint32_t s = 0; s < slots; ++s) {
@@ -640,7 +731,7 @@ class Slice {
       sm.listed_at[s] = uint32_t(sc.warps.size());
       sc.warps.push_back(s);
       sc.wake.push_back(kNever);
-      sc.turn.push_back(0);
+      sc.note.push_back(kNoNote);
       sync_wake(sm, s);
       sc.next_check = std::min(sc.next_check, t);
       sm.next_check = std::min(sm.next_check, t);
@@ -666,12 +757,12 @@ class Slice {
         }
         sc.warps[kept] = s;
         sc.wake[kept] = sc.wake[i];
-        sc.turn[kept] = sc.turn[i];
+        sc.note[kept] = sc.note[i];
         sm.listed_at[s] = uint32_t(kept++);
       }
       sc.warps.resize(kept);
       sc.wake.resize(kept);
-      sc.turn.resize(kept);
+      sc.note.resize(kept);
       if (sc.greedy >= 0 && sm.warps[uint32_t(sc.greedy)].block_slot == slot) sc.greedy = -1;
     }
   }
@@ -823,8 +914,10 @@ class Slice {
   // local one's the SM's (params.cpp mio_queue_entries).
   static RequestQueue& queue(Sm& sm, Sched& sc, bool shared) { return shared ? sc.mio : sm.lg; }
 
-  // Can `w` issue at t? If not, records why and when it may.
-  bool eligible(Sm& sm, Sched& sc, Warp& w, uint64_t t) {
+  // Can `w` issue at t? If not, records why and when it may; `*note` says
+  // whether it waits for room in a queue (kMioFull, kLgFull) or not (kNoNote).
+  bool eligible(Sm& sm, Sched& sc, Warp& w, uint64_t t, Note* note) {
+    *note = kNoNote;
     if (!w.deps_ok) {
       // An mbarrier wait the interpreter let through: the phase must have
       // completed in the model's time too (its last contribution done).
@@ -863,6 +956,7 @@ class Slice {
       const bool shared = w.next_request == 1;
       const uint64_t room_at = queue(sm, sc, shared).room_at(t, shared ? p_.mio_queue_entries : p_.lg_queue_entries);
       if (room_at > t) {
+        if (pipe < 0) *note = shared ? kMioFull : kLgFull;  // nothing but the queue holds it (Note)
         set_state(w, shared ? Stall::MioThrottle : Stall::LgThrottle, t);
         // The queue's entries leave at the start cycles they were given
         // when issued, and no warp adds one while it is full: room_at is
@@ -873,6 +967,20 @@ class Slice {
       }
     }
     return true;
+  }
+
+  // A warp noted as waiting for room in a queue (kMioFull, kLgFull) whose
+  // queue is still full at t: the cycle an entry leaves it, when the warp is
+  // examined again (until then it would only be found waiting, in the same
+  // state, until that cycle). 0 otherwise: examine it. The scan sets its
+  // wake entry to that cycle; its Warp::earliest stays behind meanwhile (at
+  // or before t), which is safe: a wake entry set from it (sync_wake) only
+  // brings the warp back to this scan, which asks the queue again.
+  uint64_t still_full(Sm& sm, Sched& sc, uint8_t note, uint64_t t) {
+    if (note < kMioFull) return 0;
+    const bool shared = note == kMioFull;
+    const uint64_t room = queue(sm, sc, shared).room_at(t, shared ? p_.mio_queue_entries : p_.lg_queue_entries);
+    return room > t ? room : 0;
   }
 
   // A warp that was ready and not selected stays ready (its registers only
@@ -892,8 +1000,13 @@ class Slice {
       Warp& g = sm.warps[uint32_t(sc.greedy)];
       const uint32_t at = sm.listed_at[uint32_t(sc.greedy)];
       if (at != kNotListed && sc.wake[at] <= t) {
-        sc.turn[at] = 0;  // examined now
-        if (eligible(sm, sc, g, t)) pick = sc.greedy;
+        if (const uint64_t room = still_full(sm, sc, sc.note[at], t)) {
+          sc.wake[at] = room;
+        } else {
+          Note note;
+          if (eligible(sm, sc, g, t, &note)) pick = sc.greedy;
+          sc.note[at] = note;  // examined now
+        }
       }
     }
     // Waiting (or not active, or at a barrier: kNever) is told by the wake
@@ -914,13 +1027,21 @@ class Slice {
     for (uint32_t r = 0; r < ready; ++r) {
       const uint32_t e = ready_[r], s = sc.warps[e];
       if (int32_t(s) == pick) continue;
-      if (pick >= 0 && sc.turn[e]) { next = t + 1; continue; }
+      if (pick >= 0 && sc.note[e] == kTurn) { next = t + 1; continue; }
+      if (const uint64_t room = still_full(sm, sc, sc.note[e], t)) {
+        sc.wake[e] = room;
+        next = std::min(next, room);
+        continue;
+      }
       Warp& w = sm.warps[s];
-      assert(!sc.turn[e] || waiting_turn(w));
-      sc.turn[e] = 0;  // examined now: it issues, or waits in a state eligible() sets, or its turn again (below)
-      if (eligible(sm, sc, w, t)) {
+      assert(sc.note[e] != kTurn || waiting_turn(w));
+      // Examined now: it issues, or waits in a state eligible() sets, or its turn again (below).
+      Note note;
+      const bool ok = eligible(sm, sc, w, t, &note);
+      sc.note[e] = note;
+      if (ok) {
         if (pick < 0) { pick = int32_t(s); continue; }
-        sc.turn[e] = 1;
+        sc.note[e] = kTurn;
         set_state(w, Stall::NotSelected, t);
         w.earliest = t + 1;
         sync_wake(sm, s);
@@ -1006,9 +1127,11 @@ class Slice {
   // sectors than new ones (global_request explains the L2 history).
   uint32_t refetches(const Sm& sm, const WarpTrace& tr, const TraceMem& m) {
     uint32_t fresh = 0;
-    for (uint32_t r = 0; r < m.runs; ++r) {
+    // Counted only until the new sectors cover the DRAM ones (most requests
+    // send none to DRAM): then there is no refetch, and no more lookups.
+    for (uint32_t r = 0; r < m.runs && fresh < m.dram; ++r) {
       const SectorRun& run = tr.runs[m.first_run + r];
-      for (uint32_t k = 0; k < run.count; ++k)
+      for (uint32_t k = 0; k < run.count && fresh < m.dram; ++k)
         fresh += l2_fill_.find(fill_key(sm, run.first + uint64_t(int64_t(k) * run.stride))) == nullptr;
     }
     return m.dram > fresh ? m.dram - fresh : 0;
@@ -1023,10 +1146,11 @@ class Slice {
                          uint32_t& refetch) {
     const SectorArrival a = sector_past_l1(t_data, dram_left > 0, write);
     if (dram_left) --dram_left;
-    uint64_t* in_l2 = l2_fill_.find(fill_key(sm, sector));
-    if (in_l2 && refetch == 0) return std::max(a.l2, double(*in_l2));
+    bool in_l2 = false;
+    uint64_t& when = l2_fill_.find_or_insert(fill_key(sm, sector), in_l2);
+    if (in_l2 && refetch == 0) return std::max(a.l2, double(when));
     if (in_l2) --refetch;
-    l2_fill_.insert(fill_key(sm, sector)) = uint64_t(a.shared_dram);  // a later request has it no sooner than this one
+    when = uint64_t(a.shared_dram);  // a later request has it no sooner than this one
     return a.shared_dram;
   }
 
