@@ -5,15 +5,48 @@
 // implements them the same case runs and must pass.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <random>
 
 #include "lab/gemm/gemm_problem.h"
 #include "lab/gemm/gemm_registry.h"
 #include "lab/gemm/gemm_sim.h"
 
 using namespace lab::gemm;
+
+// An engine that hands out the given 32-bit draws, for the rounding edges.
+struct Draws {
+  using result_type = uint32_t;
+  const uint32_t* next;
+  static constexpr uint32_t min() { return 0; }
+  static constexpr uint32_t max() { return 0xffffffffu; }
+  uint32_t operator()() { return *next++; }
+};
+
+TEST_CASE("the problem's inputs are the library distribution's, draw for draw") {
+  // Every figure the lab has recorded was taken with these inputs: the
+  // written-out mapping must give std::uniform_real_distribution's floats.
+  const GemmProblem p = make_gemm_problem(96, 80, 72, 1.f, 0.5f, 7);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  size_t differ = 0;
+  for (const std::vector<float>* v : {&p.A, &p.B, &p.C0})
+    for (float x : *v) differ += std::bit_cast<uint32_t>(x) != std::bit_cast<uint32_t>(d(rng));
+  CHECK(differ == 0);
+  // Draws whose float rounds to 2^32 (held below 1), the largest below it,
+  // halfway cases of float's rounding, and the smallest.
+  const uint32_t edges[] = {0xffffffffu, 0xffffff80u, 0xffffff7fu, 0xffffff00u, 0x80000080u, 0x80000180u,
+                            0x7fffffc0u, 0x00ffffffu, 0x01000001u, 1u, 0u};
+  Draws e{edges};
+  for (uint32_t draw : edges) {
+    const float lib = d(e);
+    CHECK_MESSAGE(std::bit_cast<uint32_t>(uniform_minus_one_to_one_f32(draw)) == std::bit_cast<uint32_t>(lib),
+                  "draw 0x" << std::hex << draw);
+  }
+}
 
 TEST_CASE("the manifest lists the eleven versions with covering grids") {
   auto versions = load_gemm_versions();

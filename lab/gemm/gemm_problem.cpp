@@ -13,10 +13,9 @@ GemmProblem make_gemm_problem(int M, int N, int K, float alpha, float beta, uint
   GemmProblem p;
   p.M = M; p.N = N; p.K = K; p.alpha = alpha; p.beta = beta;
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
   auto fill = [&](std::vector<float>& v, size_t n) {
     v.resize(n);
-    for (auto& x : v) x = d(rng);
+    for (auto& x : v) x = uniform_minus_one_to_one_f32(uint32_t(rng()));
   };
   fill(p.A, size_t(M) * K);
   fill(p.B, size_t(K) * N);

@@ -408,6 +408,7 @@ struct Sm {
   std::vector<uint64_t> scoreboard;  // per warp slot, per register slot: score()
   std::vector<uint64_t> producers;   // alike, producer(): only with events on
   L1Cache l1;
+  bool l1_ready = false;  // l1 is set up when the SM's first block is placed (a small launch leaves most SMs empty)
   double l1_free = 0;  // the L1/shared data path is busy until this cycle
   double tma_free = 0; // the SM's copy engine (TMA) is busy until this cycle
   RequestQueue lg;  // the SM's LG queue (params.cpp lg_queue_entries)
@@ -444,7 +445,7 @@ class Slice {
     // to 8 KB; the L1 data cache is the rest of the unified capacity.
     uint64_t carve = uint64_t(cfg.blocks_per_sm) * cfg.shared_bytes_per_block;
     carve = (carve + 8191) / 8192 * 8192;
-    const uint64_t l1_bytes = p.l1_shared_bytes > carve ? p.l1_shared_bytes - carve : 0;
+    l1_bytes_ = p.l1_shared_bytes > carve ? p.l1_shared_bytes - carve : 0;
     for (Sm& sm : sms_) {
       sm.warps.resize(slots);
       sm.listed_at.assign(slots, kNotListed);
@@ -457,7 +458,6 @@ class Slice {
         sm.warps[s].scoreboard = sm.scoreboard.data() + s * ns;
         sm.warps[s].producers = cfg.events ? sm.producers.data() + s * ns : nullptr;
       }
-      sm.l1.init(l1_bytes);
     }
     set_rates(cfg.bandwidth_share);
     run_.done_cycle.assign(blocks.size(), 0);
@@ -537,6 +537,7 @@ class Slice {
   std::vector<Sm> sms_;
   std::vector<uint32_t> ready_;  // issue(): the scheduler's warps that may issue now, by entry
   std::vector<uint8_t> sched_of_;  // per warp slot: scheduler_of()
+  uint64_t l1_bytes_ = 0;           // each SM's L1 data cache: the unified capacity less the shared carveout
   SliceRun run_;
   size_t next_block_ = 0;
   uint32_t rr_ = 0;
@@ -677,6 +678,7 @@ class Slice {
   }
 
   void place(Sm& sm, uint32_t slot, uint64_t t) {
+    if (!sm.l1_ready) sm.l1.init(l1_bytes_), sm.l1_ready = true;
     Block& B = sm.blocks[slot];
     B.used = true;
     B.order = next_block_;
