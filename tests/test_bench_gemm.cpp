@@ -14,6 +14,7 @@
 #include "lab/gemm/gemm_problem.h"
 #include "lab/gemm/gemm_registry.h"
 #include "lab/gemm/gemm_sim.h"
+#include "lab/sim/uniform_draw.h"
 
 using namespace lab::gemm;
 
@@ -43,7 +44,7 @@ TEST_CASE("the problem's inputs are the library distribution's, draw for draw") 
   Draws e{edges};
   for (uint32_t draw : edges) {
     const float lib = d(e);
-    CHECK_MESSAGE(std::bit_cast<uint32_t>(uniform_minus_one_to_one_f32(draw)) == std::bit_cast<uint32_t>(lib),
+    CHECK_MESSAGE(std::bit_cast<uint32_t>(lab::sim::uniform_minus_one_to_one_f32(draw)) == std::bit_cast<uint32_t>(lib),
                   "draw 0x" << std::hex << draw);
   }
 }

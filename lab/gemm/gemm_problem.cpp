@@ -6,6 +6,7 @@
 
 #include "lab/cpu/gemm.h"
 #include "lab/sim/float16.h"
+#include "lab/sim/uniform_draw.h"
 
 namespace lab::gemm {
 
@@ -15,7 +16,7 @@ GemmProblem make_gemm_problem(int M, int N, int K, float alpha, float beta, uint
   std::mt19937 rng(seed);
   auto fill = [&](std::vector<float>& v, size_t n) {
     v.resize(n);
-    for (auto& x : v) x = uniform_minus_one_to_one_f32(uint32_t(rng()));
+    for (auto& x : v) x = sim::uniform_minus_one_to_one_f32(uint32_t(rng()));
   };
   fill(p.A, size_t(M) * K);
   fill(p.B, size_t(K) * N);

@@ -22,18 +22,6 @@ struct GemmProblem {
   std::vector<double> ref32_, ref16_;
 };
 
-// One draw of std::uniform_real_distribution<float>(-1, 1) from a 32-bit
-// std::mt19937, as libstdc++ makes it (generate_canonical<float> takes one
-// 32-bit draw: float(draw) / 2^32, held below 1; the distribution then
-// gives u * 2 + -1 in float), written out so that a 4096^3 problem's 32 M
-// draws cost no call each and stay the inputs every recorded figure was
-// taken with (test_bench_gemm holds the two to each other).
-inline float uniform_minus_one_to_one_f32(uint32_t draw) {
-  float u = float(draw) * 0x1p-32f;
-  if (u >= 1.f) [[unlikely]] u = 0x1.fffffep-1f;  // std::nextafter(1.f, 0.f)
-  return u * 2.f + -1.f;
-}
-
 // Random inputs with a fixed seed (the same problem every run). With beta == 0,
 // C0 is all NaN: a kernel that reads C when beta == 0, or leaves an element
 // unwritten, fails the check.

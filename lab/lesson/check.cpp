@@ -3,7 +3,7 @@
 #include "lab/lesson/check.h"
 
 #include "lab/lesson/baseline_cache.h"
-#include "lab/sim/arg_spec.h"
+#include "lab/sim/uniform_draw.h"
 
 #include <algorithm>
 #include <bit>

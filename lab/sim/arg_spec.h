@@ -8,8 +8,6 @@
 //             f32[]=@x.bin takes COUNT from the file's length.
 #pragma once
 
-#include <bit>
-#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -18,6 +16,7 @@
 
 #include "lab/ptx/module.h"
 #include "lab/sim/launch.h"
+#include "lab/sim/uniform_draw.h"
 
 namespace lab::sim {
 
@@ -77,25 +76,5 @@ PreparedArgs prepare_args(const ptx::Kernel& kernel, const std::vector<ArgSpec>&
 // Fills `bytes` of element type `t` as `spec` says (used by prepare_args and
 // by lessons that build inputs themselves).
 void fill_elements(const ArgSpec& spec, uint8_t* dst, uint64_t count, uint64_t default_seed);
-
-// One element of a `rand` fill: a 64-bit draw of std::mt19937_64 mapped to
-// [-1, 1) exactly as std::uniform_real_distribution<double>(-1, 1) maps it
-// (libstdc++'s generate_canonical takes one 64-bit draw for a double: draw /
-// 2^64, held below 1, then * 2 - 1), written out so that a fill costs no
-// call per element and stays the sequence every seeded input the lab has
-// recorded was drawn from (test_sim_args holds the two to each other).
-inline double uniform_minus_one_to_one(uint64_t draw) {
-  // double(draw) for an unsigned draw, without the branch the compiler emits
-  // on its top bit (half the draws: a mispredict each): a draw of 2^63 and up
-  // is halved, its lost bit kept as a sticky bit so that it rounds the same,
-  // and doubled back; the two conversions are chosen between by mask.
-  const double low = double(int64_t(draw & ~(uint64_t(1) << 63)));
-  const double high = double(int64_t((draw >> 1) | (draw & 1))) * 2.0;
-  const uint64_t take_high = uint64_t(0) - (draw >> 63);
-  const uint64_t bits = (std::bit_cast<uint64_t>(high) & take_high) | (std::bit_cast<uint64_t>(low) & ~take_high);
-  double u = std::bit_cast<double>(bits) * 0x1p-64;
-  if (u >= 1.0) [[unlikely]] u = std::nextafter(1.0, 0.0);
-  return u * 2.0 + -1.0;
-}
 
 }  // namespace lab::sim

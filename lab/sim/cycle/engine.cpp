@@ -186,12 +186,8 @@ struct L2Fill {
       if (e.key == 0) return nullptr;
     }
   }
-  uint64_t& insert(uint64_t key) {
-    bool found;
-    return find_or_insert(key, found);
-  }
-  // One probe for both: the key's time, `found` says whether it was there
-  // (else it is entered with time 0).
+  // One probe for find-then-insert: the key's time, `found` says whether
+  // it was there (else it is entered with time 0).
   uint64_t& find_or_insert(uint64_t key, bool& found) {
     if (4 * (used + 1) > 3 * slots()) grow();
     const size_t mask = slots() - 1;
@@ -208,7 +204,7 @@ struct L2Fill {
     used = 0;
     for (const Group& g : old)
       for (const Entry& e : g.e)
-        if (e.key) insert(e.key - 1) = e.when;
+        if (bool found; e.key) find_or_insert(e.key - 1, found) = e.when;
   }
 };
 
